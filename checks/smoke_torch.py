@@ -1,0 +1,817 @@
+#!/usr/bin/env python3
+"""GPU smoke tests that run inside the *target* interpreter: the one whose torch is being judged.
+
+rocmdoctor starts this file with the user's python (``python smoke_torch.py --device cuda:0 --level 1``),
+one process per GPU, so that a hang or an abort in one GPU's driver call cannot take the others down.
+It is standalone on purpose: it imports nothing from rocmdoctor, only the standard library, torch and
+(where present) triton, so it can be copied to another host or piped over SSH unchanged.
+
+Every result is one JSON object on one line of stdout; rocmdoctor parses them and turns them into
+findings. The program never judges against peaks or the host model (rocmdoctor does that); it only
+measures and compares results with a CPU reference.
+
+It only uses the ``torch.cuda`` API, which PyTorch's ROCm build shares, so it runs unchanged on AMD and
+NVIDIA GPUs; ``--device cpu`` runs every code path on the CPU (a developer and test mode, with Triton in
+its interpreter mode).
+
+Modes: ``device`` (per-GPU checks of a level), ``p2p`` (peer copies between GPUs), ``allreduce`` (one rank
+of a torch.distributed all-reduce). Fault injection for rocmdoctor's own tests:
+``ROCMDOCTOR_SMOKE_FAULT=hang|abort-nobinary|wrong-result[:check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+FAULT = os.environ.get("ROCMDOCTOR_SMOKE_FAULT", "")
+NO_BINARY_TEXT = "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
+
+# (rtol, atol) per dtype for products of inputs scaled so that results are O(1); rocmdoctor passes the
+# matrix's values with --tolerances, these are only the fallback when run by hand.
+DEFAULT_TOLERANCES = {"fp32": (1.3e-5, 1e-4), "fp16": (1e-2, 1e-2), "bf16": (1.6e-2, 2e-2)}
+
+# Problem sizes: full run on a GPU, and --quick (rocmdoctor's tests on a 2-core CPU).
+SIZES = {
+    "full": {
+        "alloc_mb": 256, "copy_mb": 64, "elementwise": 1 << 22, "gemm": 1024, "triton_mm": 128,
+        "bw_mb": 1024, "bw_iters": 20, "tflops_n": 8192, "tflops_iters": 10, "p2p_mb": 64,
+        "allreduce_mb": 64, "stress_n": 4096, "stress_s": 60.0, "mem_fraction": 0.8, "mem_mb": None,
+        "mem_chunk_mb": 256,
+    },
+    "quick": {
+        "alloc_mb": 4, "copy_mb": 2, "elementwise": 1 << 14, "gemm": 96, "triton_mm": 32,
+        "bw_mb": 8, "bw_iters": 3, "tflops_n": 128, "tflops_iters": 2, "p2p_mb": 1,
+        "allreduce_mb": 1, "stress_n": 64, "stress_s": 0.5, "mem_fraction": None, "mem_mb": 8, "mem_chunk_mb": 2,
+    },
+}
+CPU_MEMTEST_MB = 64  # "most of the VRAM" has no meaning on the CPU device: test a fixed amount
+
+HIP_SOURCE = r"""
+#include <hip/hip_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+__global__ void axpy(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+int main(int argc, char** argv) {
+  int dev = argc > 1 ? atoi(argv[1]) : 0;
+  const int n = 1 << 20;
+  if (hipSetDevice(dev) != hipSuccess) { printf("ROCMDOCTOR_HIP error=set_device\n"); return 2; }
+  float *hx = (float*)malloc(n * sizeof(float)), *hy = (float*)malloc(n * sizeof(float));
+  for (int i = 0; i < n; ++i) { hx[i] = (float)(i % 1000); hy[i] = 1.0f; }
+  float *dx, *dy;
+  if (hipMalloc(&dx, n * sizeof(float)) != hipSuccess || hipMalloc(&dy, n * sizeof(float)) != hipSuccess) {
+    printf("ROCMDOCTOR_HIP error=malloc\n"); return 2;
+  }
+  hipMemcpy(dx, hx, n * sizeof(float), hipMemcpyHostToDevice);
+  hipMemcpy(dy, hy, n * sizeof(float), hipMemcpyHostToDevice);
+  hipLaunchKernelGGL(axpy, dim3((n + 255) / 256), dim3(256), 0, 0, n, 2.0f, dx, dy);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) { printf("ROCMDOCTOR_HIP error=%s\n", hipGetErrorString(err)); return 2; }
+  hipMemcpy(hy, dy, n * sizeof(float), hipMemcpyDeviceToHost);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) if (hy[i] != 2.0f * (float)(i % 1000) + 1.0f) ++bad;
+  printf("ROCMDOCTOR_HIP n=%d bad=%d\n", n, bad);
+  return bad ? 1 : 0;
+}
+"""
+
+TRITON_SOURCE = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
+                    mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+'''
+
+
+# ----------------------------------------------------------------------------------------------- output
+def _clean(value):
+    """JSON has no NaN/inf: report them as strings so the line stays parseable everywhere."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def emit(record):
+    sys.stdout.write(json.dumps(_clean(record), allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def result(check, status, detail="", value=None, unit=None, **extra):
+    """One check's outcome. status: ok | warn | fail | skip | error."""
+    rec = {"type": "result", "check": check, "status": status, "detail": detail}
+    if value is not None:
+        rec["value"] = value
+    if unit is not None:
+        rec["unit"] = unit
+    rec.update(extra)
+    emit(rec)
+
+
+def fatal(reason, detail, code):
+    emit({"type": "fatal", "reason": reason, "detail": detail})
+    sys.exit(code)
+
+
+def fault_targets(check):
+    """True when ``ROCMDOCTOR_SMOKE_FAULT`` asks to corrupt this check's result (tests only)."""
+    if not FAULT.startswith("wrong-result"):
+        return False
+    _, _, target = FAULT.partition(":")
+    return check.startswith(target or "gemm")
+
+
+def _short(exc):
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 600 else text[:600] + "..."
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+class Dev:
+    """The device under test and the few calls that differ between a GPU and the CPU."""
+
+    def __init__(self, torch, spec):
+        self.torch = torch
+        self.spec = spec
+        self.device = torch.device(spec)
+        self.is_gpu = self.device.type == "cuda"
+        self.index = self.device.index if self.is_gpu and self.device.index is not None else 0
+
+    def sync(self):
+        if self.is_gpu:
+            self.torch.cuda.synchronize(self.device)
+
+    def free_bytes(self):
+        if self.is_gpu:
+            try:
+                free, _total = self.torch.cuda.mem_get_info(self.device)
+                return int(free)
+            except Exception:
+                return int(self.torch.cuda.get_device_properties(self.index).total_memory // 2)
+        return CPU_MEMTEST_MB << 20
+
+    def timed(self, fn, iters, warmup=1):
+        for _ in range(warmup):
+            fn()
+        self.sync()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        self.sync()
+        return max(time.perf_counter() - t0, 1e-9)
+
+
+def arch_of(torch, index):
+    """(arch, raw) — ``gfx90a`` from gcnArchName on ROCm, ``sm_90`` from major/minor elsewhere."""
+    props = torch.cuda.get_device_properties(index)
+    gcn = getattr(props, "gcnArchName", None)
+    if gcn:
+        return gcn.split(":")[0], gcn
+    return f"sm_{props.major}{props.minor}", None
+
+
+def describe_devices(torch, cpu_mode):
+    if cpu_mode:
+        mem = None
+        try:
+            mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            pass
+        return [{"index": 0, "name": platform.processor() or platform.machine() or "cpu", "arch": "cpu",
+                 "total_memory": mem}]
+    out = []
+    for i in range(torch.cuda.device_count()):
+        props = torch.cuda.get_device_properties(i)
+        arch, raw = arch_of(torch, i)
+        out.append({
+            "index": i, "name": props.name, "arch": arch, "gcn_arch_name": raw,
+            "total_memory": int(props.total_memory), "major": props.major, "minor": props.minor,
+            "multi_processor_count": getattr(props, "multi_processor_count", None),
+            "uuid": str(getattr(props, "uuid", "") or "") or None,
+        })
+    return out
+
+
+def enumeration(torch, cpu_mode):
+    try:
+        arch_list = list(torch.cuda.get_arch_list())
+    except Exception:
+        arch_list = []
+    available = bool(torch.cuda.is_available())
+    rec = {
+        "type": "enumeration", "mode": "cpu" if cpu_mode else "gpu",
+        "torch": torch.__version__, "hip": getattr(torch.version, "hip", None),
+        "cuda": getattr(torch.version, "cuda", None), "available": available,
+        "count": torch.cuda.device_count() if available else 0, "arch_list": arch_list,
+        "python": sys.version.split()[0], "executable": sys.executable,
+        "env": {k: os.environ[k] for k in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                           "HSA_OVERRIDE_GFX_VERSION") if k in os.environ},
+    }
+    rec["devices"] = describe_devices(torch, cpu_mode) if (cpu_mode or available) else []
+    emit(rec)
+    return rec
+
+
+def max_scaled_error(torch, got, ref, rtol, atol):
+    """Largest |got-ref| / (atol + rtol*|ref|): <= 1 means within tolerance. NaN/inf count as failures."""
+    got = got.double()
+    ref = ref.double()
+    if not bool(torch.isfinite(got).all()):
+        return float("inf"), int((~torch.isfinite(got)).sum())
+    ratio = (got - ref).abs() / (atol + rtol * ref.abs())
+    return float(ratio.max()), int((ratio > 1.0).sum())
+
+
+# ----------------------------------------------------------------------------------------------- level 1
+def check_arch(torch, dev, arch_list):
+    if not dev.is_gpu:
+        result("arch", "skip", "CPU device: no GPU architecture to check")
+        return
+    arch, raw = arch_of(torch, dev.index)
+    if not arch_list:
+        result("arch", "skip", "torch.cuda.get_arch_list() is empty", arch=arch)
+        return
+    bases = [a.split(":")[0] for a in arch_list]
+    if arch.startswith("gfx"):
+        status = "ok" if arch in bases else "fail"
+        how = "compiled in" if status == "ok" else "not compiled into this torch"
+    else:  # NVIDIA: same-major cubins run on newer minors; compute_XY is PTX that the driver JITs
+        major, minor = int(arch[3:-1]), int(arch[-1])
+        sms = [(int(b[3:-1]), int(b[-1])) for b in bases if b.startswith("sm_") and b[3:].isdigit()]
+        ptx = [(int(b[8:-1]), int(b[-1])) for b in bases if b.startswith("compute_") and b[8:].isdigit()]
+        if (major, minor) in sms:
+            status, how = "ok", "compiled in"
+        elif any(m == major and n <= minor for m, n in sms):
+            status, how = "ok", "binary-compatible cubin compiled in"
+        elif any((m, n) <= (major, minor) for m, n in ptx):
+            status, how = "warn", "only PTX for an older architecture: kernels are JIT-compiled at first use"
+        else:
+            status, how = "fail", "not compiled into this torch"
+    result("arch", status, f"{raw or arch}: {how}", arch=arch, arch_list=arch_list,
+           override=os.environ.get("HSA_OVERRIDE_GFX_VERSION"))
+
+
+def check_alloc(torch, dev, mb):
+    n = mb << 20
+    try:
+        t = torch.empty(n, dtype=torch.uint8, device=dev.device)
+        t.fill_(0xA5)
+        good = int((t == 0xA5).sum())
+        dev.sync()
+    except Exception as exc:
+        result("alloc", "fail", _short(exc), value=mb, unit="MiB")
+        return
+    status = "ok" if good == n else "fail"
+    result("alloc", status, f"{good} of {n} bytes read back as written", value=mb, unit="MiB",
+           mismatches=n - good)
+    del t
+
+
+def check_copy(torch, dev, mb):
+    n = mb << 20
+    gen = torch.Generator().manual_seed(1234)
+    host = torch.randint(0, 256, (n,), dtype=torch.uint8, generator=gen)
+    try:
+        d = host.to(dev.device)
+        d2 = d.clone()  # device-to-device
+        back = d2.to("cpu")
+        pinned_ok = None
+        if dev.is_gpu:
+            pinned = host.pin_memory()
+            d3 = pinned.to(dev.device, non_blocking=True)
+            back_pinned = torch.empty_like(pinned).pin_memory()
+            back_pinned.copy_(d3, non_blocking=True)
+            dev.sync()
+            pinned_ok = bool(torch.equal(back_pinned, host))
+        dev.sync()
+    except Exception as exc:
+        result("copy", "fail", _short(exc), value=mb, unit="MiB")
+        return
+    if fault_targets("copy"):
+        back[n // 3] ^= 0xFF
+    mismatches = int((back != host).sum())
+    ok = mismatches == 0 and pinned_ok is not False
+    detail = f"{mb} MiB host->device->device->host: {mismatches} byte(s) differ"
+    if pinned_ok is not None:
+        detail += "; pinned round trip " + ("exact" if pinned_ok else "DIFFERS")
+    result("copy", "ok" if ok else "fail", detail, value=mb, unit="MiB", mismatches=mismatches,
+           pinned_ok=pinned_ok)
+
+
+def check_elementwise(torch, dev, n):
+    gen = torch.Generator().manual_seed(99)
+    a = torch.randn(n, generator=gen)
+    b = torch.randn(n, generator=gen)
+    ia = torch.randint(-1000, 1000, (n,), dtype=torch.int32, generator=gen)
+    ib = torch.randint(-1000, 1000, (n,), dtype=torch.int32, generator=gen)
+    try:
+        got = (a.to(dev.device) * 2.0 + b.to(dev.device)).to("cpu")  # a*2 is exact: no FMA ambiguity
+        igot = (ia.to(dev.device) * 3 - ib.to(dev.device)).to("cpu")
+    except Exception as exc:
+        result("elementwise", "fail", _short(exc))
+        return
+    if fault_targets("elementwise"):
+        got[n // 2] = -got[n // 2] + 1.0
+    ref = a * 2.0 + b
+    err, bad = max_scaled_error(torch, got, ref, 1e-6, 1e-6)
+    ibad = int((igot != ia * 3 - ib).sum())
+    status = "ok" if bad == 0 and ibad == 0 else "fail"
+    result("elementwise", status, f"{n} fp32 and {n} int32 elements vs CPU: {bad} + {ibad} differ",
+           value=err, unit="x tolerance", mismatches=bad + ibad)
+
+
+def check_gemm(torch, dev, n, dtype_name, tolerances):
+    dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[dtype_name]
+    rtol, atol = tolerances.get(dtype_name, DEFAULT_TOLERANCES[dtype_name])
+    gen = torch.Generator().manual_seed(7)
+    # Inputs rounded to the dtype on the CPU, scaled so each product element is ~N(0, 1) for any n.
+    a = (torch.randn(n, n, generator=gen) / math.sqrt(n)).to(dtype)
+    b = torch.randn(n, n, generator=gen).to(dtype)
+    ref = a.double() @ b.double()
+    try:
+        got = (a.to(dev.device) @ b.to(dev.device)).to("cpu")
+    except Exception as exc:
+        result("gemm:" + dtype_name, "fail", _short(exc), dtype=dtype_name)
+        return
+    if fault_targets("gemm:" + dtype_name):
+        got.view(-1)[n + 1] = got.view(-1)[n + 1] + 64.0
+    err, bad = max_scaled_error(torch, got, ref, rtol, atol)
+    status = "ok" if bad == 0 else "fail"
+    result("gemm:" + dtype_name, status,
+           f"{n}x{n} {dtype_name} matmul vs CPU float64: {bad} element(s) outside rtol={rtol:g} atol={atol:g}"
+           f" (worst {err:.3g} x tolerance)",
+           value=err, unit="x tolerance", dtype=dtype_name, mismatches=bad, n=n, rtol=rtol, atol=atol)
+
+
+# ----------------------------------------------------------------------------------------------- level 2
+def load_triton():
+    """Import triton and our kernels from a real file (triton reads kernel source with inspect)."""
+    import triton
+
+    tmp = tempfile.mkdtemp(prefix="rocmdoctor-triton-")
+    path = os.path.join(tmp, "rocmdoctor_triton_kernels.py")
+    with open(path, "w") as fh:
+        fh.write(TRITON_SOURCE)
+    spec = importlib.util.spec_from_file_location("rocmdoctor_triton_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return triton, mod
+
+
+def check_triton(torch, dev, mm_n, tolerances):
+    try:
+        triton, kernels = load_triton()
+    except ImportError as exc:
+        for name in ("triton:add", "triton:matmul"):
+            result(name, "skip", f"triton is not installed in this interpreter ({exc})")
+        return
+    except Exception as exc:
+        for name in ("triton:add", "triton:matmul"):
+            result(name, "fail", "importing triton failed: " + _short(exc))
+        return
+    mode = "interpreter" if os.environ.get("TRITON_INTERPRET") == "1" else "compiled"
+    version = getattr(triton, "__version__", None)
+    n = 98432
+    try:
+        x = torch.rand(n, device=dev.device)
+        y = torch.rand(n, device=dev.device)
+        out = torch.empty_like(x)
+        kernels.vadd[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+        dev.sync()
+        if fault_targets("triton"):
+            out[7] += 1.0
+        bad = int((out != x + y).sum())
+        result("triton:add", "ok" if bad == 0 else "fail",
+               f"vector add ({n} elements, {mode} mode) vs torch: {bad} differ",
+               mismatches=bad, triton=version, triton_mode=mode)
+    except Exception as exc:
+        result("triton:add", "fail", f"compile/run failed ({mode} mode): {_short(exc)}",
+               triton=version, triton_mode=mode)
+    rtol, atol = tolerances.get("fp16", DEFAULT_TOLERANCES["fp16"])
+    try:
+        gen = torch.Generator().manual_seed(5)
+        a = (torch.randn(mm_n, mm_n, generator=gen) / math.sqrt(mm_n)).half()
+        b = torch.randn(mm_n, mm_n, generator=gen).half()
+        ad, bd = a.to(dev.device), b.to(dev.device)
+        c = torch.empty(mm_n, mm_n, dtype=torch.float32, device=dev.device)
+        blk = 32
+        grid = (triton.cdiv(mm_n, blk), triton.cdiv(mm_n, blk))
+        kernels.matmul[grid](ad, bd, c, mm_n, mm_n, mm_n, ad.stride(0), ad.stride(1), bd.stride(0), bd.stride(1),
+                             c.stride(0), c.stride(1), BM=blk, BN=blk, BK=blk)
+        dev.sync()
+        got = c.to("cpu")
+        if fault_targets("triton"):
+            got[1, 1] += 64.0
+        err, bad = max_scaled_error(torch, got, a.double() @ b.double(), rtol, atol)
+        result("triton:matmul", "ok" if bad == 0 else "fail",
+               f"{mm_n}x{mm_n} fp16 tl.dot matmul ({mode} mode) vs CPU float64: {bad} outside tolerance"
+               f" (worst {err:.3g} x)", value=err, unit="x tolerance", mismatches=bad,
+               triton=version, triton_mode=mode)
+    except Exception as exc:
+        result("triton:matmul", "fail", f"compile/run failed ({mode} mode): {_short(exc)}",
+               triton=version, triton_mode=mode)
+
+
+def check_hip(torch, dev):
+    hipcc = os.environ.get("HIPCC") or shutil.which("hipcc")
+    if not dev.is_gpu and not os.environ.get("HIPCC"):
+        result("hip", "skip", "CPU device: a HIP kernel needs a GPU")
+        return
+    if not hipcc:
+        result("hip", "skip", "hipcc is not on PATH: HIP C++ kernel not built")
+        return
+    tmp = tempfile.mkdtemp(prefix="rocmdoctor-hip-")
+    src, exe = os.path.join(tmp, "axpy.hip"), os.path.join(tmp, "axpy")
+    with open(src, "w") as fh:
+        fh.write(HIP_SOURCE)
+    cmd = [hipcc, "-O2", "-o", exe, src]
+    if dev.is_gpu and getattr(torch.version, "hip", None):
+        cmd.insert(1, "--offload-arch=" + (arch_of(torch, dev.index)[1] or arch_of(torch, dev.index)[0]))
+    try:
+        build = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        result("hip", "fail", "hipcc could not run: " + _short(exc), compiler=hipcc)
+        return
+    if build.returncode != 0:
+        result("hip", "fail", f"hipcc failed (exit {build.returncode}): {_tail(build.stdout)}",
+               compiler=hipcc)
+        return
+    try:
+        run = subprocess.run([exe, str(dev.index)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        result("hip", "fail", "HIP kernel did not run: " + _short(exc), compiler=hipcc)
+        return
+    text = run.stdout.decode("utf-8", "replace")
+    line = next((ln for ln in text.splitlines() if ln.startswith("ROCMDOCTOR_HIP")), "")
+    fields = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+    if run.returncode == 0 and fields.get("bad") == "0":
+        result("hip", "ok", f"hipcc-built axpy kernel: {fields.get('n', '?')} elements exact", compiler=hipcc)
+    else:
+        result("hip", "fail", f"HIP kernel exit {run.returncode}: {_tail(run.stdout)}", compiler=hipcc)
+
+
+def _tail(data, limit=800):
+    text = data.decode("utf-8", "replace").strip() if isinstance(data, bytes) else str(data)
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def check_bandwidth(torch, dev, mb, iters):
+    mb = max(1, min(mb, dev.free_bytes() // (4 << 20)))  # src + dst within half the free memory
+    n = mb << 20
+    try:
+        src = torch.empty(n // 4, dtype=torch.float32, device=dev.device).fill_(1.5)
+        dst = torch.empty_like(src)
+        secs = dev.timed(lambda: dst.copy_(src), iters, warmup=2)
+        exact = bool(torch.equal(dst, src))
+    except Exception as exc:
+        result("bandwidth", "fail", _short(exc))
+        return
+    gbs = 2.0 * n * iters / secs / 1e9  # each copy reads and writes n bytes
+    result("bandwidth", "ok" if exact else "fail",
+           f"device copy of {mb} MiB x {iters}: {gbs:.1f} GB/s (read+write)" + ("" if exact else "; DIFFERS"),
+           value=round(gbs, 2), unit="GB/s", size_mb=mb, iters=iters)
+
+
+def check_tflops(torch, dev, n, iters, dtype_name):
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype_name]
+    while n > 256 and 3 * n * n * 2 > dev.free_bytes() // 4:
+        n //= 2
+    try:
+        a = torch.randn(n, n, device=dev.device).to(dtype)
+        b = torch.randn(n, n, device=dev.device).to(dtype)
+        c = torch.empty(n, n, device=dev.device, dtype=dtype)
+        secs = dev.timed(lambda: torch.matmul(a, b, out=c), iters, warmup=2)
+    except Exception as exc:
+        result("tflops:" + dtype_name, "fail", _short(exc), dtype=dtype_name)
+        return
+    tflops = 2.0 * n ** 3 * iters / secs / 1e12
+    result("tflops:" + dtype_name, "ok", f"{n}^3 {dtype_name} matmul x {iters}: {tflops:.2f} TFLOPS",
+           value=round(tflops, 3), unit="TFLOPS", dtype=dtype_name, n=n, iters=iters)
+
+
+# ----------------------------------------------------------------------------------------------- level 3
+def check_stress(torch, dev, n, seconds, tolerances):
+    """Sustained fp16 GEMM: every result compared with the first, which is checked against the CPU."""
+    rtol, atol = tolerances.get("fp16", DEFAULT_TOLERANCES["fp16"])
+    gen = torch.Generator().manual_seed(11)
+    a = (torch.randn(n, n, generator=gen) / math.sqrt(n)).half()
+    b = torch.randn(n, n, generator=gen).half()
+    try:
+        ad, bd = a.to(dev.device), b.to(dev.device)
+        first = ad @ bd
+        err, bad = max_scaled_error(torch, first.to("cpu"), a.double() @ b.double(), rtol, atol)
+        ref = first.float()
+        samples, iters, worst, bad_iters = [], 0, err, 1 if bad else 0
+        deadline = time.perf_counter() + seconds
+        batch = 4
+        while time.perf_counter() < deadline or not samples:
+            outs = []
+            dev.sync()
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                outs.append(ad @ bd)
+            dev.sync()
+            secs = max(time.perf_counter() - t0, 1e-9)
+            samples.append(2.0 * n ** 3 * batch / secs / 1e12)
+            if fault_targets("stress") and iters == 0:
+                outs[-1].view(-1)[3] += 64.0
+            for out in outs:
+                ratio = float(((out.float() - ref).abs() / (atol + rtol * ref.abs())).max())
+                if not math.isfinite(ratio) or ratio > 1.0:
+                    bad_iters += 1
+                worst = max(worst, ratio if math.isfinite(ratio) else float("inf"))
+            iters += batch
+            if secs < 0.05 and batch < 4096:
+                batch *= 2  # keep each timed sample long enough to mean something
+    except Exception as exc:
+        result("stress", "fail", _short(exc))
+        return
+    result("stress", "ok" if bad_iters == 0 else "fail",
+           f"{iters} x {n}^3 fp16 matmuls over {seconds:.1f} s: {bad_iters} result(s) differ from the verified first"
+           " one", value=iters, unit="matmuls", mismatches=bad_iters,
+           worst=worst)
+    samples.sort()
+    median = samples[len(samples) // 2]
+    result("stability", "ok", f"throughput min/median/max {samples[0]:.3g}/{median:.3g}/{samples[-1]:.3g} TFLOPS"
+           f" over {len(samples)} samples",
+           value=round(samples[0] / median, 4) if median > 0 else None, unit="min/median",
+           tflops_min=samples[0], tflops_median=median, tflops_max=samples[-1], samples=len(samples))
+
+
+def check_memtest(torch, dev, sizes):
+    """Pattern test over most of the free memory: all chunks held at once, every pattern verified."""
+    chunk_mb = sizes["mem_chunk_mb"]
+    if sizes["mem_mb"]:
+        total = sizes["mem_mb"] << 20
+    elif dev.is_gpu:
+        total = int(dev.free_bytes() * sizes["mem_fraction"])
+    else:
+        total = CPU_MEMTEST_MB << 20
+    chunk = chunk_mb << 20
+    chunks = []
+    try:
+        while len(chunks) * chunk + chunk <= total:
+            chunks.append(torch.empty(chunk // 8, dtype=torch.int64, device=dev.device))
+    except Exception:
+        pass  # fragmentation or another tenant: test what we could get
+    if not chunks:
+        result("memtest", "fail", f"could not allocate a single {chunk_mb} MiB chunk")
+        return
+    errors = 0
+    patterns = (0, -1, 0x5555555555555555, -0x5555555555555556)  # zeros, ones, 0101.., 1010..
+    try:
+        for pat in patterns:
+            for t in chunks:
+                t.fill_(pat)
+            if fault_targets("memtest") and pat == 0:
+                chunks[0][5] = 1
+            for t in chunks:
+                errors += int((t != pat).sum())
+        for i, t in enumerate(chunks):  # own-address pattern: every word holds its index
+            t.copy_(torch.arange(i * t.numel(), (i + 1) * t.numel(), dtype=torch.int64, device=dev.device))
+        for i, t in enumerate(chunks):
+            errors += int((t != torch.arange(i * t.numel(), (i + 1) * t.numel(), dtype=torch.int64,
+                                             device=dev.device)).sum())
+        dev.sync()
+    except Exception as exc:
+        result("memtest", "fail", _short(exc))
+        return
+    tested = len(chunks) * chunk
+    result("memtest", "ok" if errors == 0 else "fail",
+           f"{tested >> 20} MiB in {len(chunks)} chunks, 5 patterns: {errors} word(s) wrong",
+           value=tested >> 20, unit="MiB", errors=errors)
+
+
+# ----------------------------------------------------------------------------------------------- modes
+def parse_tolerances(text):
+    out = dict(DEFAULT_TOLERANCES)
+    if text:
+        for key, pair in json.loads(text).items():
+            out[key] = (float(pair[0]), float(pair[1]))
+    return out
+
+
+def inject_early_faults():
+    if FAULT == "hang":
+        # A grandchild too, so rocmdoctor's kill of the whole process group is observable.
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        emit({"type": "fault", "fault": "hang", "child_pid": child.pid})
+        time.sleep(600)
+    if FAULT == "abort-nobinary":
+        sys.stderr.write(NO_BINARY_TEXT + "\n")
+        sys.stderr.flush()
+        os.abort()
+
+
+def run_device(torch, args, sizes, tolerances):
+    cpu_mode = args.device == "cpu"
+    enum = enumeration(torch, cpu_mode) if args.enumerate else None
+    if not cpu_mode:
+        if not torch.cuda.is_available():
+            fatal("no-gpu", "torch.cuda.is_available() is False", 4)
+        dev_index = torch.device(args.device).index or 0
+        if dev_index >= torch.cuda.device_count():
+            fatal("no-such-device", f"torch sees {torch.cuda.device_count()} GPU(s); {args.device} does not exist", 4)
+        torch.cuda.set_device(dev_index)
+    dev = Dev(torch, args.device)
+    arch_list = enum["arch_list"] if enum else []
+    if not enum:
+        try:
+            arch_list = list(torch.cuda.get_arch_list())
+        except Exception:
+            arch_list = []
+    inject_early_faults()
+    check_arch(torch, dev, arch_list)
+    check_alloc(torch, dev, sizes["alloc_mb"])
+    check_copy(torch, dev, sizes["copy_mb"])
+    check_elementwise(torch, dev, sizes["elementwise"])
+    for name in ("fp32", "fp16", "bf16"):
+        check_gemm(torch, dev, sizes["gemm"], name, tolerances)
+    if args.level >= 2:
+        check_triton(torch, dev, sizes["triton_mm"], tolerances)
+        check_hip(torch, dev)
+        check_bandwidth(torch, dev, sizes["bw_mb"], sizes["bw_iters"])
+        for name in ("fp16", "bf16"):
+            check_tflops(torch, dev, sizes["tflops_n"], sizes["tflops_iters"], name)
+    if args.level >= 3:
+        seconds = args.duration if args.duration is not None else sizes["stress_s"]
+        check_stress(torch, dev, sizes["stress_n"], seconds, tolerances)
+        check_memtest(torch, dev, sizes)
+
+
+def run_p2p(torch, args, sizes):
+    """Copies between every ordered pair of the listed devices, byte-checked, with GB/s per pair."""
+    specs = [s for s in args.peers.split(",") if s]
+    n = sizes["p2p_mb"] << 20
+    host = torch.randint(0, 256, (n,), dtype=torch.uint8, generator=torch.Generator().manual_seed(3))
+    worst_bw, pairs, failed = None, [], []
+    srcs = {}
+    inject_early_faults()
+    for spec in specs:
+        srcs[spec] = host.to(spec)
+    for i, a in enumerate(specs):
+        for j, b in enumerate(specs):
+            if i == j:
+                continue
+            da, db = torch.device(a), torch.device(b)
+            peer = None
+            if da.type == "cuda" and db.type == "cuda":
+                peer = bool(torch.cuda.can_device_access_peer(da.index or 0, db.index or 0))
+            try:
+                dst = torch.empty(n, dtype=torch.uint8, device=db)
+
+                def sync(da=da, db=db):
+                    for d in (da, db):
+                        if d.type == "cuda":
+                            torch.cuda.synchronize(d)
+
+                dst.copy_(srcs[a])
+                sync()
+                t0 = time.perf_counter()
+                iters = 5
+                for _ in range(iters):
+                    dst.copy_(srcs[a])
+                sync()
+                secs = max(time.perf_counter() - t0, 1e-9)
+                back = dst.to("cpu")
+                if fault_targets("p2p") and not pairs:
+                    back[11] ^= 0x01
+                bad = int((back != host).sum())
+            except Exception as exc:
+                failed.append(f"{a}->{b}: {_short(exc)}")
+                continue
+            gbs = n * iters / secs / 1e9
+            pairs.append({"src": a, "dst": b, "gbs": round(gbs, 2), "peer_access": peer, "mismatches": bad})
+            if bad:
+                failed.append(f"{a}->{b}: {bad} byte(s) differ")
+            worst_bw = gbs if worst_bw is None else min(worst_bw, gbs)
+    status = "fail" if failed else "ok"
+    detail = (f"{len(pairs)} pair(s) of {n >> 20} MiB copies exact; slowest {worst_bw or 0.0:.1f} GB/s"
+              if not failed else "; ".join(failed[:8]))
+    result("p2p", status, detail, value=round(worst_bw, 2) if worst_bw else None, unit="GB/s", pairs=pairs)
+
+
+def run_allreduce(torch, args, sizes):
+    """One rank of an all-reduce over torch.distributed (nccl = RCCL on ROCm, gloo on the CPU)."""
+    import datetime
+
+    import torch.distributed as dist
+
+    rank, world = args.rank, args.world_size
+    if args.device != "cpu":
+        torch.cuda.set_device(torch.device(args.device).index or 0)
+    inject_early_faults()
+    try:
+        dist.init_process_group(args.backend, init_method=args.init_method, rank=rank, world_size=world,
+                                timeout=datetime.timedelta(seconds=args.collective_timeout))
+        n = (sizes["allreduce_mb"] << 20) // 4
+        t = torch.full((n,), float(rank + 1), device=args.device)
+        dist.all_reduce(t)  # warm-up and correctness: sum of 1..world in every element
+        if fault_targets("allreduce") and rank == world - 1:
+            t[17] += 1.0
+        expect = world * (world + 1) / 2.0
+        bad = int((t != expect).sum())
+        iters = 5
+        work = torch.ones(n, device=args.device)
+        dist.barrier()
+        if args.device != "cpu":
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            dist.all_reduce(work)
+        if args.device != "cpu":
+            torch.cuda.synchronize()
+        secs = max(time.perf_counter() - t0, 1e-9) / iters
+        dist.destroy_process_group()
+    except Exception as exc:
+        result("allreduce", "fail", f"rank {rank}: {_short(exc)}", rank=rank, backend=args.backend)
+        return
+    algbw = n * 4 / secs / 1e9
+    busbw = algbw * 2.0 * (world - 1) / world
+    result("allreduce", "ok" if bad == 0 else "fail",
+           f"rank {rank}/{world} {args.backend} all-reduce of {(n * 4) >> 20} MiB: {bad} element(s) wrong;"
+           f" bus bandwidth {busbw:.2f} GB/s",
+           value=round(busbw, 3), unit="GB/s", rank=rank, world_size=world, backend=args.backend,
+           algbw=round(algbw, 3), mismatches=bad)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="rocmdoctor GPU smoke tests (JSON lines on stdout)")
+    p.add_argument("--mode", choices=("device", "p2p", "allreduce"), default="device")
+    p.add_argument("--device", default="cuda:0", help="cuda:N or cpu")
+    p.add_argument("--level", type=int, choices=(1, 2, 3), default=1)
+    p.add_argument("--enumerate", action="store_true", help="describe every visible GPU first")
+    p.add_argument("--quick", action="store_true", help="tiny sizes (rocmdoctor's own tests)")
+    p.add_argument("--tolerances", default="", help='JSON {"fp16": [rtol, atol], ...}')
+    p.add_argument("--duration", type=float, default=None, help="level 3 sustained GEMM seconds")
+    p.add_argument("--peers", default="", help="p2p: comma-separated devices")
+    p.add_argument("--rank", type=int, default=0)
+    p.add_argument("--world-size", type=int, default=1)
+    p.add_argument("--init-method", default="tcp://127.0.0.1:29500")
+    p.add_argument("--backend", default="nccl")
+    p.add_argument("--collective-timeout", type=float, default=60.0)
+    args = p.parse_args(argv)
+    if args.device == "cpu" and args.level >= 2:
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # must precede any triton import
+    emit({"type": "start", "pid": os.getpid(), "mode": args.mode, "device": args.device, "level": args.level,
+          "python": sys.version.split()[0]})
+    try:
+        import torch
+    except ImportError as exc:
+        fatal("no-torch", _short(exc), 3)
+    except Exception as exc:  # a broken install: missing shared library, ABI mismatch
+        fatal("torch-import-failed", _short(exc), 3)
+    sizes = SIZES["quick" if args.quick else "full"]
+    tolerances = parse_tolerances(args.tolerances)
+    t0 = time.perf_counter()
+    if args.mode == "device":
+        run_device(torch, args, sizes, tolerances)
+    elif args.mode == "p2p":
+        run_p2p(torch, args, sizes)
+    else:
+        run_allreduce(torch, args, sizes)
+    emit({"type": "done", "elapsed_s": round(time.perf_counter() - t0, 3)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m rocmdoctor``."""
+
+import sys
+
+from rocmdoctor.cli import main
+
+sys.exit(main())

@@ -1,0 +1,136 @@
+"""The logic behind `rocmdoctor check` (kept out of the typer layer so tests can call it directly)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from rocmdoctor.errors import EXIT_USAGE, BadInput
+from rocmdoctor.model import Host
+from rocmdoctor.paths import FIXTURES_DIR
+
+DEMO_FIXTURE = "mi210-x4-gfx90a-rocm6.0-hip-invalid-argument"
+
+
+def resolve_source(source: str) -> Path:
+    """A path as given; else the name of a bundled fixture (``fixtures/NAME`` or ``NAME``)."""
+    p = Path(source).expanduser()
+    if p.exists():
+        return p
+    name = p.name if p.parent.name == "fixtures" or str(p.parent) == "." else None
+    if name and (FIXTURES_DIR / name).is_dir():
+        return FIXTURES_DIR / name
+    raise BadInput(f"{source}: no such file or directory")
+
+
+def bundled_fixtures() -> list[str]:
+    if not FIXTURES_DIR.is_dir():
+        return []
+    return sorted(p.name for p in FIXTURES_DIR.iterdir() if (p / "expected.json").is_file())
+
+
+def load_source(source: Optional[str], python: Optional[str], timeout: float) -> Host:
+    from rocmdoctor.bundle import load_host
+
+    if source is not None:
+        host = load_host(resolve_source(source))
+        return host
+    from rocmdoctor import capture
+
+    with tempfile.TemporaryDirectory(prefix="rocmdoctor-capture-") as tmp:
+        capture.capture_to_dir(tmp, python=python, redact=False, timeout=timeout, root=None)
+        host = load_host(Path(tmp))
+    host.origin = "live"
+    return host
+
+
+def has_amd_gpu_evidence(host: Host) -> bool:
+    """Anything at all that says this machine has (or had) an AMD GPU stack."""
+    return bool(host.gpus or host.amdgpu_loaded and host.amdgpu_loaded.value or host.rocm_installs
+                or host.dkms and host.dkms.entries or "rocminfo" in host.captured)
+
+
+def run_check(
+    source: Optional[str] = None, fmt: str = "text", verbose: bool = False, list_checks: bool = False,
+    select: Optional[list[str]] = None, skip: Optional[list[str]] = None, strict: bool = False,
+    live: bool = False, python: Optional[str] = None, timeout: float = 10.0, ascii_only: Optional[bool] = None,
+) -> int:
+    from rocmdoctor.judge.registry import all_checks, all_ids
+
+    known = all_ids()
+    if live:
+        known = [*known, *_smoke_ids()]
+    unknown = [i for i in (select or []) + (skip or []) if i not in known and not _is_area(i, known)]
+    if unknown:
+        raise BadInput(f"unknown check id(s): {', '.join(unknown)} (see `rocmdoctor check --list-checks`)")
+    if list_checks:
+        _print_checks(all_checks(), fmt)
+        return 0
+    select = _expand(select, known)
+    skip = _expand(skip, known)
+
+    host = load_source(source, python, timeout)
+    from rocmdoctor.pipeline import judge_host
+
+    findings = judge_host(host, select=select or None, skip=skip or None)
+    if live:
+        from rocmdoctor.smoke import live_findings
+
+        smoke = [f for f in live_findings(python, host, timeout=max(timeout, 60.0))
+                 if (not select or f.id in select) and f.id not in (skip or [])]
+        findings.extend(smoke)
+
+    from rocmdoctor import render
+
+    if source is None and not has_amd_gpu_evidence(host) and fmt == "text":
+        demo = DEMO_FIXTURE if DEMO_FIXTURE in bundled_fixtures() else (bundled_fixtures() or ["<bundle>"])[0]
+        print(f"No AMD GPU on this machine (no amdgpu driver, /dev/kfd or ROCm found). "
+              f"To see a diagnosis, try: rocmdoctor check --from fixtures/{demo}")
+        if not verbose:
+            return render.exit_code(findings, strict)
+    if fmt == "json":
+        print(render.to_json(host, findings))
+    elif fmt == "markdown":
+        sys.stdout.write(render.to_markdown(host, findings))
+    else:
+        render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only)
+    return render.exit_code(findings, strict)
+
+
+def _smoke_ids() -> list[str]:
+    try:
+        from rocmdoctor import smoke
+
+        return list(getattr(smoke, "FINDING_IDS", []))
+    except ImportError:
+        return []
+
+
+def _is_area(value: str, known: list[str]) -> bool:
+    """`--select gpu` selects the whole area."""
+    return "." not in value and any(k.startswith(value + ".") for k in known)
+
+
+def _expand(values: Optional[list[str]], known: list[str]) -> list[str]:
+    out: list[str] = []
+    for v in values or []:
+        out.extend([k for k in known if k.startswith(v + ".")] if _is_area(v, known) else [v])
+    return out
+
+
+def _print_checks(checks: list, fmt: str) -> None:
+    if fmt == "json":
+        import json
+
+        print(json.dumps({"schema": "rocmdoctor-checks/1",
+                          "checks": [{"ids": list(c.ids), "title": c.title, "area": c.area} for c in checks]},
+                         indent=2))
+        return
+    for c in checks:
+        for i in c.ids:
+            print(f"{i:32} {c.title}")
+
+
+__all__ = ["EXIT_USAGE", "run_check"]

@@ -1,0 +1,74 @@
+"""The ``rocmdoctor`` command line: thin typer wiring; every command's logic lives in its own module.
+
+Each ``rocmdoctor.commands.<name>`` module exposes ``register(app)``; heavy imports happen inside the
+command functions so that ``rocmdoctor --help`` and ``check --from`` start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from rocmdoctor import __version__
+from rocmdoctor.commands import capture, check, container, fleet, install, matrix, smoke
+from rocmdoctor.errors import EXIT_USAGE, RocmdoctorError
+
+app = typer.Typer(
+    name="rocmdoctor",
+    help="Find out why PyTorch cannot use your AMD GPU, and fix what can safely be fixed.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rocmdoctor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """rocmdoctor: a doctor and installer for AMD GPU (ROCm) machines."""
+
+
+for _module in (check, capture, matrix, install, smoke, container, fleet):
+    _module.register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: maps our errors to exit 2/1 with one clear line, never a traceback."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except RocmdoctorError as exc:
+        typer.echo(f"rocmdoctor: error: {exc}", err=True)
+        return exc.exit_code
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        typer.echo("rocmdoctor: aborted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        typer.echo("rocmdoctor: interrupted", err=True)
+        return 130
+    except Exception as exc:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            return EXIT_USAGE if isinstance(exc, click.exceptions.UsageError) else exc.exit_code
+        if isinstance(exc, click.exceptions.Exit):
+            return exc.exit_code
+        typer.echo(f"rocmdoctor: internal error: {type(exc).__name__}: {exc}", err=True)
+        typer.echo("Please report this at the rocmdoctor issue tracker with the command you ran.", err=True)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

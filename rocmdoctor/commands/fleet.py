@@ -1,0 +1,105 @@
+"""`rocmdoctor fleet audit`: agentless audits of many hosts over the system OpenSSH client.
+
+Thin typer wiring; the logic lives in :mod:`rocmdoctor.fleet` (imported lazily inside the command).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rocmdoctor fleet audit`` to the root app."""
+    fleet_app = typer.Typer(help="Audit many hosts over SSH (agentless) and tell what to drain.",
+                            no_args_is_help=True)
+
+    @fleet_app.command("audit")
+    def audit(
+        hosts: Optional[list[str]] = typer.Argument(None, help="Hosts or ranges, e.g. node[001-128]."),
+        hostfile: Optional[Path] = typer.Option(None, "-f", "--hostfile", help="File with one host/range a line."),
+        inventory: Optional[Path] = typer.Option(None, "--inventory", help="Ansible INI inventory."),
+        ssh_config: Optional[Path] = typer.Option(None, "--ssh-config", help="ssh -F FILE (default: ~/.ssh/config)."),
+        jobs: int = typer.Option(64, "-j", "--jobs", min=1, max=4096, help="At most N ssh connections at once."),
+        timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Per-host timeout in seconds."),
+        live: bool = typer.Option(False, "--live", help="Also run smoke level 1 where torch exists remotely."),
+        baseline: Optional[Path] = typer.Option(None, "--baseline", help="Bundle of a known-good node."),
+        json_file: Optional[Path] = typer.Option(None, "--json", help="Write rocmdoctor-fleet/1 JSON here."),
+        html_file: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report."),
+        prometheus: Optional[Path] = typer.Option(None, "--prometheus", help="Write DIR/rocmdoctor.prom."),
+        save_bundles: Optional[Path] = typer.Option(None, "--save-bundles", help="Keep each host's bundle here."),
+        accept_new: bool = typer.Option(False, "--accept-new-host-keys",
+                                        help="StrictHostKeyChecking=accept-new (first contact only)."),
+    ) -> None:
+        """Capture every host over SSH, judge locally, group configurations, report drift and a drain list.
+
+        Exit 0 if no host has a fail/error finding, 1 otherwise, 2 for usage errors.
+        """
+        from rocmdoctor.errors import BadInput
+        from rocmdoctor.fleet import audit as audit_mod
+        from rocmdoctor.fleet import hosts as hosts_mod
+        from rocmdoctor.fleet import transport
+
+        if ssh_config is not None and not ssh_config.is_file():
+            raise BadInput(f"--ssh-config {ssh_config}: no such file")
+        for name, p in (("-f", hostfile), ("--inventory", inventory)):
+            if p is not None and not p.is_file():
+                raise BadInput(f"{name} {p}: no such file")
+        targets = hosts_mod.collect_targets(hosts or [], hostfile, inventory)
+        if not transport.ssh_available():
+            raise BadInput("no `ssh` client found on PATH (install openssh-client)")
+        base_fp = audit_mod.load_baseline(baseline) if baseline is not None else None
+        opts = audit_mod.AuditOptions(
+            jobs=jobs, timeout=timeout, live=live, save_bundles=save_bundles,
+            ssh=transport.SshSettings(config=ssh_config, connect_timeout=int(min(10.0, timeout)),
+                                      accept_new_host_keys=accept_new),
+        )
+        report = _run_with_progress(targets, opts, base_fp)
+        _emit(report, json_file, html_file, prometheus)
+        raise typer.Exit(130 if report.interrupted else report.exit_code)
+
+    app.add_typer(fleet_app, name="fleet")
+
+
+def _run_with_progress(targets, opts, base_fp):  # type: ignore[no-untyped-def]
+    """Run the audit with a rich progress bar on stderr (done / failed / in flight)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from rocmdoctor.fleet import audit as audit_mod
+
+    err = Console(stderr=True)
+    counts = {"done": 0, "failed": 0, "flight": 0}
+    with Progress(TextColumn("[bold]fleet audit"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=err, transient=True,
+                  disable=not err.is_terminal) as progress:
+        task = progress.add_task("audit", total=len(targets), info="")
+
+        def hook(event, target, res):  # type: ignore[no-untyped-def]
+            if event == "start":
+                counts["flight"] += 1
+            else:
+                counts["flight"] -= 1
+                counts["done"] += 1
+                if res is not None and res.status != "ok":
+                    counts["failed"] += 1
+            progress.update(task, completed=counts["done"],
+                            info=f"failed {counts['failed']}  in flight {counts['flight']}")
+
+        return audit_mod.run_audit(targets, opts, hook=hook, baseline=base_fp)
+
+
+def _emit(report, json_file, html_file, prometheus) -> None:  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    from rocmdoctor.fleet import report as report_mod
+
+    report_mod.print_terminal(report, Console())
+    if json_file is not None:
+        report_mod.write_json(report, json_file)
+    if html_file is not None:
+        report_mod.write_html(report, html_file)
+    if prometheus is not None:
+        report_mod.write_prometheus(report, prometheus)

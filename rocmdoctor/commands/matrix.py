@@ -1,0 +1,87 @@
+"""`rocmdoctor matrix show|explain|update`: browse and refresh the compatibility matrix."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+DEFAULT_INDEX = "https://download.pytorch.org/whl"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `matrix` command group to the root app."""
+    sub = typer.Typer(help="Browse the ROCm compatibility matrix (releases, GPUs, OS/kernels, torch wheels).",
+                      no_args_is_help=True)
+
+    @sub.command("show")
+    def show(
+        rocm: Optional[str] = typer.Option(None, "--rocm", help="ROCm release, e.g. 6.2 or 6.2.4."),
+        gpu: Optional[str] = typer.Option(None, "--gpu", help='gfx target, PCI id or product name ("RX 7900 XTX").'),
+        torch: Optional[str] = typer.Option(None, "--torch", help="torch release, e.g. 2.5."),
+        as_json: bool = typer.Option(False, "--json", help="Machine-readable output (rocmdoctor-matrix/1)."),
+    ) -> None:
+        """Print the slice of the matrix matching the filters."""
+        import json
+
+        from rocmdoctor.matrix import load
+        from rocmdoctor.matrix_view import render, select, to_json
+
+        m = load()
+        sl = select(m, rocm=rocm, gpu=gpu, torch=torch)
+        if as_json:
+            typer.echo(json.dumps(to_json(sl, m), indent=2))
+            return
+        from rich.console import Console
+
+        render(Console(), sl, m)
+
+    @sub.command("explain")
+    def explain_cmd(
+        gpu: str = typer.Option(..., "--gpu", help="gfx target, PCI id or product name."),
+        rocm: str = typer.Option(..., "--rocm", help="ROCm release, e.g. 6.2."),
+        os_name: Optional[str] = typer.Option(None, "--os", help='OS as "<os-release ID> <VERSION_ID>", e.g. "ubuntu 22.04".'),
+        kernel: Optional[str] = typer.Option(None, "--kernel", help="Kernel release (uname -r)."),
+        as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    ) -> None:
+        """Say in sentences whether the combination works and why (exit 1 when it does not)."""
+        from rocmdoctor.errors import BadInput
+        from rocmdoctor.matrix import load
+        from rocmdoctor.matrix_view import JSON_SCHEMA, explain
+
+        os_id = os_version = None
+        if os_name:
+            parts = os_name.split()
+            if len(parts) != 2:
+                raise BadInput(f'--os wants "<id> <version>", e.g. "ubuntu 22.04"; got {os_name!r}')
+            os_id, os_version = parts[0].lower(), parts[1]
+        works, lines = explain(load(), gpu, rocm, os_id, os_version, kernel)
+        if as_json:
+            import json
+
+            typer.echo(json.dumps({"schema": JSON_SCHEMA, "works": works, "explanation": lines}, indent=2))
+        else:
+            for line in lines:
+                typer.echo(line)
+        raise typer.Exit(0 if works else 1)
+
+    @sub.command("update")
+    def update(
+        index_url: str = typer.Option(DEFAULT_INDEX, "--index-url", help="PEP 503/691 index root (…/whl)."),
+        output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the diff here (default: stdout)."),
+        timeout: float = typer.Option(20.0, "--timeout", help="Seconds per HTTP request."),
+    ) -> None:
+        """Fetch the torch/triton wheel tables from an index and write a reviewable diff of torch.toml."""
+        from pathlib import Path
+
+        from rocmdoctor.matrix_update import run_update
+
+        diff, summary = run_update(index_url, timeout=timeout)
+        typer.echo(summary, err=True)
+        if output:
+            Path(output).write_text(diff, encoding="utf-8")
+            typer.echo(f"diff written to {output} (review, then apply with `patch -p1 < {output}`)", err=True)
+        else:
+            typer.echo(diff, nl=False)
+
+    app.add_typer(sub, name="matrix")

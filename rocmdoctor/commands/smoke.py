@@ -1,0 +1,9 @@
+"""`rocmdoctor smoke` — placeholder; the owner of this command replaces it."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's command(s) to the root app."""

@@ -1,0 +1,197 @@
+"""One fleet audit end to end: fan out over SSH, load and judge each bundle locally, aggregate.
+
+Kept apart from the typer command so tests (and other tools) can run an audit as a function call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Optional
+
+from rocmdoctor.errors import BadInput
+from rocmdoctor.fleet import remote, transport
+from rocmdoctor.fleet.aggregate import FleetReport, HostAudit, aggregate, fingerprint
+from rocmdoctor.fleet.hosts import Target
+from rocmdoctor.model import Finding, Host, Severity
+
+
+@dataclass
+class AuditOptions:
+    jobs: int = 64
+    timeout: float = 60.0
+    live: bool = False
+    save_bundles: Optional[Path] = None
+    ssh: transport.SshSettings = field(default_factory=transport.SshSettings)
+    stagger: float = transport.DEFAULT_STAGGER_S
+    select: Optional[list[str]] = None
+    skip: Optional[list[str]] = None
+    live_programs: Optional[list[Path]] = None  # None -> the shipped level-1 smoke programs
+
+
+def load_bundle(path: Path) -> Host:
+    """rocmdoctor.bundle.load_host (BadInput on garbage); a raw-file reader until that module exists."""
+    try:
+        from rocmdoctor.bundle import load_host
+    except ImportError:
+        return _load_minimal(path)
+    return load_host(path)
+
+
+def _load_minimal(path: Path) -> Host:
+    """Only the fingerprint facts, straight from the tar (used only while rocmdoctor.bundle is absent)."""
+    import tarfile
+
+    from rocmdoctor.model import Fact, GpuInfo, Source
+
+    host = Host(origin=str(path))
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            files = {}
+            for m in tar.getmembers():
+                if m.isfile() and m.size < 1 << 20:
+                    f = tar.extractfile(m)
+                    if f is not None:
+                        files[m.name.lstrip("./")] = f.read().decode("utf-8", "replace")
+            tops = {n.split("/", 1)[0] for n in files}
+            if len(tops) == 1 and all("/" in n for n in files):
+                files = {n.split("/", 1)[1]: v for n, v in files.items()}
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise BadInput(f"{path}: not a capture bundle ({exc})") from None
+    rel = files.get("cmd/uname-r.txt") or files.get("root/proc/sys/kernel/osrelease")
+    if rel and rel.strip():
+        host.kernel.release = rel.strip().splitlines()[0]
+    drv = files.get("root/sys/module/amdgpu/version")
+    if drv and drv.strip():
+        host.amdgpu_version = Fact(drv.strip(), Source("root/sys/module/amdgpu/version"))
+    for name in sorted(files):
+        if re.fullmatch(r"root/opt/rocm[^/]*/\.info/version", name) and files[name].strip():
+            host.rocm_version = Fact(files[name].strip(), Source(name))
+            break
+    idx = 0
+    for name in sorted(files):
+        m = re.fullmatch(r"root/sys/class/kfd/kfd/topology/nodes/(\d+)/properties", name)
+        if not m:
+            continue
+        props = dict(ln.split(None, 1) for ln in files[name].splitlines() if len(ln.split(None, 1)) == 2)
+        v = props.get("gfx_target_version", "0").strip()
+        if v.isdigit() and int(v) > 0 and props.get("simd_count", "0").strip() != "0":
+            n = int(v)
+            gfx = f"gfx{n // 10000}{(n // 100) % 100:x}{n % 100:x}"
+            host.gpus.append(GpuInfo(index=idx, gfx=gfx, gfx_by_source={"kfd": gfx}))
+            idx += 1
+    try:
+        host.hostname = json.loads(files.get("manifest.json", "{}")).get("hostname")
+    except (ValueError, AttributeError):
+        pass
+    return host
+
+
+def _judge(host: Host, opts: AuditOptions, matrix: object) -> list[Finding]:
+    try:
+        from rocmdoctor.pipeline import judge_host
+    except ImportError:
+        return []
+    try:
+        return judge_host(host, select=opts.select, skip=opts.skip, matrix=matrix)  # type: ignore[arg-type]
+    except NotImplementedError:
+        return []
+    except BadInput:
+        raise
+    except Exception as exc:  # one host's odd bundle must not stop the audit of the others
+        return [Finding(id="fleet.check-crashed", severity=Severity.ERROR, title="Checks crashed on this host",
+                        detail=f"{type(exc).__name__}: {exc}")]
+
+
+def _matrix() -> object:
+    try:
+        from rocmdoctor import matrix as matrix_mod
+
+        return matrix_mod.load()
+    except Exception:
+        return None
+
+
+def safe_filename(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._@%-]", "_", name)
+
+
+def load_baseline(path: Path) -> dict[str, Optional[str]]:
+    """The fingerprint of a known-good node's bundle (dir or .tar.gz); BadInput if unreadable."""
+    if not path.exists():
+        raise BadInput(f"baseline bundle {path} does not exist")
+    return fingerprint(load_bundle(path))
+
+
+def run_audit(
+    targets: list[Target],
+    opts: AuditOptions,
+    hook: Optional[transport.ProgressHook] = None,
+    baseline: Optional[dict[str, Optional[str]]] = None,
+) -> FleetReport:
+    """Audit every target; Ctrl-C returns the partial report (``interrupted=True``)."""
+    t0 = time.monotonic()
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    payload = remote.capture_script(opts.timeout)
+    after = None
+    if opts.live:
+        from rocmdoctor.fleet import live
+
+        programs = live.programs(opts.live_programs)
+
+        async def after(res: transport.HostResult) -> None:
+            res.extra["live"] = await live.run_live(res.target, opts, programs)
+
+    results, interrupted = transport.run_fan_out(
+        targets, opts.ssh, payload, opts.jobs, opts.timeout, hook=hook, stagger=opts.stagger, after=after
+    )
+    matrix = _matrix()
+    audits: list[HostAudit] = []
+    keep = opts.save_bundles
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="rocmdoctor-fleet-") as tmp:
+        for t in targets:
+            res = results.get(t.name)
+            if res is None:
+                audits.append(HostAudit(name=t.name, status=transport.INTERRUPTED, detail="not finished"))
+                continue
+            audit = HostAudit(name=t.name, status=res.status, seconds=res.seconds, detail=res.detail)
+            if res.status == transport.OK:
+                _load_and_judge(audit, res, Path(keep or tmp), keep is not None, opts, matrix)
+            audits.append(audit)
+    report = aggregate(audits, baseline=baseline, interrupted=interrupted)
+    report.created = created
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def _load_and_judge(audit: HostAudit, res: transport.HostResult, where: Path, keep: bool,
+                    opts: AuditOptions, matrix: object) -> None:
+    path = where / f"{safe_filename(audit.name)}.tar.gz"
+    path.write_bytes(res.bundle)
+    if keep:
+        audit.bundle_path = str(path)
+    try:
+        host = load_bundle(path)
+    except BadInput as exc:
+        audit.status = transport.BAD_CAPTURE
+        audit.detail = f"bundle could not be read: {exc}"
+        return
+    except Exception as exc:
+        audit.status = transport.BAD_CAPTURE
+        audit.detail = f"bundle could not be read: {type(exc).__name__}: {exc}"
+        return
+    if not host.hostname:
+        host.hostname = audit.name
+    audit.host = host
+    audit.findings.extend(_judge(host, opts, matrix))
+    audit.findings.extend(res.extra.get("live", []))
+
+
+ProgressFactory = Callable[[int], transport.ProgressHook]

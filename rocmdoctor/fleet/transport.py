@@ -1,0 +1,319 @@
+"""The agentless transport: the system OpenSSH client as asyncio subprocesses, bounded and staggered.
+
+Why the system ``ssh`` and not a Python SSH library: it honours ``~/.ssh/config``, ProxyJump,
+ControlMaster, certificates and the agent exactly as the operator's own shell does (paramiko and
+parallel-ssh do not). We force only what a fan-out needs: ``BatchMode=yes`` (never prompt) and a
+``ConnectTimeout``. Host-key checking is left to the user's config unless ``accept_new_host_keys``
+is set. Every failure mode of a host (refused, auth, hang, garbage, cut-off stream) becomes a
+:class:`HostResult` status; nothing here raises for one bad host, and a slow host never delays the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+import tarfile
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from rocmdoctor.fleet.hosts import Target, validate_host
+
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+MAX_STDERR_BYTES = 64 * 1024
+DEFAULT_STAGGER_S = 0.01  # at most ~100 new connections a second: keeps a bastion's MaxStartups happy
+
+# status values, also the suffix of the fleet.* finding ids
+OK = "ok"
+UNREACHABLE = "unreachable"
+AUTH_FAILED = "auth-failed"
+TIMEOUT = "timeout"
+BAD_CAPTURE = "bad-capture"
+INTERRUPTED = "interrupted"
+
+_AUTH_PATTERNS = (
+    "permission denied",
+    "too many authentication failures",
+    "host key verification failed",
+    "remote host identification has changed",
+    "no matching host key type",
+)
+
+
+@dataclass(frozen=True)
+class SshSettings:
+    """How ssh is invoked for every host (the same for all of them)."""
+
+    ssh: str = "ssh"
+    config: Optional[Path] = None  # -F FILE only when the user asked for it
+    connect_timeout: int = 10
+    accept_new_host_keys: bool = False  # StrictHostKeyChecking=accept-new; never 'no'
+
+
+def ssh_argv(settings: SshSettings, target: Target, remote_command: str = "sh -s") -> list[str]:
+    """argv for one host; the destination always comes after ``--`` so it can never be an option."""
+    validate_host(target.destination)
+    argv = [settings.ssh]
+    if settings.config is not None:
+        argv += ["-F", str(settings.config)]
+    argv += ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={max(1, int(settings.connect_timeout))}"]
+    if settings.accept_new_host_keys:
+        argv += ["-o", "StrictHostKeyChecking=accept-new"]
+    if target.port is not None:
+        argv += ["-p", str(int(target.port))]
+    if target.user is not None:
+        argv += ["-l", target.user]
+    if target.identity is not None:
+        argv += ["-o", "IdentitiesOnly=yes", "-i", target.identity]
+    argv += ["--", target.destination, remote_command]
+    return argv
+
+
+@dataclass
+class Outcome:
+    """What came back from one ssh subprocess."""
+
+    rc: Optional[int]
+    stdout: bytes
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    truncated: bool = False  # stdout exceeded the cap
+
+
+@dataclass
+class HostResult:
+    """One host's audit transport result: status, the bundle bytes when ok, and why when not."""
+
+    target: Target
+    status: str
+    bundle: bytes = b""
+    detail: str = ""
+    seconds: float = 0.0
+    rc: Optional[int] = None
+    extra: dict = field(default_factory=dict)
+
+
+async def _read_capped(stream: Optional[asyncio.StreamReader], cap: int) -> tuple[bytes, bool]:
+    if stream is None:
+        return b"", False
+    buf = bytearray()
+    over = False
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            break
+        if len(buf) + len(chunk) > cap:
+            over = True
+            continue  # keep draining so ssh never blocks on a full pipe
+        buf += chunk
+    return bytes(buf), over
+
+
+async def _feed(stdin: Optional[asyncio.StreamWriter], payload: bytes) -> None:
+    if stdin is None:
+        return
+    try:
+        stdin.write(payload)
+        await stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        try:
+            stdin.close()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            pass
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+
+
+async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: int = MAX_BUNDLE_BYTES) -> Outcome:
+    """Run one ssh, feed ``payload``, collect stdout/stderr; kill it at ``timeout`` seconds."""
+    t0 = time.monotonic()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # Ctrl-C goes to us; we decide what to kill
+        )
+    except OSError as exc:
+        return Outcome(rc=None, stdout=b"", stderr=f"cannot run {argv[0]}: {exc}", seconds=0.0)
+    work = asyncio.gather(
+        _feed(proc.stdin, payload),
+        _read_capped(proc.stdout, max_bytes),
+        _read_capped(proc.stderr, MAX_STDERR_BYTES),
+        proc.wait(),
+    )
+    try:
+        _, (out, over), (err, _), rc = await asyncio.wait_for(work, timeout)
+    except asyncio.TimeoutError:
+        _kill(proc)
+        await proc.wait()
+        return Outcome(rc=proc.returncode, stdout=b"", stderr="", seconds=time.monotonic() - t0, timed_out=True)
+    except BaseException:
+        _kill(proc)
+        raise
+    return Outcome(
+        rc=rc,
+        stdout=out,
+        stderr=err.decode("utf-8", "replace"),
+        seconds=time.monotonic() - t0,
+        truncated=over,
+    )
+
+
+def check_targz(data: bytes) -> Optional[str]:
+    """None if ``data`` is a complete, readable tar.gz; otherwise a short reason (why it is garbage)."""
+    if not data:
+        return "the host sent nothing on stdout"
+    if data[:2] != b"\x1f\x8b":
+        head = data[:60].decode("utf-8", "replace").strip().splitlines()
+        return "not a tar.gz: the host printed " + repr(head[0][:60] if head else data[:20])
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            members = tar.getmembers()
+            for m in members:
+                if m.isfile():
+                    f = tar.extractfile(m)
+                    if f is not None:
+                        f.read()
+    except (tarfile.TarError, EOFError, OSError, ValueError, Exception) as exc:  # zlib.error is plain Exception
+        return f"the stream ended early or is corrupt ({type(exc).__name__}: {str(exc)[:80]})"
+    if not members:
+        return "an empty archive"
+    return None
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def classify(target: Target, out: Outcome, timeout: float) -> HostResult:
+    """Map an ssh outcome to a status (ok / unreachable / auth-failed / timeout / bad-capture)."""
+    base = {"target": target, "seconds": out.seconds, "rc": out.rc}
+    if out.timed_out:
+        return HostResult(status=TIMEOUT, detail=f"no complete answer within {timeout:g} s; killed", **base)
+    low = out.stderr.lower()
+    if out.rc is None:
+        return HostResult(status=UNREACHABLE, detail=_last_line(out.stderr), **base)
+    if out.rc == 255 and not out.stdout:
+        if any(p in low for p in _AUTH_PATTERNS):
+            return HostResult(status=AUTH_FAILED, detail=_last_line(out.stderr), **base)
+        return HostResult(status=UNREACHABLE, detail=_last_line(out.stderr) or "ssh exit 255", **base)
+    if out.truncated:
+        return HostResult(status=BAD_CAPTURE, detail=f"bundle larger than {MAX_BUNDLE_BYTES} bytes", **base)
+    problem = check_targz(out.stdout)
+    if problem is not None:
+        why = problem
+        if out.rc not in (0, None):
+            why += f"; remote exit {out.rc}"
+        tail = _last_line(out.stderr)
+        if tail:
+            why += f"; stderr: {tail}"
+        return HostResult(status=BAD_CAPTURE, detail=why, **base)
+    return HostResult(status=OK, bundle=out.stdout, **base)
+
+
+class Pacer:
+    """Spaces out new connections by ``interval`` seconds (the stagger)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = max(0.0, interval)
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if self.interval <= 0:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            if self._next > now:
+                await asyncio.sleep(self._next - now)
+            self._next = max(now, self._next) + self.interval
+
+
+ProgressHook = Callable[[str, Target, Optional[HostResult]], None]  # event: "start" | "done"
+
+
+async def fan_out(
+    targets: list[Target],
+    settings: SshSettings,
+    payload: bytes,
+    jobs: int,
+    timeout: float,
+    results: dict[str, HostResult],
+    hook: Optional[ProgressHook] = None,
+    stagger: float = DEFAULT_STAGGER_S,
+    after: Optional[Callable[[HostResult], Awaitable[None]]] = None,
+) -> dict[str, HostResult]:
+    """Audit every target with at most ``jobs`` ssh processes at once; fill ``results`` as hosts finish.
+
+    ``results`` is filled in place so that an interrupted run still has everything gathered so far.
+    ``after`` runs (inside the same slot) for each ok host, e.g. the ``--live`` smoke programs.
+    """
+    sem = asyncio.Semaphore(max(1, jobs))
+    pacer = Pacer(stagger)
+
+    async def one(t: Target) -> None:
+        async with sem:
+            await pacer.wait()
+            if hook:
+                hook("start", t, None)
+            out = await run_ssh(ssh_argv(settings, t), payload, timeout)
+            res = classify(t, out, timeout)
+            if after is not None and res.status == OK:
+                await after(res)
+            results[t.name] = res
+            if hook:
+                hook("done", t, res)
+
+    await asyncio.gather(*(one(t) for t in targets))
+    return results
+
+
+def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
+    """Run :func:`fan_out` to completion; on Ctrl-C return what was gathered and ``interrupted=True``."""
+    results: dict[str, HostResult] = kwargs.pop("results", None) or {}
+    interrupted = False
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(fan_out(*args, results=results, **kwargs))
+    try:
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):
+        handled = False
+    try:
+        loop.run_until_complete(task)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        interrupted = True
+        task.cancel()
+        try:
+            loop.run_until_complete(task)
+        except (asyncio.CancelledError, KeyboardInterrupt, Exception):
+            pass
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+    return results, interrupted
+
+
+def ssh_available(ssh: str = "ssh") -> bool:
+    """True if the ssh client can be found on PATH (or at the given path)."""
+    import shutil
+
+    return bool(shutil.which(ssh)) or (os.path.sep in ssh and os.access(ssh, os.X_OK))

@@ -1,0 +1,69 @@
+"""Environment-variable checks: library paths and device masks that silently change what runs."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rocmdoctor.judge.facts import finding, not_captured, ok
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import Host
+
+MASKS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
+
+
+@check("env.ld-library-path", title="LD_LIBRARY_PATH")
+def ld_library_path(host: Host, matrix: Matrix) -> list[Finding]:
+    if "env" not in host.captured:
+        return [not_captured("env.ld-library-path", "Environment")]
+    value = host.env.get("LD_LIBRARY_PATH", "")
+    rocm_dirs = [d for d in value.split(":") if re.search(r"/opt/rocm[^/]*/(lib|lib64|hip/lib|llvm/lib)", d)]
+    if not rocm_dirs:
+        return [ok("env.ld-library-path", "LD_LIBRARY_PATH does not put system ROCm libraries first")]
+    t = host.torch
+    bundles = t is not None and t.build == "rocm" and (
+        not t.bundled_libs or any("amdhip" in lib or "hsa" in lib for lib in t.bundled_libs))
+    if not bundles:
+        return [ok("env.ld-library-path", "LD_LIBRARY_PATH names system ROCm (no wheel-bundled ROCm to shadow)")]
+    return [finding(
+        "env.ld-library-path", Severity.WARN,
+        f"LD_LIBRARY_PATH puts system ROCm ({', '.join(rocm_dirs)}) before the wheel's own libraries",
+        f"torch {t.version} bundles its own ROCm runtime. Libraries found first on LD_LIBRARY_PATH "
+        "(libamdhip64, libhsa-runtime64, librocblas, MIOpen) replace it at load time: mismatched versions give "
+        "'undefined symbol', segfaults or 'invalid device function'.",
+        [f"{host.env_source or 'env.txt'}: LD_LIBRARY_PATH={value}"],
+        Fix("Remove the ROCm entries for Python work (keep them only for native HIP builds):",
+            ["export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -v '/opt/rocm' | paste -sd:)"]),
+    )]
+
+
+@check("env.visible-devices", title="GPU visibility variables")
+def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
+    if "env" not in host.captured:
+        return []
+    out = []
+    n = len(host.gpus)
+    for key in MASKS:
+        if key not in host.env:
+            continue
+        value = host.env[key].strip()
+        idx = [int(x) for x in re.findall(r"\d+", value)] if re.fullmatch(r"[\d,\s]*", value) else []
+        if value in ("", "-1") or (n and idx and all(i >= n for i in idx)):
+            out.append(finding(
+                "env.visible-devices", Severity.FAIL, f"{key}={value!r} hides every GPU",
+                f"The host has {n or 'some'} GPU(s), but {key} selects none of them: PyTorch reports "
+                "'No HIP GPUs are available'.",
+                [f"{host.env_source or 'env.txt'}: {key}={value}"],
+                Fix("Unset it or list valid device indices:", [f"unset {key}", f"export {key}=0"]),
+            ))
+        elif n and idx and any(i >= n for i in idx):
+            out.append(finding(
+                "env.visible-devices", Severity.WARN, f"{key}={value} names devices that do not exist",
+                f"Only {n} GPU(s) are present (indices 0–{n - 1}).",
+                [f"{host.env_source or 'env.txt'}: {key}={value}"],
+            ))
+    return out

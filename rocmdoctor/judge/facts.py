@@ -1,0 +1,180 @@
+"""Facts derived from a Host that several checks need (one place, so checks agree with each other).
+
+Also the small constructors checks use to build findings, so every check phrases "not captured"
+the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from rocmdoctor.model import Finding, Fix, GpuInfo, Host, Severity, Source
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix, RocmRelease
+
+GPU_SOURCES = ("rocminfo", "kfd", "drm", "rocm-smi", "amd-smi", "lspci", "rocm_agent_enumerator", "collect_env")
+ROCM_DOCS = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+
+
+def finding(
+    id: str, severity: Severity, title: str, detail: str = "", evidence: Optional[list] = None,
+    fix: Optional[Fix] = None,
+) -> Finding:
+    return Finding(id=id, severity=severity, title=title, detail=detail,
+                   evidence=[str(e) for e in (evidence or []) if e is not None], fix=fix)
+
+
+def ok(id: str, title: str, evidence: Optional[list] = None, detail: str = "") -> Finding:
+    return finding(id, Severity.OK, title, detail, evidence)
+
+
+def skip(id: str, title: str, detail: str = "") -> Finding:
+    return finding(id, Severity.SKIP, title, detail)
+
+
+def not_captured(id: str, what: str) -> Finding:
+    return skip(id, f"{what} not captured", "rocmdoctor could not see this part of the host, so it was not judged.")
+
+
+def gfx_from_version(value: str) -> Optional[str]:
+    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a', '11.0.0' -> 'gfx1100'; None when malformed."""
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)\.(\d+)\s*", value or "")
+    if not m:
+        return None
+    major, minor, step = (int(x) for x in m.groups())
+    if minor > 15 or step > 15:
+        return None
+    return f"gfx{major}{minor:x}{step:x}"
+
+
+def version_of_gfx(gfx: str) -> Optional[str]:
+    """'gfx1031' -> '10.3.1', 'gfx90a' -> '9.0.10' (the form HSA_OVERRIDE_GFX_VERSION takes)."""
+    m = re.fullmatch(r"gfx(\d{1,2}?)([0-9a-f])([0-9a-f])", gfx or "")
+    if not m:
+        return None
+    return f"{int(m.group(1))}.{int(m.group(2), 16)}.{int(m.group(3), 16)}"
+
+
+def major_minor(version: Optional[str]) -> Optional[str]:
+    m = re.match(r"(\d+)\.(\d+)", version or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def gpu_label(gpu: GpuInfo) -> str:
+    name = gpu.name or "GPU"
+    return f"GPU {gpu.index} ({name}, {gpu.gfx or 'gfx unknown'})"
+
+
+def gpu_sources_captured(host: Host) -> list[str]:
+    return [s for s in GPU_SOURCES if s in host.captured]
+
+
+def discrete_gpus(host: Host) -> list[GpuInfo]:
+    """The GPUs PyTorch work should run on: discrete ones, or the APUs when nothing else exists."""
+    dgpus = [g for g in host.gpus if not g.is_apu]
+    return dgpus or list(host.gpus)
+
+
+def native_gfx(gpu: GpuInfo) -> Optional[str]:
+    """The GPU's real ISA: from a kernel-side / PCI source when any, else whatever was reported."""
+    from rocmdoctor.pipeline import GFX_PRIORITY, USER_SPACE_SOURCES
+
+    for src in GFX_PRIORITY:
+        if src in gpu.gfx_by_source and src not in USER_SPACE_SOURCES:
+            return gpu.gfx_by_source[src]
+    return gpu.gfx
+
+
+def reported_user_space_gfx(gpu: GpuInfo) -> Optional[str]:
+    for src in ("rocminfo", "rocm_agent_enumerator", "collect_env", "log"):
+        if src in gpu.gfx_by_source:
+            return gpu.gfx_by_source[src]
+    return None
+
+
+def override_value(host: Host) -> Optional[str]:
+    v = host.env.get("HSA_OVERRIDE_GFX_VERSION")
+    return v.strip() if v is not None else None
+
+
+def override_in_effect(host: Host, gpu: GpuInfo) -> Optional[str]:
+    """The gfx the runtime presents this GPU as, if an override is set or visibly active."""
+    value = override_value(host)
+    if value:
+        return gfx_from_version(value)
+    reported = reported_user_space_gfx(gpu)
+    native = native_gfx(gpu)
+    if reported and native and reported != native:
+        return reported  # rocminfo shows another ISA than the hardware: an override was active there
+    return None
+
+
+@dataclass(frozen=True)
+class RocmContext:
+    """Which ROCm release the GPU will actually be driven by, and how we know."""
+
+    version: Optional[str]  # "6.2" / "6.2.4"
+    why: str
+    release: Optional[RocmRelease]
+
+
+def torch_rocm(host: Host) -> Optional[str]:
+    """The ROCm the installed torch wheel bundles: '+rocm6.2' label or the hip version string."""
+    t = host.torch
+    if t is None:
+        return None
+    m = re.search(r"\+rocm(\d+\.\d+(?:\.\d+)?)", t.version or "")
+    if m:
+        return m.group(1)
+    if t.hip:
+        return major_minor(t.hip)
+    return None
+
+
+def system_rocm(host: Host) -> Optional[tuple[str, Source]]:
+    if host.rocm_version is not None:
+        return host.rocm_version.value, host.rocm_version.source
+    versions = [r for r in host.rocm_installs if r.version]
+    if versions:
+        newest = max(versions, key=lambda r: _vkey(r.version or ""))
+        return newest.version or "", newest.source or Source(newest.path)
+    return None
+
+
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def rocm_context(host: Host, matrix: Matrix) -> RocmContext:
+    """PyTorch uses the ROCm bundled in its wheel; otherwise the system install; otherwise the newest."""
+    candidates: list[tuple[str, str]] = []
+    tr = torch_rocm(host)
+    if tr:
+        candidates.append((tr, f"the installed torch {host.torch.version if host.torch else ''} bundles ROCm {tr}"))
+    sr = system_rocm(host)
+    if sr:
+        candidates.append((sr[0], f"system ROCm {sr[0]} ({sr[1].file})"))
+    if host.dkms and host.dkms.entries:
+        for e in host.dkms.entries:
+            r = matrix.rocm_for_dkms(e.version)
+            if r:
+                candidates.append((r, f"amdgpu-dkms {e.version} ships with ROCm {r}"))
+                break
+    for version, why in candidates:
+        rel = matrix.release(version) or matrix.release(major_minor(version) or version)
+        if rel is not None:
+            return RocmContext(version, why, rel)
+    latest = matrix.latest_release()
+    if candidates:
+        return RocmContext(candidates[0][0], candidates[0][1] + " (not in rocmdoctor's matrix)", None)
+    return RocmContext(latest.version, f"no ROCm found on the host; judged against the newest release {latest.version}",
+                       latest)
+
+
+def groups_of_user(host: Host) -> Optional[set]:
+    if host.user is None:
+        return None
+    return set(host.user.groups) | {str(g) for g in host.user.gids}

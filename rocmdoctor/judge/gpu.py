@@ -1,0 +1,239 @@
+"""GPU checks: is there a GPU, which ISA is it really, and can the ROCm in use drive it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocmdoctor.judge.facts import (
+    discrete_gpus,
+    finding,
+    gfx_from_version,
+    gpu_label,
+    gpu_sources_captured,
+    native_gfx,
+    not_captured,
+    ok,
+    override_in_effect,
+    override_value,
+    reported_user_space_gfx,
+    rocm_context,
+    skip,
+    version_of_gfx,
+)
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import GpuInfo, Host
+
+SUPPORT_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html"
+
+
+def _evidence(gpu: GpuInfo) -> list[str]:
+    return [str(s) for s in gpu.sources[:3]] or [f"{k}: {v}" for k, v in gpu.gfx_by_source.items()]
+
+
+@check("gpu.none-found", "gpu.detected", title="GPU inventory")
+def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
+    seen = gpu_sources_captured(host)
+    if not seen:
+        return [not_captured("gpu.detected", "GPU enumeration (rocminfo, kfd topology, drm sysfs, rocm-smi)")]
+    if not host.gpus:
+        return [finding(
+            "gpu.none-found", Severity.FAIL, "No AMD GPU found",
+            f"None of the captured GPU sources ({', '.join(seen)}) lists an AMD GPU agent.",
+            [f"captured: {', '.join(seen)}"],
+            Fix("Check that the card is seated and visible on the PCI bus, that the amdgpu driver is loaded, "
+                "and, in a container, that /dev/kfd and /dev/dri were passed through.",
+                ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
+        )]
+    names = ", ".join(f"{g.name or 'GPU'} ({g.gfx or '?'})" for g in host.gpus)
+    return [ok("gpu.detected", f"{len(host.gpus)} AMD GPU(s): {names}", [s for g in host.gpus for s in _evidence(g)][:4])]
+
+
+@check("gpu.arch-unsupported", "gpu.override-needed", title="GPU target support")
+def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
+    """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's)."""
+    if not host.gpus:
+        return [skip("gpu.arch-unsupported", "No GPU to judge")]
+    ctx = rocm_context(host, matrix)
+    out: list[Finding] = []
+    for gpu in discrete_gpus(host):
+        gfx = native_gfx(gpu)
+        if not gfx:
+            out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known"))
+            continue
+        status = matrix.support_status(gfx, ctx.version or "") if ctx.version else "unknown"
+        target = matrix.gpu(gfx)
+        in_wheels = bool(matrix.torch_variants(gfx=gfx))
+        if status == "supported":
+            out.append(ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}",
+                          [ctx.why]))
+            continue
+        if status == "deprecated":
+            out.append(finding(
+                "gpu.arch-unsupported", Severity.WARN, f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",
+                f"AMD marks {gfx} as deprecated in ROCm {ctx.version} ({ctx.why}): it still works but receives no "
+                "fixes and will be removed in a later release.",
+                [ctx.why, *(_evidence(gpu))],
+                Fix("Pin this ROCm / PyTorch release on this machine; do not upgrade past the last release that "
+                    "supports it (see `rocmdoctor matrix show --gpu " + gfx + "`).",
+                    [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
+            ))
+            continue
+        override = target.override if target is not None else None
+        if override and not (target is not None and target.override_broken):
+            active = override_in_effect(host, gpu)
+            wanted = gfx_from_version(override)
+            if active and active == wanted:
+                out.append(ok("gpu.override-needed",
+                              f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={override}",
+                              [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
+                               else f"HSA_OVERRIDE_GFX_VERSION={override_value(host)}"]))
+                continue
+            out.append(finding(
+                "gpu.override-needed", Severity.FAIL,
+                f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
+                f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
+                f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'. "
+                + (target.override_note if target is not None and target.override_note else ""),
+                _evidence(gpu),
+                Fix("Set the override for the processes that use this GPU (not globally on a host with other "
+                    "GPU models):", [f"export HSA_OVERRIDE_GFX_VERSION={override}"], SUPPORT_URL),
+            ))
+            continue
+        if status == "unknown" and target is None:
+            out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix"))
+            continue
+        if status == "never" and in_wheels:
+            out.append(finding(
+                "gpu.arch-unsupported", Severity.WARN,
+                f"{gpu_label(gpu)} is not officially supported by ROCm {ctx.version}",
+                f"{gfx} is not in AMD's support list for ROCm {ctx.version}, but PyTorch's ROCm wheels include "
+                "code objects for it: it usually works, without AMD's validation.",
+                [ctx.why, *(_evidence(gpu))],
+                Fix("No action needed if it works; use `rocmdoctor smoke` to prove it.", ["rocmdoctor smoke"],
+                    SUPPORT_URL),
+            ))
+            continue
+        why = {"removed": f"support for {gfx} was removed by ROCm {ctx.version}",
+               "never": f"no ROCm release supports {gfx}",
+               "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
+        broken = target.override_note if target is not None and target.override_broken else ""
+        last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
+        out.append(finding(
+            "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}",
+            f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
+            _evidence(gpu),
+            Fix((f"Use a ROCm release that still supports it (last: {last[-1]})" if last else
+                 "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "
+                 f"PYTORCH_ROCM_ARCH={gfx}, or use a supported card.")
+                + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),
+                [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
+        ))
+    return out
+
+
+@check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
+def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
+    value = override_value(host)
+    if "env" not in host.captured:
+        return [not_captured("gpu.override-mismatch", "Environment")]
+    if value is None:
+        return [ok("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set")]
+    forced = gfx_from_version(value)
+    if forced is None:
+        return [finding(
+            "gpu.override-mismatch", Severity.FAIL, f"HSA_OVERRIDE_GFX_VERSION={value!r} is malformed",
+            "The runtime expects MAJOR.MINOR.STEPPING in decimal, e.g. 10.3.0 for gfx1030 or 11.0.0 for gfx1100; "
+            "a malformed value is ignored or makes the runtime fail to find any GPU.",
+            [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}"],
+            Fix("Set it in the documented form, or unset it:", ["export HSA_OVERRIDE_GFX_VERSION=10.3.0",
+                                                                "unset HSA_OVERRIDE_GFX_VERSION"]),
+        )]
+    if not host.gpus:
+        return [skip("gpu.override-mismatch", "No GPU to compare the override with")]
+    ctx = rocm_context(host, matrix)
+    out = []
+    natives = {native_gfx(g) for g in host.gpus if native_gfx(g)}
+    for gpu in host.gpus:
+        gfx = native_gfx(gpu)
+        if not gfx or gfx == forced:
+            continue
+        status = matrix.support_status(gfx, ctx.version or "") if ctx.version else "unknown"
+        target = matrix.gpu(gfx)
+        fits = target is not None and target.override == value
+        if status == "supported" or (not fits and len(natives) > 1):
+            visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
+            out.append(finding(
+                "gpu.override-mismatch", Severity.WARN,
+                f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",
+                f"The override makes every GPU in the process present itself as {forced}. {gpu_label(gpu)} "
+                + ("is natively supported" if status == "supported" else f"is a different ISA ({gfx})")
+                + ": code built for another ISA can fault, hang or return wrong results on it.",
+                [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
+                Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",
+                    [f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} python train.py",
+                     "unset HSA_OVERRIDE_GFX_VERSION  # in the global shell profile"]),
+            ))
+    return out or [ok("gpu.override-mismatch", f"HSA_OVERRIDE_GFX_VERSION={value} matches the GPUs it is needed for")]
+
+
+@check("gpu.igpu-visible", title="Integrated GPU")
+def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
+    apus = [g for g in host.gpus if g.is_apu]
+    dgpus = [g for g in host.gpus if not g.is_apu]
+    if not (apus and dgpus):
+        return [ok("gpu.igpu-visible", "No integrated GPU beside a discrete one")] if host.gpus else []
+    limiter = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+                    if host.env.get(k)), None)
+    if limiter:
+        return [ok("gpu.igpu-visible", f"Integrated GPU present but {limiter}={host.env[limiter]} limits the devices")]
+    keep = ",".join(str(g.index) for g in dgpus)
+    return [finding(
+        "gpu.igpu-visible", Severity.WARN,
+        f"Integrated GPU {gpu_label(apus[0])} is visible beside the discrete GPU(s)",
+        "PyTorch enumerates the iGPU as a device too: device 0 may be the iGPU, kernels may lack code objects "
+        "for it (hipErrorNoBinaryForGpu), and RCCL/multi-GPU code picks it up.",
+        [str(s) for g in apus for s in g.sources[:2]],
+        Fix("Expose only the discrete GPU(s) to ROCm (or disable the iGPU in the BIOS):",
+            [f"export ROCR_VISIBLE_DEVICES={keep}", f"export HIP_VISIBLE_DEVICES={keep}"]),
+    )]
+
+
+@check("gpu.arch-conflict", title="GPU identity across sources")
+def arch_conflict(host: Host, matrix: Matrix) -> list[Finding]:
+    out = []
+    for gpu in host.gpus:
+        opinions = {v for v in gpu.gfx_by_source.values() if v}
+        if len(opinions) <= 1:
+            continue
+        native = native_gfx(gpu)
+        reported = reported_user_space_gfx(gpu)
+        value = override_value(host)
+        listing = ", ".join(f"{k} says {v}" for k, v in gpu.gfx_by_source.items())
+        target = matrix.gpu(native) if native else None
+        explained = reported is not None and (
+            (value is not None and gfx_from_version(value) == reported)
+            or (value is None and target is not None and target.override
+                and gfx_from_version(target.override) == reported)
+        )
+        if explained:
+            out.append(finding(
+                "gpu.arch-conflict", Severity.INFO,
+                f"{gpu_label(gpu)}: runtime reports {reported}, hardware is {native} (override active)",
+                f"{listing}. This is what HSA_OVERRIDE_GFX_VERSION={version_of_gfx(reported or '')} does; "
+                "fine for this GPU, but it applies to every GPU in the process.",
+                [str(s) for s in gpu.sources[:3]],
+            ))
+        else:
+            out.append(finding(
+                "gpu.arch-conflict", Severity.WARN, f"{gpu_label(gpu)}: sources disagree on the GPU's ISA",
+                f"{listing}. The PCI id / kernel topology is the hardware; the runtime may be overridden or "
+                "a tool may be out of date.",
+                [str(s) for s in gpu.sources[:3]],
+                Fix("Check for an HSA_OVERRIDE_GFX_VERSION in the environment or a container image:",
+                    ["env | grep HSA_OVERRIDE", "rocminfo | grep -E 'Name: +gfx'"]),
+            ))
+    return out

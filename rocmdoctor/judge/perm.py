@@ -1,0 +1,69 @@
+"""Permission checks: can this user open /dev/kfd and the render nodes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocmdoctor.judge.facts import finding, groups_of_user, not_captured, ok
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import DeviceNode, Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import Host
+
+PERM_URL = ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
+            "#setting-permissions-for-groups")
+
+
+def _can_rw(node: DeviceNode, uid: int | None, groups: set) -> bool | None:
+    if node.mode is None:
+        return None
+    try:
+        mode = int(node.mode, 8)
+    except ValueError:
+        return None
+    if uid == 0:
+        return True
+    if uid is not None and node.uid is not None and uid == node.uid and mode & 0o600 == 0o600:
+        return True
+    if (node.group in groups or str(node.gid) in groups) and mode & 0o060 == 0o060:
+        return True
+    return mode & 0o006 == 0o006
+
+
+@check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
+def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
+    nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
+    if not nodes:
+        return [not_captured("perm.kfd-access", "Device node permissions (/dev/kfd, /dev/dri)")]
+    kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)
+    if kfd is not None and not kfd.exists:
+        return [finding(
+            "perm.kfd-missing", Severity.FAIL, "/dev/kfd does not exist",
+            "Without /dev/kfd no ROCm program can reach a GPU. On a host: the amdgpu driver is not loaded. "
+            "In a container: it was started without --device /dev/kfd.",
+            [str(kfd.source)] if kfd.source else [],
+            Fix("On the host load amdgpu; for a container pass the devices:",
+                ["sudo modprobe amdgpu", "docker run --device /dev/kfd --device /dev/dri --group-add video "
+                 "--group-add render ..."]),
+        )]
+    groups = groups_of_user(host)
+    if groups is None:
+        return [not_captured("perm.kfd-access", "User and groups (id)")]
+    uid = host.user.uid if host.user else None
+    denied = [n for n in nodes if n.exists and _can_rw(n, uid, groups) is False]
+    if not denied:
+        return [ok("perm.kfd-access", f"{host.user.name if host.user else 'user'} can open /dev/kfd and the "
+                                      "render nodes", [str(n.source) for n in nodes[:2] if n.source])]
+    needed = sorted({n.group for n in denied if n.group} or {"render"})
+    user = host.user.name if host.user and host.user.name else "$USER"
+    return [finding(
+        "perm.kfd-access", Severity.FAIL,
+        f"{user} cannot open {', '.join(n.path for n in denied[:3])}",
+        f"The device nodes belong to group(s) {', '.join(needed)} and the user is not a member: ROCm reports "
+        "'Unable to open /dev/kfd read-write: Permission denied' or sees no GPU.",
+        [str(n.source) for n in denied[:3] if n.source] + ([str(host.user.source)] if host.user and host.user.source else []),
+        Fix("Add the user to the groups, then log out and back in (or reboot):",
+            [f"sudo usermod -aG {','.join(sorted(set(needed) | {'render', 'video'}))} {user}"], PERM_URL),
+    )]

@@ -1,0 +1,97 @@
+"""ROCm user-space checks: is it there, is there more than one, does it match the kernel driver."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocmdoctor.judge.facts import ROCM_DOCS, finding, major_minor, ok, skip, system_rocm, torch_rocm
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import Host
+
+
+@check("rocm.not-installed", title="ROCm installation")
+def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
+    sr = system_rocm(host)
+    if sr:
+        return [ok("rocm.not-installed", f"ROCm {sr[0]} installed", [str(sr[1])])]
+    if "rocminfo" in host.captured and host.gpus:
+        return [ok("rocm.not-installed", "ROCm user space present (rocminfo runs)")]
+    if not host.tool:  # hand-made bundle / pasted file: absence of /opt/rocm proves nothing
+        return [skip("rocm.not-installed", "ROCm installation not captured")]
+    tr = torch_rocm(host)
+    if tr:
+        return [finding(
+            "rocm.not-installed", Severity.INFO, f"No system ROCm; PyTorch uses the ROCm {tr} bundled in its wheel",
+            "That is enough for PyTorch. rocminfo, rocm-smi and hipcc (HIP C++ builds) need a system install.",
+        )]
+    return [finding(
+        "rocm.not-installed", Severity.WARN, "ROCm is not installed",
+        "No /opt/rocm* install was found and rocminfo is not on PATH. PyTorch's ROCm wheels bundle their own "
+        "runtime, but the kernel driver (amdgpu) must still be present, and tools like rocminfo help diagnosis.",
+        [],
+        Fix("Install PyTorch's ROCm wheels (they bring the runtime), and optionally ROCm for the tools:",
+            ["rocmdoctor install torch", "sudo amdgpu-install --usecase=rocm --no-dkms"],
+            ROCM_DOCS + "install/quick-start.html"),
+    )]
+
+
+@check("rocm.multiple-versions", title="Several ROCm installs")
+def multiple(host: Host, matrix: Matrix) -> list[Finding]:
+    versions = sorted({r.version for r in host.rocm_installs if r.version})
+    if len(versions) <= 1:
+        return [ok("rocm.multiple-versions", "One ROCm install")] if versions else []
+    paths = [f"{r.path} ({r.version})" for r in host.rocm_installs]
+    return [finding(
+        "rocm.multiple-versions", Severity.WARN, f"{len(versions)} ROCm versions installed: {', '.join(versions)}",
+        "Builds and the loader may pick libraries from one install and headers or tools from another "
+        "(/opt/rocm points to one of them, LD_LIBRARY_PATH or ld.so.conf to another): mixed versions fail "
+        "in confusing ways.",
+        paths,
+        Fix("Keep one, or make sure /opt/rocm, PATH and LD_LIBRARY_PATH all name the same version:",
+            ["ls -ld /opt/rocm*", "readlink -f /opt/rocm", "sudo amdgpu-install --uninstall --rocmrelease=<old>"]),
+    )]
+
+
+@check("torch.rocm-mismatch", title="PyTorch's ROCm vs the system")
+def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
+    tr = torch_rocm(host)
+    if not tr:
+        return [skip("torch.rocm-mismatch", "No ROCm build of torch to compare")]
+    out: list[Finding] = []
+    sr = system_rocm(host)
+    if sr and major_minor(sr[0]) != major_minor(tr):
+        out.append(finding(
+            "torch.rocm-mismatch", Severity.WARN,
+            f"torch bundles ROCm {tr} but the system has ROCm {sr[0]}",
+            "The wheel loads its own bundled libraries; system ROCm libraries on LD_LIBRARY_PATH, or extensions "
+            "built with the system hipcc, then mix two ROCm versions in one process.",
+            [str(sr[1]), f"torch {host.torch.version if host.torch else ''}"],
+            Fix("Install the torch variant matching the system ROCm, or keep system ROCm off the library path:",
+                [f"rocmdoctor install torch --rocm {major_minor(sr[0])}", "unset LD_LIBRARY_PATH"]),
+        ))
+    dkms_rocm = None
+    if host.dkms:
+        for e in host.dkms.entries:
+            if e.module == "amdgpu":
+                dkms_rocm = matrix.rocm_for_dkms(e.version)
+                if dkms_rocm:
+                    break
+    if dkms_rocm:
+        rel = matrix.release(tr) or matrix.release(major_minor(tr) or tr)
+        window = rel.kmd_compatible if rel else ()
+        if window and major_minor(dkms_rocm) not in window:
+            out.append(finding(
+                "torch.rocm-mismatch", Severity.WARN,
+                f"torch's ROCm {tr} is outside the support window of the kernel driver from ROCm {dkms_rocm}",
+                f"ROCm {rel.version if rel else tr} user space supports kernel drivers from ROCm "
+                f"{', '.join(window)} ({rel.driver_window if rel else ''}).",
+                [f"amdgpu-dkms from ROCm {dkms_rocm}"],
+                Fix("Upgrade amdgpu-dkms (or the in-tree kernel), or install torch for an older ROCm:",
+                    [f"rocmdoctor install torch --rocm {major_minor(dkms_rocm)}"],
+                    ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+            ))
+    return out or [ok("torch.rocm-mismatch", f"torch's ROCm {tr} agrees with the system")]

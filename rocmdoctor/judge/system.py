@@ -1,0 +1,179 @@
+"""OS, kernel and kernel-driver checks: the layer below ROCm user space."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import Host
+
+WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"
+
+
+def _os_label(host: Host) -> str:
+    o = host.os
+    return o.pretty_name or " ".join(x for x in (o.id, o.version or o.version_id) if x) or "unknown OS"
+
+
+@check("os.not-supported", title="Operating system")
+def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
+    if not host.os.id:
+        return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
+    ctx = rocm_context(host, matrix)
+    version = host.os.version or host.os.version_id or ""
+    verdict = matrix.os_supported(ctx.version or "", host.os.id, version) if ctx.version else None
+    ev = [str(host.os.source)] if host.os.source else []
+    if verdict is None:
+        return [skip("os.not-supported", f"{_os_label(host)}: no data for ROCm {ctx.version}")]
+    if verdict:
+        return [ok("os.not-supported", f"{_os_label(host)} is supported by ROCm {ctx.version}", ev)]
+    supported = sorted({f"{o.os_id} {o.version}" for o in ctx.release.os}) if ctx.release else []
+    return [finding(
+        "os.not-supported", Severity.WARN, f"{_os_label(host)} is not supported by ROCm {ctx.version}",
+        f"AMD does not validate ROCm {ctx.version} on this OS ({ctx.why}); packages may not install and "
+        "the amdgpu-dkms module may not build. Supported: " + ", ".join(supported[:12]),
+        ev,
+        Fix("Use a supported distribution release, or a ROCm container on this host.",
+            [f"rocmdoctor matrix show --rocm {ctx.version}"], ROCM_DOCS + "reference/system-requirements.html"),
+    )]
+
+
+@check("os.wsl", title="Windows Subsystem for Linux")
+def wsl(host: Host, matrix: Matrix) -> list[Finding]:
+    if not host.kernel.is_wsl:
+        return []
+    return [finding(
+        "os.wsl", Severity.INFO, "Running under WSL",
+        "Under WSL there is no /dev/kfd and no amdgpu module: the GPU is reached through /dev/dxg and AMD's "
+        "WSL-specific runtime. Only AMD's Radeon-on-WSL wheels work; download.pytorch.org ROCm wheels fail "
+        "with 'No HIP GPUs are available' / hipErrorNoDevice.",
+        [host.kernel.version_text or ""],
+        Fix("Install ROCm for WSL and the matching AMD wheels, then replace the wheel's bundled HSA runtime "
+            "as AMD's guide says.", [], WSL_URL),
+    )]
+
+
+@check("kernel.not-validated", title="Kernel")
+def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
+    release = host.kernel.release
+    if not release:
+        return [not_captured("kernel.not-validated", "Kernel release (uname -r)")]
+    if host.kernel.is_wsl:
+        return [skip("kernel.not-validated", f"Kernel {release} is a WSL kernel (not judged)")]
+    if not host.os.id:
+        return [skip("kernel.not-validated", f"Kernel {release}: OS not captured, cannot judge")]
+    ctx = rocm_context(host, matrix)
+    version = host.os.version or host.os.version_id or ""
+    verdict = matrix.kernel_validated(ctx.version or "", host.os.id, version, release) if ctx.version else None
+    ev = [str(host.kernel.source)] if host.kernel.source else [release]
+    if verdict is None:
+        return [skip("kernel.not-validated", f"Kernel {release}: no kernel data for {host.os.id} {version} "
+                                             f"in ROCm {ctx.version}")]
+    if verdict:
+        return [ok("kernel.not-validated", f"Kernel {release} is validated for ROCm {ctx.version} on "
+                                           f"{host.os.id} {version}", ev)]
+    kernels = sorted({k for o in (ctx.release.os if ctx.release else ()) if o.os_id == host.os.id
+                      and (o.version.startswith(version) or version.startswith(o.version)) for k in o.kernels})
+    return [finding(
+        "kernel.not-validated", Severity.WARN,
+        f"Kernel {release} is not one ROCm {ctx.version} was validated with on {_os_label(host)}",
+        f"AMD validated ROCm {ctx.version} on {host.os.id} {version} with kernel(s) {', '.join(kernels) or '?'}. "
+        "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
+        ev,
+        Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "
+            "(no amdgpu-dkms) with a new enough ROCm.", ["uname -r", "apt list --installed 'linux-image-*'"],
+            ROCM_DOCS + "reference/system-requirements.html"),
+    )]
+
+
+@check("driver.amdgpu-not-loaded", title="amdgpu kernel module")
+def amdgpu_loaded(host: Host, matrix: Matrix) -> list[Finding]:
+    fact = host.amdgpu_loaded
+    if fact is None:
+        if host.gpus and "rocminfo" in host.captured and any("rocminfo" in g.gfx_by_source for g in host.gpus):
+            return [ok("driver.amdgpu-not-loaded", "amdgpu is working (rocminfo lists GPU agents)")]
+        return [not_captured("driver.amdgpu-not-loaded", "Loaded kernel modules")]
+    if fact.value:
+        ver = f" (version {host.amdgpu_version.value})" if host.amdgpu_version else ""
+        return [ok("driver.amdgpu-not-loaded", f"amdgpu kernel module loaded{ver}", [str(fact.source)])]
+    return [finding(
+        "driver.amdgpu-not-loaded", Severity.FAIL, "The amdgpu kernel module is not loaded",
+        "Without amdgpu there is no /dev/kfd and ROCm sees no GPU. Common causes: amdgpu-dkms failed to build "
+        "for this kernel, 'nomodeset' or 'modprobe.blacklist=amdgpu' on the kernel command line, Secure Boot "
+        "refusing an unsigned DKMS module.",
+        [str(fact.source)],
+        Fix("Load it and read why it failed:", ["sudo modprobe amdgpu", "sudo dmesg | grep -i amdgpu",
+                                               "cat /proc/cmdline", "dkms status"]),
+    )]
+
+
+@check("driver.dkms-failed", "driver.dkms-breakage", title="amdgpu-dkms")
+def dkms(host: Host, matrix: Matrix) -> list[Finding]:
+    info = host.dkms
+    if info is None:
+        return [not_captured("driver.dkms-failed", "dkms status")]
+    out: list[Finding] = []
+    kernel = host.kernel.release
+    for err in info.errors:
+        out.append(finding(
+            "driver.dkms-failed", Severity.FAIL, "`dkms status` itself fails",
+            "A stale or half-removed DKMS tree makes dkms error out, so no module can be (re)built for a new "
+            "kernel. Usually left over from an uninstalled amdgpu-dkms.",
+            [str(err.source), err.value],
+            Fix("Remove the broken tree and reinstall the driver package:",
+                ["ls /var/lib/dkms/amdgpu", "sudo rm -r /var/lib/dkms/amdgpu/<broken-version>",
+                 "sudo apt install --reinstall amdgpu-dkms"]),
+        ))
+    for fail in info.build_failures:
+        out.append(finding(
+            "driver.dkms-failed", Severity.FAIL, "amdgpu-dkms failed to build",
+            f"The amdgpu DKMS module did not build{' for ' + ', '.join(info.failed_kernels) if info.failed_kernels else ''}:"
+            " the system boots with the in-tree amdgpu (or none), which may not match ROCm user space.",
+            [str(fail.source), fail.value],
+            Fix("Read the make.log; boot a kernel this amdgpu-dkms supports, or upgrade ROCm/amdgpu-dkms:",
+                ["cat /var/lib/dkms/amdgpu/*/build/make.log | tail -50", "dkms status"],
+                ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+        ))
+    amdgpu = [e for e in info.entries if e.module == "amdgpu"]
+    if kernel and amdgpu:
+        for e in amdgpu:
+            for b in matrix.dkms_breakages(e.version, kernel):
+                out.append(finding(
+                    "driver.dkms-breakage", Severity.FAIL,
+                    f"amdgpu-dkms {e.version} is known not to build on kernel {kernel}",
+                    f"amdgpu-dkms {b.dkms_base} fails to build on kernels {b.kernel_min}"
+                    f"{'–' + b.kernel_max if b.kernel_max else ' and newer'} ({b.issue}).",
+                    [str(e.source)] if e.source else [],
+                    Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms supports "
+                        "this kernel.", ["uname -r", "rocmdoctor matrix show"], b.issue),
+                ))
+        on_kernel = [e for e in amdgpu if e.kernel == kernel]
+        if not on_kernel and not out:
+            out.append(finding(
+                "driver.dkms-failed", Severity.FAIL, f"amdgpu-dkms is not built for the running kernel {kernel}",
+                "dkms lists amdgpu only for other kernels: after a kernel upgrade the module was not rebuilt.",
+                [str(e.source) for e in amdgpu if e.source][:3],
+                Fix("Build it for this kernel (needs the matching headers):",
+                    [f"sudo apt install linux-headers-{kernel}", "sudo dkms autoinstall", "dkms status"]),
+            ))
+        for e in on_kernel:
+            if e.status.split()[0:1] != ["installed"]:
+                out.append(finding(
+                    "driver.dkms-failed", Severity.FAIL,
+                    f"amdgpu-dkms {e.version} is '{e.status}' for kernel {kernel}, not installed",
+                    "The module is built but not installed for the running kernel.",
+                    [str(e.source)] if e.source else [],
+                    Fix("Install it:", [f"sudo dkms install amdgpu/{e.version} -k {kernel}"]),
+                ))
+    if not out:
+        if amdgpu:
+            out.append(ok("driver.dkms-failed", f"amdgpu-dkms {amdgpu[0].version} installed"
+                          + (f" for {kernel}" if kernel else ""), [str(amdgpu[0].source)]))
+        else:
+            out.append(ok("driver.dkms-failed", "No amdgpu-dkms module (in-tree amdgpu driver in use)"))
+    return out

@@ -1,0 +1,223 @@
+"""PyTorch and Python checks: is the right wheel installed, for this GPU, with matching companions."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Optional
+
+from rocmdoctor.judge.facts import (
+    discrete_gpus,
+    finding,
+    gfx_from_version,
+    gpu_label,
+    major_minor,
+    native_gfx,
+    not_captured,
+    ok,
+    override_value,
+    skip,
+    torch_rocm,
+)
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix, TorchVariant
+    from rocmdoctor.model import Host
+
+INSTALL_URL = "https://pytorch.org/get-started/locally/"
+
+
+def _packages_seen(host: Host) -> bool:
+    return bool({"pip", "torch-probe", "collect_env"} & host.captured) or bool(host.packages)
+
+
+def _torch_evidence(host: Host) -> list[str]:
+    t = host.torch
+    if t is None:
+        return []
+    ev = [str(t.source)] if t.source else []
+    if t.bundled_libs:
+        ev.append("torch/lib: " + ", ".join(t.bundled_libs[:4]))
+    return ev
+
+
+@check("torch.not-installed", title="PyTorch installed")
+def torch_installed(host: Host, matrix: Matrix) -> list[Finding]:
+    if host.torch and host.torch.version:
+        return [ok("torch.not-installed", f"torch {host.torch.version} installed", _torch_evidence(host))]
+    if not _packages_seen(host):
+        return [not_captured("torch.not-installed", "Python packages")]
+    return [finding(
+        "torch.not-installed", Severity.WARN, "PyTorch is not installed in the target Python",
+        "No torch distribution was found in the captured environment.",
+        [str(host.packages_source)] if host.packages_source else [],
+        Fix("Install the ROCm build that fits this host:", ["rocmdoctor install torch"], INSTALL_URL),
+    )]
+
+
+@check("torch.not-rocm-build", title="PyTorch build")
+def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
+    t = host.torch
+    if t is None or not t.version:
+        return [skip("torch.not-rocm-build", "No torch to judge")]
+    build = t.build
+    if build == "rocm":
+        return [ok("torch.not-rocm-build", f"torch {t.version} is a ROCm build (HIP {t.hip or torch_rocm(host)})",
+                   _torch_evidence(host))]
+    if build == "unknown":
+        return [skip("torch.not-rocm-build", f"torch {t.version}: build kind not visible")]
+    kind = {"cuda": f"a CUDA build (CUDA {t.cuda or '?'})", "cpu": "a CPU-only build"}[build]
+    return [finding(
+        "torch.not-rocm-build", Severity.FAIL, f"torch {t.version} is {kind}, not a ROCm build",
+        "This wheel cannot use an AMD GPU: torch.cuda.is_available() is False. It usually comes from PyPI "
+        "(plain `pip install torch`), an --extra-index-url, or a later `pip install torchvision` that replaced "
+        "the ROCm torch.",
+        _torch_evidence(host),
+        Fix("Replace it with the ROCm build for this GPU (rocmdoctor picks the index and pins companions):",
+            ["rocmdoctor install torch --yes"], INSTALL_URL),
+    )]
+
+
+def _variant(host: Host, matrix: Matrix) -> Optional[TorchVariant]:
+    t = host.torch
+    if t is None or not t.version:
+        return None
+    base = re.match(r"\d+\.\d+(?:\.\d+)?", t.version)
+    rocm = torch_rocm(host)
+    if not base or not rocm:
+        return None
+    found = matrix.torch_variants(torch=base.group(0), rocm=rocm) or matrix.torch_variants(
+        torch=base.group(0), rocm=major_minor(rocm))
+    if not found:
+        mm = ".".join(base.group(0).split(".")[:2])
+        found = [v for v in matrix.torch_variants(rocm=major_minor(rocm)) if v.torch.startswith(mm)]
+    return found[0] if found else None
+
+
+@check("torch.arch-missing", title="PyTorch code objects for this GPU")
+def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
+    t = host.torch
+    if t is None or t.build != "rocm":
+        return [skip("torch.arch-missing", "No ROCm torch to judge")]
+    if not host.gpus:
+        return [skip("torch.arch-missing", "No GPU to judge")]
+    if t.arch_list:
+        archs, where = [a.split(":")[0] for a in t.arch_list], "torch.cuda.get_arch_list()"
+    else:
+        v = _variant(host, matrix)
+        if v is None:
+            return [skip("torch.arch-missing", f"torch {t.version}: its ROCm variant is not in rocmdoctor's matrix")]
+        archs, where = list(v.gfx), f"the torch {v.torch} rocm{v.rocm} wheels ({v.source})"
+    forced = gfx_from_version(override_value(host) or "")
+    out = []
+    for gpu in discrete_gpus(host):
+        gfx = native_gfx(gpu)
+        if not gfx:
+            continue
+        runs_as = forced or gfx
+        if runs_as in archs:
+            continue
+        target = matrix.gpu(gfx)
+        override = target.override if target is not None and not target.override_broken else None
+        hint = (f"export HSA_OVERRIDE_GFX_VERSION={override}" if override and gfx_from_version(override) in archs
+                else None)
+        out.append(finding(
+            "torch.arch-missing", Severity.FAIL,
+            f"torch {t.version} has no code objects for {gpu_label(gpu)}",
+            f"{where} contain {', '.join(archs)}; the GPU runs {runs_as}. Kernels abort with "
+            "'hipErrorNoBinaryForGpu' or 'invalid device function'.",
+            _torch_evidence(host) + [str(s) for s in gpu.sources[:1]],
+            Fix(("This GPU can run the wheel's code through the ISA override:" if hint else
+                 "Install a torch whose ROCm variant includes this GPU (rocmdoctor picks one), or build from "
+                 f"source with PYTORCH_ROCM_ARCH={gfx}:"),
+                [hint] if hint else ["rocmdoctor install torch --dry-run"]),
+        ))
+    return out or [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU")]
+
+
+@check("torch.companion-mismatch", "torch.triton-mismatch", title="torchvision / torchaudio / triton")
+def companions(host: Host, matrix: Matrix) -> list[Finding]:
+    t = host.torch
+    if t is None or not t.version or not host.packages:
+        return []
+    label = (t.version.split("+", 1) + [""])[1]
+    bad = []
+    for name in ("torchvision", "torchaudio"):
+        v = host.packages.get(name)
+        if v and "+" in v and label and v.split("+", 1)[1].split(".git")[0][:6] != label.split(".git")[0][:6]:
+            bad.append(f"{name} {v}")
+    out = []
+    if bad:
+        out.append(finding(
+            "torch.companion-mismatch", Severity.FAIL, f"{', '.join(bad)} built for another variant than torch {t.version}",
+            "Companion wheels must come from the same index as torch; a CUDA torchvision drags in CUDA "
+            "libraries or fails to load its C++ ops ('operator torchvision::nms does not exist').",
+            [str(host.packages_source)] if host.packages_source else [],
+            Fix("Reinstall torch and its companions together from one index:",
+                ["rocmdoctor install torch torchvision torchaudio"]),
+        ))
+    if t.build == "rocm" and "triton" in host.packages and not (
+            {"pytorch-triton-rocm", "triton-rocm"} & set(host.packages)):
+        out.append(finding(
+            "torch.triton-mismatch", Severity.WARN,
+            f"triton {host.packages['triton']} (the CUDA build from PyPI) is installed beside a ROCm torch",
+            "torch.compile and Triton kernels need the ROCm Triton (pytorch-triton-rocm / triton-rocm) pinned by "
+            "the torch wheel; PyPI's triton targets NVIDIA only.",
+            [str(host.packages_source)] if host.packages_source else [],
+            Fix("Replace it with the pinned ROCm Triton:", ["pip uninstall -y triton", "rocmdoctor install torch"]),
+        ))
+    return out
+
+
+@check("torch.gpu-unavailable", title="torch sees the GPU")
+def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
+    t = host.torch
+    if t is None or t.cuda_available is None:
+        return []
+    if t.cuda_available:
+        return [ok("torch.gpu-unavailable", "torch.cuda.is_available() is True", _torch_evidence(host))]
+    if t.build != "rocm":
+        return []  # torch.not-rocm-build already says why
+    return [finding(
+        "torch.gpu-unavailable", Severity.FAIL, f"torch {t.version} is a ROCm build but sees no GPU",
+        "torch.cuda.is_available() returned False: the runtime found no usable GPU (driver not loaded, no "
+        "access to /dev/kfd, the GPU hidden by *_VISIBLE_DEVICES, or an unsupported ISA).",
+        _torch_evidence(host),
+        Fix("The other findings name the cause; to see the runtime's own reason:",
+            ["AMD_LOG_LEVEL=4 python -c 'import torch; print(torch.cuda.is_available())'"]),
+    )]
+
+
+@check("python.no-rocm-wheel", title="Python version")
+def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
+    version = host.python.version
+    if not version:
+        return [not_captured("python.no-rocm-wheel", "Python version")]
+    mm = major_minor(version) or version
+    gfxs = [native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)]
+    any_for_python = matrix.torch_variants(python=mm)
+    ev = [str(host.python.source)] if host.python.source else [f"Python {version}"]
+    if not any_for_python:
+        pythons = sorted({p for v in matrix.torch_variants() for p in v.pythons if p.replace(".", "").isdigit()},
+                         key=lambda s: tuple(int(x) for x in s.split(".")))
+        return [finding(
+            "python.no-rocm-wheel", Severity.FAIL, f"No PyTorch ROCm wheel exists for Python {mm}",
+            f"PyTorch publishes ROCm wheels for Python {', '.join(pythons)}; pip then silently falls back to "
+            "another index or a CPU build.",
+            ev,
+            Fix("Create an environment with a supported Python:",
+                [f"uv venv --python {pythons[-2] if len(pythons) > 1 else pythons[-1]} .venv"
+                 if pythons else "uv venv .venv", "rocmdoctor install torch --python .venv/bin/python"]),
+        )]
+    if gfxs:
+        fitting = [v for v in any_for_python if all(g in v.gfx for g in gfxs)]
+        if not fitting:
+            return [finding(
+                "python.no-rocm-wheel", Severity.WARN,
+                f"No PyTorch ROCm wheel for Python {mm} includes {', '.join(sorted(set(gfxs)))}",
+                "Wheels exist for this Python, but none is compiled for this GPU (see gpu.override-needed / "
+                "gpu.arch-unsupported for what to do).",
+                ev,
+            )]
+    return [ok("python.no-rocm-wheel", f"Python {version}: {len(any_for_python)} ROCm torch variant(s) available", ev)]

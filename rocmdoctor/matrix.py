@@ -1,0 +1,557 @@
+"""Typed, cached access to the compatibility data in ``matrices/`` (the only module that reads it).
+
+The data lives in reviewed TOML files (``matrices/*.toml``, one schema checked by
+``rocmdoctor.matrix_schema``); this module turns them into frozen dataclasses and answers the
+questions the checks, the installer and the container generator ask.  Parsing TOML costs tens of
+milliseconds, so the parsed ``Matrix`` is pickled into the user cache directory keyed by the data
+files' names, sizes and mtimes; a stale or unreadable cache is simply rebuilt.
+
+Version matching rules (documented because callers depend on them):
+
+* ``release("6.2")`` is the newest 6.2.x point release; ``release("6.2.4")`` is exact.
+* OS versions match by dotted prefix in either direction: a host reporting Ubuntu ``22.04``
+  (os-release ``VERSION_ID`` never carries the point release) matches every ``22.04.x`` the matrix
+  lists, and a host reporting Oracle Linux ``9.4`` matches the matrix's ``9``.
+* Kernels: a validated series ``"5.15"`` matches any ``5.15.*`` kernel (major.minor compare); a
+  vendor kernel such as RHEL's ``"5.14.0-427"`` or SLES's ``"6.4.0-150700.51"`` matches any kernel
+  starting with its numeric base ``5.14.0`` / ``6.4.0`` (vendors backport, so the build suffix is
+  not compared).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+FORMAT_VERSION = 3  # bump when the dataclasses change shape: invalidates pickled caches
+
+
+@dataclass(frozen=True)
+class OsSupport:
+    os_id: str  # os-release ID: "ubuntu", "rhel", "sles", "debian", "ol", "rocky", "azurelinux", "centos"
+    version: str  # "22.04.5", "9.4", "15.6" (SLES SP as 15.N)
+    kernels: tuple[str, ...] = ()  # validated kernel series: ("5.15", "6.8") or ("5.14.0-427",)
+    gfx_only: tuple[str, ...] = ()  # per-GPU restriction from footnotes: only these targets on this OS
+    source: str = ""
+    note: str = ""  # footnote text behind gfx_only, product-level detail the gfx list cannot carry
+
+
+@dataclass(frozen=True)
+class RocmRelease:
+    version: str  # "6.2.4"
+    date: Optional[str]
+    os: tuple[OsSupport, ...]
+    gfx_supported: tuple[str, ...]
+    gfx_deprecated: tuple[str, ...]
+    gfx_removed: tuple[str, ...]  # removed in or before this release (was supported earlier)
+    dkms_base: Optional[str]  # amdgpu-dkms base version "6.8.5"
+    dkms_pattern: Optional[str]  # regex matching `dkms status` version for this release
+    driver_window: Optional[str]  # prose: "±2 releases" / "up to a year apart"
+    kmd_compatible: tuple[str, ...]  # kernel-driver (KMD) release series this user space supports: ("6.0", "6.1", ...)
+    hip_prefix: Optional[str]  # "6.2.41133"
+    source: str = ""
+    uncertain: tuple[str, ...] = ()  # names of fields marked uncertain
+    gfx_known: bool = True  # False: no GPU list in the references for this release (5.0-5.5)
+    gfx_os_only: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (gfx, ("ubuntu 24.04.2", ...)) footnotes
+    driver: tuple[str, ...] = ()  # "AMD GPU Driver (amdgpu)" versions listed for 7.x ("30.10.2", ...)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def series(self) -> str:
+        """"6.2" for "6.2.4": the granularity of wheel indexes and dkms mapping."""
+        return ".".join(self.version.split(".")[:2])
+
+
+@dataclass(frozen=True)
+class GpuProduct:
+    name: str
+    pci_ids: tuple[str, ...]  # "0x740f" (lower-case, 0x-prefixed); revision-specific entries as "0x73df:0xc1"
+    peak_hbm_bw_gbs: Optional[float] = None
+    peak_fp16_tflops: Optional[float] = None
+    peak_bf16_tflops: Optional[float] = None
+    source: str = ""
+    vram_gib: Optional[float] = None
+    compute_units: Optional[int] = None
+    uncertain: tuple[str, ...] = ()
+    derivation: str = ""  # how the PCI ids were matched (amdgpu.ids name match, by hand, ...)
+
+
+@dataclass(frozen=True)
+class GpuTarget:
+    gfx: str
+    family: str  # "CDNA2", "RDNA3", "GCN5", "APU-RDNA3", ...
+    segment: str  # "Instinct", "Radeon PRO", "Radeon", "APU"
+    wavefront: Optional[int]
+    lds_kib: Optional[int]
+    products: tuple[GpuProduct, ...]
+    override: Optional[str] = None  # HSA_OVERRIDE_GFX_VERSION value, e.g. "10.3.0"
+    override_broken: bool = False  # override known to hang or fault for this target
+    override_note: str = ""
+    is_apu: bool = False
+    source: str = ""
+    override_source: str = ""
+    pci_ids: tuple[str, ...] = ()  # device ids known for this target without a product row (APUs)
+
+
+@dataclass(frozen=True)
+class TorchVariant:
+    torch: str  # "2.5.1"
+    rocm: str  # "6.2"
+    index_url: str  # "https://download.pytorch.org/whl/rocm6.2"
+    channel: str  # "pytorch" | "amd" | "nightly"
+    triton_package: Optional[str]  # "pytorch-triton-rocm" | "triton-rocm"
+    triton_version: Optional[str]
+    torchvision: Optional[str]
+    torchaudio: Optional[str]
+    pythons: tuple[str, ...]  # ("3.9", "3.10", ...)
+    gfx: tuple[str, ...]  # targets compiled into the wheel
+    local_label: str = ""  # "+rocm6.2" or AMD's "+rocm6.4.1.git1ded221d"
+    source: str = ""
+    uncertain: tuple[str, ...] = ()
+    find_links: bool = False  # True: a flat directory for `pip -f`, not a PEP 503 index
+
+
+@dataclass(frozen=True)
+class Breakage:
+    what: str  # "amdgpu-dkms"
+    dkms_base: str  # "6.3.6"
+    kernel_min: str  # first kernel (inclusive) on which it fails to build
+    kernel_max: Optional[str]  # last failing kernel (inclusive), None = open-ended
+    issue: str  # URL
+    source: str = ""
+    rocm: tuple[str, ...] = ()  # ROCm releases shipping that dkms base
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DkmsBuild:
+    """One observed amdgpu-dkms build: ``<base>-<build>`` shipped with a ROCm release."""
+
+    rocm: str  # "6.0.0"
+    base: str  # "6.3.6"
+    build: Optional[str]  # "1697589"
+    package: str = ""  # full package version when known: "1:6.3.6.60000-1697589"
+    source: str = ""
+
+
+def _vtuple(version: str) -> tuple[int, ...]:
+    """Leading numeric components of a version: "6.8.0-49-generic" -> (6, 8, 0, 49)."""
+    out: list[int] = []
+    for part in re.split(r"[.\-+_]", version.strip()):
+        m = re.match(r"\d+", part)
+        if not m:
+            break
+        out.append(int(m.group()))
+    return tuple(out)
+
+
+def _norm_pci(device_id: str) -> Optional[str]:
+    """"744C", "0x744c", "1002:744c" -> "0x744c"; None when it is not a 16-bit hex id."""
+    s = device_id.strip().lower()
+    if ":" in s and not s.startswith("0x"):
+        s = s.split(":")[-1]
+    s = s[2:] if s.startswith("0x") else s
+    if not re.fullmatch(r"[0-9a-f]{1,4}", s):
+        return None
+    return "0x" + s.zfill(4)
+
+
+def _norm_rev(revision: Optional[str]) -> Optional[str]:
+    if revision is None:
+        return None
+    s = revision.strip().lower()
+    s = s[2:] if s.startswith("0x") else s
+    if not re.fullmatch(r"[0-9a-f]{1,2}", s):
+        return None
+    return "0x" + s.zfill(2)
+
+
+def _os_version_matches(matrix_version: str, host_version: str) -> bool:
+    """Dotted-prefix match both ways ("22.04" ~ "22.04.5", "9.4" ~ "9"); see the module docstring."""
+    a, b = matrix_version.strip(), host_version.strip()
+    if not a or not b:
+        return False
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def kernel_matches(validated: str, kernel: str) -> bool:
+    """Does a running ``kernel`` fall in the validated series ``validated``? (rules: module docstring)."""
+    base = validated.split("-")[0].split(" ")[0]
+    want = _vtuple(base)
+    have = _vtuple(kernel)
+    if not want or not have:
+        return False
+    if "-" in validated or len(want) >= 3:
+        return have[: len(want)] == want
+    return have[:2] == want[:2]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    releases: dict[str, RocmRelease] = field(default_factory=dict)
+    gpus: dict[str, GpuTarget] = field(default_factory=dict)
+    torch: tuple[TorchVariant, ...] = ()
+    breakages: tuple[Breakage, ...] = ()
+    smoke_thresholds: dict[str, float] = field(default_factory=dict)
+    pci_names: dict[str, str] = field(default_factory=dict)  # "0x744c:0xc8" and "0x744c" -> marketing name
+    pci_gfx: dict[str, str] = field(default_factory=dict)  # "0x744c" / "0x744c:0xc8" -> gfx
+    dkms_builds: tuple[DkmsBuild, ...] = ()
+    smoke_sources: dict[str, str] = field(default_factory=dict)
+
+    # ---- releases -------------------------------------------------------------------------
+    def _sorted_releases(self) -> list[RocmRelease]:
+        return sorted(self.releases.values(), key=lambda r: _vtuple(r.version), reverse=True)
+
+    def release(self, version: str) -> Optional[RocmRelease]:
+        """Exact "6.2.4", or the newest point release of "6.2"."""
+        v = version.strip().lstrip("vV")
+        if v.lower().startswith("rocm"):
+            v = v[4:].lstrip("-")
+        if v in self.releases:
+            return self.releases[v]
+        want = _vtuple(v)
+        if not want:
+            return None
+        for rel in self._sorted_releases():
+            t = _vtuple(rel.version)
+            if t[: len(want)] == want:
+                return rel
+        return None
+
+    def latest_release(self) -> RocmRelease:
+        """The newest release in the data (raises LookupError only if the matrix is empty)."""
+        rels = self._sorted_releases()
+        if not rels:
+            raise LookupError("the compatibility matrix holds no ROCm releases")
+        return rels[0]
+
+    # ---- GPUs -----------------------------------------------------------------------------
+    def gpu(self, key: str) -> Optional[GpuTarget]:
+        """Look up by gfx ("gfx1100"), PCI id ("0x744c"/"744c"), or product name ("RX 7900 XTX")."""
+        k = key.strip()
+        if not k:
+            return None
+        low = k.lower()
+        if low in self.gpus:
+            return self.gpus[low]
+        if re.fullmatch(r"(0x)?[0-9a-f]{4}(:(0x)?[0-9a-f]{1,2})?", low):
+            dev, _, rev = low.partition(":")
+            gfx = self.gfx_for_pci(dev, rev or None)
+            if gfx:
+                return self.gpus.get(gfx)
+        # product name: exact (case-insensitive) first, then the shortest name containing the key
+        hits: list[tuple[int, str, GpuTarget]] = []
+        for tgt in self.gpus.values():
+            for prod in tgt.products:
+                name = prod.name.lower()
+                if name == low:
+                    return tgt
+                if low in name:
+                    hits.append((len(name), name, tgt))
+        if hits:
+            hits.sort(key=lambda h: (h[0], h[1]))
+            return hits[0][2]
+        return None
+
+    def product(self, key: str) -> Optional[GpuProduct]:
+        """The product row for a PCI id or product-name key (None for a bare gfx key)."""
+        low = key.strip().lower()
+        dev, _, rev = low.partition(":")
+        pid = _norm_pci(dev) if re.fullmatch(r"(0x)?[0-9a-f]{4}", dev) else None
+        for tgt in self.gpus.values():
+            for prod in tgt.products:
+                if pid and (f"{pid}:{_norm_rev(rev)}" in prod.pci_ids if rev else False):
+                    return prod
+        for tgt in self.gpus.values():
+            for prod in tgt.products:
+                if pid and pid in {p.split(":")[0] for p in prod.pci_ids}:
+                    return prod
+                if not pid and low and low in prod.name.lower():
+                    return prod
+        return None
+
+    def gfx_for_pci(self, device_id: str, revision: Optional[str] = None) -> Optional[str]:
+        """gfx target of a PCI device id (revision refines only where one id spans targets)."""
+        dev = _norm_pci(device_id)
+        if dev is None:
+            return None
+        rev = _norm_rev(revision)
+        if rev and f"{dev}:{rev}" in self.pci_gfx:
+            return self.pci_gfx[f"{dev}:{rev}"]
+        return self.pci_gfx.get(dev)
+
+    def product_name_for_pci(self, device_id: str, revision: Optional[str] = None) -> Optional[str]:
+        """From libdrm amdgpu.ids (shipped in rocmdoctor/data/amdgpu.ids)."""
+        dev = _norm_pci(device_id)
+        if dev is None:
+            return None
+        rev = _norm_rev(revision)
+        if rev and f"{dev}:{rev}" in self.pci_names:
+            return self.pci_names[f"{dev}:{rev}"]
+        return self.pci_names.get(dev)
+
+    # ---- support --------------------------------------------------------------------------
+    def support_status(self, gfx: str, rocm: str) -> str:
+        """'supported' | 'deprecated' | 'removed' | 'never' | 'unknown' for a gfx in a ROCm release."""
+        rel = self.release(rocm)
+        g = gfx.strip().lower()
+        if rel is None or not g:
+            return "unknown"
+        if g in rel.gfx_supported:
+            return "supported"
+        if g in rel.gfx_deprecated:
+            return "deprecated"
+        if g in rel.gfx_removed:
+            return "removed"
+        if not rel.gfx_known:
+            return "unknown"
+        return "never"
+
+    def gfx_os_allowed(self, rocm: str, gfx: str, os_id: str, os_version: str) -> Optional[bool]:
+        """Per-GPU/per-OS footnote restrictions. None when the OS is not listed for the release."""
+        rel = self.release(rocm)
+        if rel is None:
+            return None
+        entries = [o for o in rel.os if o.os_id == os_id.lower() and _os_version_matches(o.version, os_version)]
+        if not entries:
+            return None
+        g = gfx.lower()
+        only = dict(rel.gfx_os_only).get(g)
+        ok_entries = []
+        for o in entries:
+            if o.gfx_only and g not in o.gfx_only:
+                continue
+            if only is not None and f"{o.os_id} {o.version}" not in only:
+                continue
+            ok_entries.append(o)
+        return bool(ok_entries)
+
+    def releases_supporting(
+        self, gfx: Optional[str] = None, os_id: Optional[str] = None, os_version: Optional[str] = None,
+        kernel: Optional[str] = None,
+    ) -> list[RocmRelease]:
+        """Releases (newest first) that support ``gfx`` (supported or deprecated) on that OS/kernel."""
+        out = []
+        for rel in self._sorted_releases():
+            if gfx and self.support_status(gfx, rel.version) not in ("supported", "deprecated"):
+                continue
+            if os_id and os_version:
+                if not self.os_supported(rel.version, os_id, os_version):
+                    continue
+                if gfx and self.gfx_os_allowed(rel.version, gfx, os_id, os_version) is False:
+                    continue
+                if kernel and not self.kernel_validated(rel.version, os_id, os_version, kernel):
+                    continue
+            elif os_id:
+                if not any(o.os_id == os_id.lower() for o in rel.os):
+                    continue
+            out.append(rel)
+        return out
+
+    def _os_entries(self, rocm: str, os_id: str, os_version: str) -> Optional[list[OsSupport]]:
+        rel = self.release(rocm)
+        if rel is None or not rel.os:
+            return None
+        return [o for o in rel.os if o.os_id == os_id.strip().lower() and _os_version_matches(o.version, os_version)]
+
+    def kernel_validated(self, rocm: str, os_id: str, os_version: str, kernel: str) -> Optional[bool]:
+        """True/False, or None when the matrix has no data for that OS in that release."""
+        entries = self._os_entries(rocm, os_id, os_version)
+        if not entries:
+            return None
+        kernels = [k for o in entries for k in o.kernels]
+        if not kernels:
+            return None
+        return any(kernel_matches(k, kernel) for k in kernels)
+
+    def validated_kernels(self, rocm: str, os_id: str, os_version: str) -> tuple[str, ...]:
+        """The validated kernel series for that OS in that release (all matching point releases)."""
+        entries = self._os_entries(rocm, os_id, os_version) or []
+        seen: list[str] = []
+        for o in entries:
+            for k in o.kernels:
+                if k not in seen:
+                    seen.append(k)
+        return tuple(seen)
+
+    def os_supported(self, rocm: str, os_id: str, os_version: str) -> Optional[bool]:
+        """True/False; None when the release is unknown or has no OS list."""
+        entries = self._os_entries(rocm, os_id, os_version)
+        if entries is None:
+            return None
+        return bool(entries)
+
+    # ---- wheels ---------------------------------------------------------------------------
+    def torch_variants(
+        self, gfx: Optional[str] = None, python: Optional[str] = None, torch: Optional[str] = None,
+        rocm: Optional[str] = None, channel: Optional[str] = None,
+    ) -> list[TorchVariant]:
+        """Newest first (torch version, then ROCm variant). ``torch``/``rocm`` match by dotted prefix."""
+        out = []
+        for v in self.torch:
+            if gfx and gfx.lower() not in v.gfx:
+                continue
+            if python and python not in v.pythons:
+                continue
+            if torch and not (v.torch == torch or v.torch.startswith(torch + ".")):
+                continue
+            if rocm and not (v.rocm == rocm or v.rocm.startswith(rocm + ".")):
+                continue
+            if channel and v.channel != channel:
+                continue
+            out.append(v)
+        out.sort(key=lambda v: (_vtuple(v.torch), _vtuple(v.rocm), v.channel == "pytorch"), reverse=True)
+        return out
+
+    # ---- driver ---------------------------------------------------------------------------
+    def rocm_releases_for_dkms(self, dkms_version: str) -> list[str]:
+        """Exact ROCm point releases known to ship this amdgpu-dkms version (may be several)."""
+        s = dkms_version.strip()
+        if s.lower().startswith("amdgpu/"):
+            s = s[7:]
+        s = s.split(",")[0].strip()
+        if ":" in s:  # package epoch "1:6.3.6.60000-1697589"
+            s = s.split(":", 1)[1]
+        m = re.match(r"(\d+\.\d+\.\d+)(?:\.(\d{5,}))?(?:-(\d+))?", s)
+        if not m:
+            return []
+        base, code, build = m.group(1), m.group(2), m.group(3)
+        hits = [b for b in self.dkms_builds if b.base == base]
+        if build:
+            exact = [b for b in hits if b.build == build]
+            if exact:
+                hits = exact
+        if code and len(code) == 5:  # 60000 -> 6.0.0, 50700 -> 5.7.0
+            decoded = f"{int(code[0])}.{int(code[1:3])}.{int(code[3:5])}"
+            if decoded in self.releases or not hits:
+                return [decoded]
+        return sorted({b.rocm for b in hits}, key=_vtuple)
+
+    def rocm_for_dkms(self, dkms_version: str) -> Optional[str]:
+        """Which ROCm release shipped this amdgpu-dkms module version ("6.3.6-1697589.22.04" -> "6.0")."""
+        rels = self.rocm_releases_for_dkms(dkms_version)
+        if not rels:
+            return None
+        series = {".".join(r.split(".")[:2]) for r in rels}
+        if len(series) == 1:
+            return series.pop()
+        return ".".join(rels[-1].split(".")[:2])  # newest series when a base spans two
+
+    def dkms_breakages(self, dkms_version: str, kernel: str) -> list[Breakage]:
+        """Known build failures of this amdgpu-dkms base on this kernel."""
+        m = re.search(r"(\d+\.\d+\.\d+)", dkms_version.split(":", 1)[-1])
+        have = _vtuple(kernel)
+        if not m or not have:
+            return []
+        base = m.group(1)
+        out = []
+        for b in self.breakages:
+            if b.dkms_base != base:
+                continue
+            lo = _vtuple(b.kernel_min)
+            if have[: len(lo)] < lo:
+                continue
+            if b.kernel_max is not None:
+                hi = _vtuple(b.kernel_max)
+                if have[: len(hi)] > hi:
+                    continue
+            out.append(b)
+        return out
+
+
+# ------------------------------------------------------------------------------------------
+# loading
+# ------------------------------------------------------------------------------------------
+
+_LOADED: Optional[Matrix] = None
+
+
+def _data_files() -> list[Path]:
+    from rocmdoctor.paths import AMDGPU_IDS, MATRICES_DIR
+
+    files = sorted(Path(MATRICES_DIR).glob("*.toml"))
+    if Path(AMDGPU_IDS).is_file():
+        files.append(Path(AMDGPU_IDS))
+    return files
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("ROCMDOCTOR_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "rocmdoctor"
+
+
+def _cache_key(files: list[Path]) -> str:
+    here = Path(__file__)
+    parts = [f"{FORMAT_VERSION}:{here.stat().st_mtime_ns}:{here.with_name('matrix_build.py').stat().st_mtime_ns}"]
+    for f in files:
+        st = f.stat()
+        parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+    blob = "\n".join(parts).encode()
+    return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse one data file (tomllib on 3.11+, tomli before)."""
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def load_raw() -> dict[str, dict[str, Any]]:
+    """Every data file parsed, keyed by file stem (for the schema test and `matrix update`)."""
+    from rocmdoctor.paths import MATRICES_DIR
+
+    return {p.stem: read_toml(p) for p in sorted(Path(MATRICES_DIR).glob("*.toml"))}
+
+
+def load(use_cache: bool = True) -> Matrix:
+    """Load (and cache) the whole matrix. Must cost < 20 ms."""
+    global _LOADED
+    if _LOADED is not None and use_cache:
+        return _LOADED
+    files = _data_files()
+    cache_file: Optional[Path] = None
+    if use_cache:
+        try:
+            cache_file = _cache_dir() / f"matrix-{_cache_key(files)}.pickle"
+            with open(cache_file, "rb") as fh:
+                obj = pickle.load(fh)
+            if isinstance(obj, Matrix):
+                _LOADED = obj
+                return obj
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            pass
+    from rocmdoctor.matrix_build import build
+
+    matrix = build(load_raw())
+    if cache_file is not None:
+        _write_cache(cache_file, matrix)
+    if use_cache:
+        _LOADED = matrix
+    return matrix
+
+
+def _write_cache(cache_file: Path, matrix: Matrix) -> None:
+    """Best effort: a read-only home must not break `check`."""
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        for old in cache_file.parent.glob("matrix-*.pickle"):
+            if old != cache_file:
+                old.unlink(missing_ok=True)
+        tmp = cache_file.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump(matrix, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache_file)
+    except OSError:
+        pass

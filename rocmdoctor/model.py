@@ -1,0 +1,292 @@
+"""The typed host model: everything rocmdoctor knows about one host, each fact with its source.
+
+Capture writes a bundle, the parsers in :mod:`rocmdoctor.parse` fill a :class:`Host` from it, and the
+checks in :mod:`rocmdoctor.checks_registry` judge that ``Host`` against the matrix. Nothing in this
+module reads files or runs commands: it is plain data, so that a laptop, a pasted bug report, a
+fixture and a fleet node all end up as the same object.
+
+A value of ``None`` always means "not captured" (we could not see it), never "absent": checks must
+tell the two apart and say "not captured" instead of passing silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any, Generic, Optional, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a fact came from: a bundle-relative file and, where known, a 1-based line number."""
+
+    file: str
+    line: Optional[int] = None
+    text: Optional[str] = None  # the source line itself, stripped, when it helps the reader
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.text}" if self.text else where
+
+
+@dataclass(frozen=True)
+class Fact(Generic[T]):
+    """A value plus the source it was read from."""
+
+    value: T
+    source: Source
+
+
+@dataclass
+class OsInfo:
+    id: Optional[str] = None  # os-release ID: ubuntu, rhel, sles, debian, ol, rocky, azurelinux, ...
+    version_id: Optional[str] = None  # os-release VERSION_ID: "22.04", "9.4", "15.5"
+    version: Optional[str] = None  # full version where known: "22.04.5" (from PRETTY_NAME / VERSION)
+    pretty_name: Optional[str] = None
+    id_like: list[str] = field(default_factory=list)
+    source: Optional[Source] = None
+
+
+@dataclass
+class KernelInfo:
+    release: Optional[str] = None  # uname -r: "6.5.0-14-generic"
+    version_text: Optional[str] = None  # /proc/version or uname -a
+    machine: Optional[str] = None  # x86_64
+    is_wsl: bool = False
+    source: Optional[Source] = None
+
+
+@dataclass
+class GpuInfo:
+    """One GPU agent. ``gfx_by_source`` keeps every source's opinion so conflicts stay visible."""
+
+    index: int  # order of enumeration within the host (0-based, GPUs only)
+    name: Optional[str] = None  # marketing name: "AMD Instinct MI210", "AMD Radeon RX 6700 XT"
+    gfx: Optional[str] = None  # the best-supported guess: "gfx90a" (first of gfx_by_source by priority)
+    gfx_by_source: dict[str, str] = field(default_factory=dict)  # {"rocminfo": "gfx1030", "pci-id": "gfx1031"}
+    pci_vendor_id: Optional[str] = None  # "0x1002"
+    pci_device_id: Optional[str] = None  # "0x73df" (lower-case hex with 0x)
+    pci_revision: Optional[str] = None  # "0xc1"
+    pci_bus: Optional[str] = None  # "0000:03:00.0"
+    is_apu: Optional[bool] = None  # integrated GPU (shares system memory)
+    vram_bytes: Optional[int] = None
+    compute_units: Optional[int] = None
+    kfd_node: Optional[int] = None
+    drm_card: Optional[str] = None  # "card0"
+    render_node: Optional[str] = None  # "renderD128"
+    uuid: Optional[str] = None
+    serial: Optional[str] = None
+    sources: list[Source] = field(default_factory=list)
+
+
+@dataclass
+class DkmsEntry:
+    module: str  # "amdgpu"
+    version: str  # "6.3.6-1697589.22.04"
+    kernel: Optional[str] = None  # "6.5.0-14-generic"; None for "added" lines without kernel
+    arch: Optional[str] = None
+    status: str = ""  # "installed", "built", "added", "broken", ...
+    source: Optional[Source] = None
+
+
+@dataclass
+class DkmsInfo:
+    entries: list[DkmsEntry] = field(default_factory=list)
+    errors: list[Fact[str]] = field(default_factory=list)  # dkms status itself failed / stale tree messages
+    build_failures: list[Fact[str]] = field(default_factory=list)  # "Error! Bad return status for module build"
+    failed_kernels: list[str] = field(default_factory=list)  # kernels named in build-failure lines
+
+
+@dataclass
+class RocmInstall:
+    path: str  # "/opt/rocm-6.0.2"
+    version: Optional[str]  # "6.0.2"
+    source: Optional[Source] = None
+
+
+@dataclass
+class PythonInfo:
+    executable: Optional[str] = None
+    version: Optional[str] = None  # "3.11.7"
+    implementation: Optional[str] = None  # "cpython"
+    platform_tags: list[str] = field(default_factory=list)  # most specific first: "cp311-cp311-manylinux_2_28_x86_64"
+    source: Optional[Source] = None
+
+
+@dataclass
+class TorchInfo:
+    """The target interpreter's torch, as far as it could be seen without importing it."""
+
+    version: Optional[str] = None  # "2.5.1+rocm6.2"
+    hip: Optional[str] = None  # "6.2.41133-dd7f95766"
+    cuda: Optional[str] = None  # "12.4"
+    git_version: Optional[str] = None
+    bundled_libs: list[str] = field(default_factory=list)  # file names under torch/lib matching GPU runtimes
+    arch_list: list[str] = field(default_factory=list)  # from a live probe or a log, when known
+    cuda_available: Optional[bool] = None  # from collect_env "Is CUDA available" or a REPL log
+    location: Optional[str] = None
+    source: Optional[Source] = None
+
+    @property
+    def build(self) -> str:
+        """'rocm', 'cuda', 'cpu' or 'unknown' — what kind of wheel this is."""
+        v = self.version or ""
+        if self.hip or "+rocm" in v:
+            return "rocm"
+        if self.cuda or "+cu" in v:
+            return "cuda"
+        if "+cpu" in v:
+            return "cpu"
+        if any("amdhip" in lib for lib in self.bundled_libs):
+            return "rocm"
+        if any("cudart" in lib or "libcuda" in lib for lib in self.bundled_libs):
+            return "cuda"
+        if self.version and self.hip is None and self.cuda is None and self.source is not None:
+            # version.py read and neither hip nor cuda set: a CPU build.
+            return "cpu" if self.source.file.endswith("torch-probe.json") else "unknown"
+        return "unknown"
+
+
+@dataclass
+class UserInfo:
+    name: Optional[str] = None
+    uid: Optional[int] = None
+    groups: list[str] = field(default_factory=list)
+    gids: list[int] = field(default_factory=list)
+    source: Optional[Source] = None
+
+
+@dataclass
+class DeviceNode:
+    path: str  # "/dev/kfd", "/dev/dri/renderD128"
+    mode: Optional[str] = None  # octal string "660"
+    owner: Optional[str] = None
+    group: Optional[str] = None
+    uid: Optional[int] = None
+    gid: Optional[int] = None
+    exists: bool = True
+    source: Optional[Source] = None
+
+
+@dataclass
+class LogMatch:
+    """A known error signature found in free text (logs, stderr, collect_env crash)."""
+
+    signature: str  # id from the signatures table, e.g. "no-binary-for-gpu"
+    finding_id: str  # "log.no-binary-for-gpu"
+    text: str  # the matched line
+    groups: dict[str, str] = field(default_factory=dict)  # named groups, e.g. {"gfx": "gfx1031"}
+    source: Optional[Source] = None
+
+
+@dataclass
+class ContainerInfo:
+    in_container: Optional[bool] = None
+    docker_reachable: Optional[bool] = None
+    docker_runtimes: list[str] = field(default_factory=list)
+    docker_default_runtime: Optional[str] = None
+    docker_error: Optional[str] = None
+    source: Optional[Source] = None
+
+
+@dataclass
+class Host:
+    """One host at one moment. Every field may be empty; ``captured`` lists what was seen."""
+
+    hostname: Optional[str] = None
+    origin: str = ""  # path of the bundle / file this came from, or "live"
+    created: Optional[str] = None
+    tool: Optional[str] = None
+    os: OsInfo = field(default_factory=OsInfo)
+    kernel: KernelInfo = field(default_factory=KernelInfo)
+    cpu_model: Optional[str] = None
+    gpus: list[GpuInfo] = field(default_factory=list)
+    amdgpu_loaded: Optional[Fact[bool]] = None
+    amdgpu_version: Optional[Fact[str]] = None  # /sys/module/amdgpu/version or modinfo
+    dkms: Optional[DkmsInfo] = None
+    rocm_installs: list[RocmInstall] = field(default_factory=list)
+    rocm_version: Optional[Fact[str]] = None  # best single answer: /opt/rocm -> version, rocminfo runtime, ...
+    hip_version: Optional[Fact[str]] = None  # hipconfig
+    python: PythonInfo = field(default_factory=PythonInfo)
+    packages: dict[str, str] = field(default_factory=dict)  # normalised name -> version (pip freeze/list)
+    packages_source: Optional[Source] = None
+    torch: Optional[TorchInfo] = None
+    user: Optional[UserInfo] = None
+    device_nodes: list[DeviceNode] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    env_source: Optional[Source] = None
+    dmesg: list[Fact[str]] = field(default_factory=list)  # amdgpu/kfd related lines only
+    logs: list[LogMatch] = field(default_factory=list)
+    container: Optional[ContainerInfo] = None
+    groups_file: dict[str, int] = field(default_factory=dict)  # /etc/group name -> gid (render, video)
+    captured: set[str] = field(default_factory=set)  # which parts were seen: "rocminfo", "kfd", "drm", ...
+    commands_missing: list[str] = field(default_factory=list)  # tools the capture found absent
+    parse_notes: list[str] = field(default_factory=list)  # what a parser could not understand
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary for reports (sets become sorted lists)."""
+        d = asdict(self)
+        d["captured"] = sorted(self.captured)
+        return d
+
+
+class Severity(str, Enum):
+    """Ordered from best to worst for exit-code purposes (``skip`` and ``info`` never fail)."""
+
+    OK = "ok"
+    INFO = "info"
+    SKIP = "skip"
+    WARN = "warn"
+    FAIL = "fail"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {
+    Severity.OK: 0,
+    Severity.SKIP: 1,
+    Severity.INFO: 2,
+    Severity.WARN: 3,
+    Severity.FAIL: 4,
+    Severity.ERROR: 5,
+}
+
+
+@dataclass
+class Fix:
+    """How to fix a finding: prose, the exact commands, and where to read more."""
+
+    explanation: str = ""
+    commands: list[str] = field(default_factory=list)
+    url: Optional[str] = None
+
+
+@dataclass
+class Finding:
+    id: str  # stable, public: "torch.arch-missing"
+    severity: Severity
+    title: str
+    detail: str = ""
+    evidence: list[str] = field(default_factory=list)
+    fix: Optional[Fix] = None
+
+    @property
+    def area(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "severity": self.severity.value,
+            "title": self.title,
+            "detail": self.detail,
+            "evidence": list(self.evidence),
+            "fix": None
+            if self.fix is None
+            else {"explanation": self.fix.explanation, "commands": list(self.fix.commands), "url": self.fix.url},
+        }

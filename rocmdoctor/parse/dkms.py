@@ -1,0 +1,65 @@
+"""``dkms status`` (old comma format and new ``module/version`` format, broken-tree errors) and DKMS
+build failures in install logs (``Error! Bad return status for module build on kernel: K (arch)``)."""
+
+from __future__ import annotations
+
+import re
+
+from rocmdoctor.model import DkmsEntry, DkmsInfo, Fact
+from rocmdoctor.parse.text import lines, src, strip_prompt
+
+_NEW = re.compile(
+    r"^(?P<mod>[\w.+-]+)/(?P<ver>[^,\s:]+)(?:,\s*(?P<kernel>[^,\s:]+))?(?:,\s*(?P<arch>[\w-]+))?:\s*(?P<status>.+)$"
+)
+_OLD = re.compile(
+    r"^(?P<mod>[\w.+-]+),\s*(?P<ver>[^,\s:]+)(?:,\s*(?P<kernel>[^,\s:]+))?(?:,\s*(?P<arch>[\w-]+))?:\s*(?P<status>.+)$"
+)
+_STATUS = re.compile(r"^(installed|built|added|broken|removed|unbuilt)\b", re.I)
+_BUILD_FAIL = re.compile(r"Bad return status for module build on kernel:\s*(\S+)|\(bad exit status:\s*\d+\)", re.I)
+_BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))? for|for kernel)\s+(\d[\w.+~-]*)")
+_DPKG_DKMS = re.compile(r"(?:error processing package|Error occurred:?)\s*(amdgpu-dkms|rock-dkms)|^\s*amdgpu-dkms\s*$")
+_TREE_ERROR = re.compile(r"^Error!|dkms\.conf.*(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
+
+
+def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
+    """Entries, broken-tree errors, build failures and the kernels they failed for."""
+    info = DkmsInfo()
+    last_kernel = None
+    for n, line in lines(text):
+        body = strip_prompt(line)[0].strip()
+        if not body:
+            continue
+        km = _BUILD_FAIL_KERNEL.search(body)
+        if km:
+            last_kernel = km.group(1)
+        fm = _BUILD_FAIL.search(body)
+        if fm:
+            info.build_failures.append(Fact(body, src(file, n, body)))
+            kernel = fm.group(1) or last_kernel
+            if kernel and kernel not in info.failed_kernels:
+                info.failed_kernels.append(kernel)
+            continue
+        if _DPKG_DKMS.search(body) and "error" in body.lower():
+            info.build_failures.append(Fact(body, src(file, n, body)))
+            continue
+        if _TREE_ERROR.search(body):
+            info.errors.append(Fact(body, src(file, n, body)))
+            continue
+        m = _NEW.match(body) or _OLD.match(body)
+        if m is None:
+            continue
+        status = m.group("status").strip()
+        sm = _STATUS.match(status)
+        if sm is None:
+            continue
+        info.entries.append(
+            DkmsEntry(
+                module=m.group("mod"),
+                version=m.group("ver"),
+                kernel=m.group("kernel"),
+                arch=m.group("arch"),
+                status=sm.group(1).lower(),
+                source=src(file, n, body),
+            )
+        )
+    return info

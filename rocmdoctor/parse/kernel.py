@@ -1,0 +1,117 @@
+"""Kernel facts: ``uname -a``/``-r``, ``/proc/version``, ``/proc/modules`` or ``lsmod``, the amdgpu
+module version, and the amdgpu/kfd lines of ``dmesg``."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from rocmdoctor.model import Fact, KernelInfo
+from rocmdoctor.parse.text import lines, src, strip_prompt
+
+_RELEASE = re.compile(r"^\d+\.\d+(?:\.\d+)?[\w.+~-]*$")
+_MACHINES = ("x86_64", "aarch64", "ppc64le", "s390x", "riscv64", "i686", "armv7l")
+_PROC_VERSION = re.compile(r"Linux version (\S+)")
+_DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].*amd|gpu reset|ring \w+ timeout|radeon", re.I)
+_DMESG_VERSION = re.compile(r"\[drm\] amdgpu version:\s*(\S+)")
+MAX_DMESG_LINES = 400
+
+
+def is_wsl_text(text: str) -> bool:
+    """WSL kernels say so in their release ('5.15.153.1-microsoft-standard-WSL2')."""
+    low = text.lower()
+    return "microsoft" in low or "wsl" in low
+
+
+def _first_command_output(text: str) -> list[tuple[int, str]]:
+    out = []
+    for n, line in lines(text):
+        body, prompted = strip_prompt(line)
+        if prompted or not body.strip():
+            continue
+        out.append((n, body.strip()))
+    return out
+
+
+def parse_uname(text: str, file: str) -> KernelInfo:
+    """``uname -a`` ('Linux host 6.5.0-14-generic #14~22.04.1-Ubuntu SMP ... x86_64 GNU/Linux') or
+    ``uname -r`` ('6.5.0-14-generic')."""
+    info = KernelInfo()
+    for n, line in _first_command_output(text):
+        words = line.split()
+        if words[0] == "Linux" and len(words) >= 3 and _RELEASE.match(words[2]):
+            info.release = words[2]
+            info.version_text = line
+            info.machine = next((w for w in reversed(words) if w in _MACHINES), None)
+        elif len(words) == 1 and _RELEASE.match(words[0]) and re.search(r"[a-z]", words[0]):
+            info.release = words[0]
+        elif len(words) == 1 and _RELEASE.match(words[0]) and "-" in words[0]:
+            info.release = words[0]
+        else:
+            continue
+        info.is_wsl = is_wsl_text(line)
+        info.source = src(file, n, line)
+        return info
+    return info
+
+
+def uname_hostname(text: str) -> Optional[str]:
+    """The node name from ``uname -a`` (second word), used when there is no manifest."""
+    for _, line in _first_command_output(text):
+        words = line.split()
+        if words[0] == "Linux" and len(words) >= 3 and _RELEASE.match(words[2]):
+            return words[1]
+    return None
+
+
+def parse_proc_version(text: str, file: str = "root/proc/version") -> KernelInfo:
+    info = KernelInfo()
+    for n, line in lines(text):
+        m = _PROC_VERSION.search(line)
+        if m:
+            info.release = m.group(1)
+            info.version_text = line.strip()
+            info.is_wsl = is_wsl_text(line)
+            info.source = src(file, n, line)
+            return info
+    return info
+
+
+def parse_modules(text: str, file: str) -> Optional[Fact[bool]]:
+    """``/proc/modules`` or ``lsmod``: is ``amdgpu`` loaded? ``None`` if the text is not a module list."""
+    seen_module_line = False
+    for n, line in lines(text):
+        body, _ = strip_prompt(line)
+        words = body.split()
+        if len(words) >= 3 and words[1].isdigit() and words[2].lstrip("-").isdigit():
+            seen_module_line = True
+            if words[0] == "amdgpu":
+                return Fact(True, src(file, n, body))
+    if not seen_module_line:
+        return None
+    return Fact(False, src(file, None, "no amdgpu line in the module list"))
+
+
+def parse_module_version(text: str, file: str = "root/sys/module/amdgpu/version") -> Optional[Fact[str]]:
+    for n, line in lines(text):
+        v = line.strip()
+        if v and re.match(r"^\d[\w.+~-]*$", v) and len(v) < 64:
+            return Fact(v, src(file, n, v))
+    return None
+
+
+def parse_dmesg(text: str, file: str) -> tuple[list[Fact[str]], Optional[Fact[str]]]:
+    """amdgpu/kfd related dmesg lines (the last :data:`MAX_DMESG_LINES`) and the DKMS driver version
+    that the module prints (``[drm] amdgpu version: 6.16.6``)."""
+    kept: list[Fact[str]] = []
+    version: Optional[Fact[str]] = None
+    for n, line in lines(text):
+        if not _DMESG_KEEP.search(line):
+            continue
+        body = strip_prompt(line)[0].strip()
+        kept.append(Fact(body, src(file, n, body)))
+        if version is None:
+            m = _DMESG_VERSION.search(line)
+            if m:
+                version = Fact(m.group(1), src(file, n, body))
+    return kept[-MAX_DMESG_LINES:], version

@@ -1,0 +1,94 @@
+"""Free text (logs, stderr, pastes) matched against the known error signatures in
+``rocmdoctor/data/signatures.toml``. The table is data: adding a signature needs no code."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Optional
+
+from rocmdoctor.model import LogMatch
+from rocmdoctor.parse.text import MAX_CHARS, clean, src
+from rocmdoctor.paths import DATA_DIR
+
+SIGNATURES_FILE = DATA_DIR / "signatures.toml"
+MAX_MATCHES_PER_SIGNATURE = 5  # per file: a log repeating one error a thousand times needs only a few
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    finding: str
+    pattern: re.Pattern[str]
+    title: str
+    explanation: str = ""
+    commands: tuple[str, ...] = ()
+    url: Optional[str] = None
+    source: str = ""
+    groups: tuple[str, ...] = field(default=())
+
+
+def _load_toml(path: str) -> dict:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+@lru_cache(maxsize=4)
+def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
+    """The signature table, compiled once per process."""
+    data = _load_toml(path or str(SIGNATURES_FILE))
+    out = []
+    for item in data.get("signature", []):
+        pattern = re.compile(item["pattern"])
+        out.append(
+            Signature(
+                id=item["id"],
+                finding=item["finding"],
+                pattern=pattern,
+                title=item.get("title", item["id"]),
+                explanation=item.get("explanation", ""),
+                commands=tuple(item.get("commands", ())),
+                url=item.get("url"),
+                source=item.get("source", ""),
+                groups=tuple(pattern.groupindex),
+            )
+        )
+    return tuple(out)
+
+
+def signature(sig_id: str) -> Optional[Signature]:
+    """Look a signature up by id (checks use this for the title, explanation and fix)."""
+    return next((s for s in load_signatures() if s.id == sig_id), None)
+
+
+def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None) -> list[LogMatch]:
+    """Every signature found in ``text``, in line order, at most a few per signature."""
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+    sigs = load_signatures() if signatures is None else signatures
+    newlines: Optional[list[int]] = None
+    found: list[tuple[int, LogMatch]] = []
+    for sig in sigs:
+        count = 0
+        for m in sig.pattern.finditer(text):
+            if newlines is None:
+                newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
+            line_no = bisect.bisect_left(newlines, m.start()) + 1
+            start = newlines[line_no - 2] + 1 if line_no >= 2 else 0
+            end = newlines[line_no - 1] if line_no - 1 < len(newlines) else len(text)
+            line = clean(text[start:end])
+            groups = {k: v for k, v in m.groupdict().items() if v}
+            found.append(
+                (line_no, LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
+            )
+            count += 1
+            if count >= MAX_MATCHES_PER_SIGNATURE:
+                break
+    found.sort(key=lambda t: t[0])
+    return [m for _, m in found]

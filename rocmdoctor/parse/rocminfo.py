@@ -1,0 +1,182 @@
+"""``rocminfo`` output: every format since ROCm 2.x, complete or as a ``grep`` excerpt.
+
+An agent starts at ``Agent N`` (or, in an excerpt without headers, at the next agent-level
+``Name:``). GPUs are agents with ``Device Type: GPU``, or, when that line was cut, a ``gfx`` name or
+a ``GPU-`` uuid. Their order is the KFD node order, which is how they are merged with sysfs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from rocmdoctor.model import Fact, GpuInfo, Source
+from rocmdoctor.parse.text import bus_from_bdfid, gfx_base, hex_id, lines, looks_like_apu, src, to_int
+
+_KEY = re.compile(
+    r"^(?:\S+?[:-])?\s*(Marketing Name|Vendor Name|Device Type|Name|Uuid|Chip ID|BDFID|Compute Unit|Node"
+    r"|Segment|Size|Memory Properties)\s*:\s*(.*)$"
+)
+_AGENT = re.compile(r"^\s*Agent\s+(\d+)\s*$")
+_ROCK = re.compile(r"ROCk module(?: version (\S+))? is (NOT )?loaded")
+_GPU_MARKETING = re.compile(r"Instinct|Radeon|FirePro|\bVega\b|\bNavi\b", re.I)
+_CPU_MARKETING = re.compile(r"Ryzen|EPYC|Threadripper|Xeon|Core\(TM\)|\bCore\b|Processor|Opteron|Intel", re.I)
+
+
+@dataclass
+class _Agent:
+    name: Optional[tuple[str, int, str]] = None
+    marketing: Optional[str] = None
+    device_type: Optional[str] = None
+    uuid: Optional[str] = None
+    isa: Optional[tuple[str, int, str]] = None
+    chip_id: Optional[int] = None
+    bdfid: Optional[int] = None
+    compute_units: Optional[int] = None
+    node: Optional[int] = None
+    vram_kb: Optional[int] = None
+    apu_memory: bool = False
+    segment: Optional[str] = None
+    first_line: Optional[tuple[int, str]] = None
+
+    def is_gpu(self) -> bool:
+        if self.device_type:
+            return self.device_type.upper().startswith("GPU")
+        if self.name and gfx_base(self.name[0]) and self.name[0].lower().startswith("gfx"):
+            return True
+        if self.uuid and self.uuid.upper().startswith("GPU-"):
+            return True
+        if self.isa:
+            return True
+        if self.name is None and self.marketing:
+            return bool(_GPU_MARKETING.search(self.marketing)) and not _CPU_MARKETING.search(self.marketing)
+        return False
+
+
+@dataclass
+class RocminfoResult:
+    gpus: list[GpuInfo] = field(default_factory=list)
+    cpu_names: list[str] = field(default_factory=list)
+    rock_loaded: Optional[Fact[bool]] = None
+    rock_version: Optional[Fact[str]] = None
+    agents_seen: int = 0
+
+
+def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
+    """GPUs (with ``gfx_by_source['rocminfo']``), CPU names and the ROCk (kfd driver) line."""
+    res = RocminfoResult()
+    agents: list[_Agent] = []
+    cur: Optional[_Agent] = None
+    headers = False
+
+    def new(n: int, line: str) -> _Agent:
+        a = _Agent(first_line=(n, line))
+        agents.append(a)
+        return a
+
+    for n, line in lines(text):
+        if "ROCk module" in line:
+            m = _ROCK.search(line)
+            if m and res.rock_loaded is None:
+                res.rock_loaded = Fact(m.group(2) is None, src(file, n, line))
+                if m.group(1):
+                    res.rock_version = Fact(m.group(1), src(file, n, line))
+            continue
+        m = _AGENT.match(line)
+        if m:
+            headers = True
+            cur = new(n, line)
+            continue
+        m = _KEY.match(line)
+        if m is None:
+            continue
+        key, value = m.group(1), m.group(2).strip()
+        if key == "Name":
+            if value.lower().startswith("amdgcn-") or "amdhsa" in value:
+                if "generic" in value:
+                    continue
+                if cur is None or (not headers and cur.isa is not None):
+                    cur = new(n, line)
+                if cur.isa is None:
+                    cur.isa = (value, n, line)
+                continue
+            if cur is None or cur.name is not None:
+                cur = new(n, line)
+            cur.name = (value, n, line)
+            continue
+        if cur is None:
+            if key in ("Marketing Name", "Device Type", "Uuid"):
+                cur = new(n, line)
+            else:
+                continue
+        if key == "Marketing Name":
+            if cur.marketing is not None and not headers:
+                cur = new(n, line)
+            cur.marketing = value
+        elif key == "Device Type":
+            cur.device_type = value
+        elif key == "Uuid":
+            cur.uuid = value
+        elif key == "Chip ID":
+            cur.chip_id = to_int(value)
+        elif key == "BDFID":
+            cur.bdfid = to_int(value)
+        elif key == "Compute Unit":
+            cur.compute_units = to_int(value)
+        elif key == "Node":
+            cur.node = to_int(value)
+        elif key == "Segment":
+            cur.segment = value.upper()
+        elif key == "Size":
+            if cur.vram_kb is None and cur.segment and "GLOBAL" in cur.segment and "COARSE" in cur.segment:
+                size = to_int(value)
+                if size is not None and "KB" in value.upper():
+                    cur.vram_kb = size
+        elif key == "Memory Properties":
+            cur.apu_memory = "APU" in value.upper()
+
+    res.agents_seen = len(agents)
+    for a in agents:
+        if not a.is_gpu():
+            label = a.marketing or (a.name[0] if a.name else "")
+            is_cpu = a.device_type.upper().startswith("CPU") if a.device_type else bool(_CPU_MARKETING.search(label))
+            if is_cpu and label:
+                res.cpu_names.append(label)
+            continue
+        res.gpus.append(_to_gpu(a, file, len(res.gpus)))
+    return res
+
+
+def _to_gpu(a: _Agent, file: str, index: int) -> GpuInfo:
+    gpu = GpuInfo(index=index)
+    gfx = gfx_base(a.name[0]) if a.name and a.name[0].lower().startswith("gfx") else None
+    where: Optional[Source] = None
+    if gfx and a.name:
+        where = src(file, a.name[1], a.name[2])
+    elif a.isa:
+        gfx = gfx_base(a.isa[0])
+        where = src(file, a.isa[1], a.isa[2])
+    if gfx:
+        gpu.gfx_by_source["rocminfo"] = gfx
+        gpu.gfx = gfx
+    if where is None and a.first_line:
+        where = src(file, a.first_line[0], a.first_line[1])
+    if where is not None:
+        gpu.sources.append(where)
+    if a.marketing and a.marketing.lower() not in ("", "n/a"):
+        gpu.name = a.marketing
+    if a.uuid and a.uuid.upper().startswith("GPU-") and a.uuid.upper() != "GPU-XX":
+        gpu.uuid = a.uuid
+    if a.chip_id:
+        gpu.pci_device_id = hex_id(a.chip_id)
+        gpu.pci_vendor_id = "0x1002"
+    if a.bdfid:
+        gpu.pci_bus = bus_from_bdfid(a.bdfid)
+    gpu.compute_units = a.compute_units or None
+    gpu.kfd_node = a.node
+    if a.vram_kb:
+        gpu.vram_bytes = a.vram_kb * 1024
+    if a.apu_memory or looks_like_apu(a.marketing):
+        gpu.is_apu = True
+    return gpu

@@ -1,0 +1,214 @@
+"""``rocm-smi`` (concise table, ``--showhw``, ``--showproductname``/``--showbus`` key lines) and
+``amd-smi static|metric --json`` (values may be ``"N/A"`` or ``{"value": .., "unit": ..}``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+from rocmdoctor.model import GpuInfo
+from rocmdoctor.parse.text import MAX_CHARS, gfx_base, hex_id, lines, looks_like_apu, pci_bus, src, to_int
+
+_ROW_INDEX = re.compile(r"^\s*(\d{1,3})\s+\S")
+_DID = re.compile(r"\b0x([0-9a-fA-F]{4})\b")
+_GFX_WORD = re.compile(r"\bgfx[0-9a-f]{3,5}\b")
+_BUS = re.compile(r"\b[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
+_KEYLINE = re.compile(r"^\s*(?:GPU|card)\[(\d{1,3})\]\s*:\s*([^:]+?)\s*:\s*(.*)$")
+
+
+def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
+    """GPUs in device-index order; device id / gfx / bus filled where the output shows them."""
+    gpus: dict[int, GpuInfo] = {}
+    header: Optional[list[str]] = None
+    for n, line in lines(text):
+        m = _KEYLINE.match(line)
+        if m:
+            idx = int(m.group(1))
+            gpu = gpus.setdefault(idx, GpuInfo(index=idx, sources=[src(file, n, line)]))
+            _keyline(gpu, m.group(2).strip().lower(), m.group(3).strip())
+            continue
+        stripped = line.strip()
+        words = stripped.split()
+        if words and words[0] in ("GPU", "Device") and len(words) > 2:
+            header = [w.upper() for w in words]
+            continue
+        if stripped.startswith("=") or not stripped:
+            if stripped.startswith("=") and header is not None and "END" in stripped.upper():
+                header = None
+            continue
+        if header is None:
+            continue
+        rm = _ROW_INDEX.match(line)
+        if rm is None:
+            continue
+        idx = int(rm.group(1))
+        if idx in gpus:
+            gpu = gpus[idx]
+        else:
+            gpu = gpus.setdefault(idx, GpuInfo(index=idx, sources=[src(file, n, line)]))
+        if len(header) > 1 and header[1] == "NODE" and len(words) > 1 and words[1].isdigit():
+            gpu.kfd_node = int(words[1])
+        if "DID" in header or "IDS" in header or any("DID" in h for h in header):
+            d = _DID.search(line)
+            if d:
+                gpu.pci_device_id = hex_id(d.group(1))
+                gpu.pci_vendor_id = "0x1002"
+        g = _GFX_WORD.search(line)
+        if g:
+            gpu.gfx_by_source["rocm-smi"] = g.group(0)
+        b = _BUS.search(line)
+        if b:
+            gpu.pci_bus = pci_bus(b.group(0))
+    out = [gpus[k] for k in sorted(gpus)]
+    for i, g in enumerate(out):
+        g.index = i
+        g.gfx = g.gfx_by_source.get("rocm-smi")
+    return out
+
+
+def _keyline(gpu: GpuInfo, key: str, value: str) -> None:
+    if key in ("gfx version", "gfx ver"):
+        gfx = gfx_base(value)
+        if gfx:
+            gpu.gfx_by_source["rocm-smi"] = gfx
+    elif key in ("device id", "did"):
+        gpu.pci_device_id = hex_id(value) or gpu.pci_device_id
+        gpu.pci_vendor_id = "0x1002"
+    elif key in ("device rev", "revision id"):
+        gpu.pci_revision = hex_id(value, width=2)
+    elif key in ("pci bus",):
+        gpu.pci_bus = pci_bus(value) or gpu.pci_bus
+    elif key in ("node id",):
+        gpu.kfd_node = to_int(value)
+    elif key in ("card series", "card sku", "market name", "marketing name") and value and value != "N/A":
+        if gpu.name is None or key in ("market name", "marketing name"):
+            gpu.name = value
+    elif key in ("serial number",) and value not in ("", "N/A"):
+        gpu.serial = value
+    elif key.startswith("vram total memory"):
+        gpu.vram_bytes = to_int(value)
+
+
+def na(value: Any) -> Any:
+    """``None`` for amd-smi's missing values ('N/A', '', None)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().upper() in ("N/A", "NA", "", "UNKNOWN"):
+        return None
+    return value
+
+
+def quantity_bytes(value: Any) -> Optional[int]:
+    """``{"value": 65520, "unit": "MB"}`` or ``"65520 MB"`` or a plain number (taken as MB) -> bytes."""
+    unit = "MB"
+    if isinstance(value, dict):
+        unit = str(value.get("unit") or "MB")
+        value = value.get("value")
+    value = na(value)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        m = re.match(r"^\s*([\d.]+)\s*([KMGT]i?B|B)?\s*$", value, re.I)
+        if m is None:
+            return None
+        value, unit = m.group(1), m.group(2) or unit
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    scale = {"B": 1, "KB": 1024, "KIB": 1024, "MB": 1024**2, "MIB": 1024**2, "GB": 1024**3, "GIB": 1024**3,
+             "TB": 1024**4, "TIB": 1024**4}.get(unit.upper().strip())
+    if scale is None or number < 0 or number > 1e15:
+        return None
+    return int(number * scale)
+
+
+def _gpu_items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict):
+        for key in ("gpu_data", "gpus", "data"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            data = [data] if "gpu" in data else []
+    if not isinstance(data, list):
+        return []
+    return [d for d in data if isinstance(d, dict)]
+
+
+def load_json(text: str) -> Any:
+    """JSON or ``None``; tolerates a prompt line or padding around the document."""
+    if len(text) > MAX_CHARS:
+        return None
+    s = text.strip()
+    start = min((i for i in (s.find("{"), s.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return None
+    try:
+        return json.loads(s[start:])
+    except (ValueError, RecursionError):
+        try:
+            return json.JSONDecoder().raw_decode(s[start:])[0]
+        except (ValueError, RecursionError):
+            return None
+
+
+def parse_amd_smi(text: str, file: str = "cmd/amd-smi-static.json") -> list[GpuInfo]:
+    """``amd-smi static --json`` (and ``metric --json`` for VRAM totals)."""
+    data = load_json(text)
+    out: list[GpuInfo] = []
+    for i, item in enumerate(_gpu_items(data)):
+        gpu = GpuInfo(index=len(out))
+        idx = to_int(item.get("gpu"))
+        gpu.sources.append(src(file, None, f"gpu {idx if idx is not None else i}"))
+        asic = item.get("asic") if isinstance(item.get("asic"), dict) else {}
+        gfx = na(asic.get("target_graphics_version"))
+        if isinstance(gfx, str) and gfx_base(gfx):
+            gpu.gfx_by_source["amd-smi"] = gfx_base(gfx) or ""
+            gpu.gfx = gpu.gfx_by_source["amd-smi"]
+        name = na(asic.get("market_name"))
+        board = item.get("board") if isinstance(item.get("board"), dict) else {}
+        name = name or na(board.get("product_name"))
+        if isinstance(name, str):
+            gpu.name = name
+            if looks_like_apu(name):
+                gpu.is_apu = True
+        vendor = na(asic.get("vendor_id"))
+        gpu.pci_vendor_id = hex_id(vendor) if vendor is not None else None
+        dev = na(asic.get("device_id"))
+        gpu.pci_device_id = hex_id(dev) if dev is not None else None
+        rev = na(asic.get("rev_id"))
+        gpu.pci_revision = hex_id(rev, width=2) if rev is not None else None
+        cus = to_int(na(asic.get("num_compute_units")))
+        gpu.compute_units = cus or None
+        serial = na(asic.get("asic_serial")) or na(board.get("product_serial"))
+        if isinstance(serial, str):
+            gpu.serial = serial
+        bus = item.get("bus") if isinstance(item.get("bus"), dict) else {}
+        bdf = na(bus.get("bdf")) or na(item.get("bdf"))
+        if isinstance(bdf, str):
+            gpu.pci_bus = pci_bus(bdf)
+        vram = item.get("vram") if isinstance(item.get("vram"), dict) else {}
+        gpu.vram_bytes = quantity_bytes(vram.get("size"))
+        mem = item.get("mem_usage") if isinstance(item.get("mem_usage"), dict) else {}
+        if gpu.vram_bytes is None and mem:
+            gpu.vram_bytes = quantity_bytes(mem.get("total_vram"))
+        uuid = na(item.get("uuid")) or na((item.get("asic") or {}).get("uuid") if asic else None)
+        if isinstance(uuid, str):
+            gpu.uuid = uuid
+        out.append(gpu)
+    return out
+
+
+def parse_agent_enumerator(text: str, file: str = "cmd/rocm_agent_enumerator.txt") -> list[GpuInfo]:
+    """One gfx name per line; ``gfx000`` is the CPU agent and is skipped."""
+    out: list[GpuInfo] = []
+    for n, line in lines(text):
+        word = line.strip()
+        if not word or not re.fullmatch(r"gfx[0-9a-f]{3,5}", word) or word == "gfx000":
+            continue
+        gpu = GpuInfo(index=len(out), gfx=word, gfx_by_source={"rocm_agent_enumerator": word})
+        gpu.sources.append(src(file, n, line))
+        out.append(gpu)
+    return out

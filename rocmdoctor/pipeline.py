@@ -1,0 +1,62 @@
+"""Glue for the one pipeline: bundle or live host -> Host -> enrich with the matrix -> findings.
+
+``check``, ``fleet audit``, ``container test`` and ``install --from`` all go through here so that a
+laptop, a pasted bug report, a fixture and a fleet node are judged by exactly the same code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from rocmdoctor.model import Finding, Host, Source
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+
+# Which source tells the GPU's *real* ISA. Kernel-side and PCI sources are not affected by
+# HSA_OVERRIDE_GFX_VERSION; rocminfo, rocm_agent_enumerator and torch report the overridden ISA.
+GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "rocminfo", "rocm_agent_enumerator",
+                "collect_env", "log")
+USER_SPACE_SOURCES = ("rocminfo", "rocm_agent_enumerator", "collect_env", "log")
+
+
+def enrich(host: Host, matrix: Matrix) -> Host:
+    """Name GPUs from their PCI ids (libdrm amdgpu.ids via the matrix) and pick each GPU's real gfx."""
+    for gpu in host.gpus:
+        if gpu.pci_device_id:
+            try:
+                gfx = matrix.gfx_for_pci(gpu.pci_device_id, gpu.pci_revision)
+                if gfx and "pci-id" not in gpu.gfx_by_source:
+                    gpu.gfx_by_source["pci-id"] = gfx
+                if not gpu.name:
+                    gpu.name = matrix.product_name_for_pci(gpu.pci_device_id, gpu.pci_revision)
+            except NotImplementedError:
+                pass
+        for src in GFX_PRIORITY:
+            if src in gpu.gfx_by_source:
+                gpu.gfx = gpu.gfx_by_source[src]
+                break
+        else:
+            if gpu.gfx_by_source:
+                gpu.gfx = next(iter(gpu.gfx_by_source.values()))
+        if gpu.is_apu is None and gpu.gfx:
+            target = matrix.gpu(gpu.gfx)
+            if target is not None and target.is_apu:
+                gpu.is_apu = True
+                gpu.sources.append(Source("matrix", text=f"{gpu.gfx} is an APU target"))
+    return host
+
+
+def judge_host(
+    host: Host,
+    select: Optional[list[str]] = None,
+    skip: Optional[list[str]] = None,
+    matrix: Optional[Matrix] = None,
+) -> list[Finding]:
+    """Enrich ``host`` and run every selected check on it (the same checks as ``rocmdoctor check``)."""
+    from rocmdoctor import matrix as matrix_mod
+    from rocmdoctor.judge.registry import run_checks
+
+    m = matrix if matrix is not None else matrix_mod.load()
+    enrich(host, m)
+    return run_checks(host, m, select=select, skip=skip)

@@ -1,0 +1,179 @@
+"""Rendering findings: terminal (flutter-doctor style), JSON (``rocmdoctor-report/1``) and Markdown.
+
+Renderers are pure ``(Host, findings) -> str`` functions (the terminal one writes to a rich Console) so
+that ``check``, ``smoke``, ``fleet`` and ``container test`` print the same way. JSON output never
+imports rich: ``check --json`` must stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any, Optional
+
+from rocmdoctor import __version__
+from rocmdoctor.model import Finding, Host, Severity
+
+SCHEMA = "rocmdoctor-report/1"
+
+BOX = {"ok": "[✓]", "info": "[•]", "skip": "[-]", "warn": "[!]", "fail": "[✗]", "error": "[☠]"}
+BOX_ASCII = {"ok": "[+]", "info": "[i]", "skip": "[-]", "warn": "[!]", "fail": "[x]", "error": "[E]"}
+STYLE = {"ok": "green", "info": "cyan", "skip": "dim", "warn": "yellow", "fail": "red", "error": "magenta"}
+PROBLEMS = (Severity.WARN, Severity.FAIL, Severity.ERROR)
+
+
+def worst(findings: list[Finding]) -> Optional[Severity]:
+    return max((f.severity for f in findings), key=lambda s: s.rank, default=None)
+
+
+def exit_code(findings: list[Finding], strict: bool = False) -> int:
+    """0 when nothing failed; 1 when a check failed or crashed (or warned, with ``strict``)."""
+    bad = {Severity.FAIL, Severity.ERROR} | ({Severity.WARN} if strict else set())
+    return 1 if any(f.severity in bad for f in findings) else 0
+
+
+def summary(findings: list[Finding]) -> dict[str, int]:
+    counts = {s.value: 0 for s in Severity}
+    for f in findings:
+        counts[f.severity.value] += 1
+    return counts
+
+
+def host_summary(host: Host) -> dict[str, Any]:
+    """The stable, compact host part of the JSON report."""
+    t = host.torch
+    return {
+        "hostname": host.hostname,
+        "origin": host.origin,
+        "os": {"id": host.os.id, "version": host.os.version or host.os.version_id, "pretty_name": host.os.pretty_name},
+        "kernel": host.kernel.release,
+        "wsl": host.kernel.is_wsl,
+        "gpus": [
+            {"index": g.index, "name": g.name, "gfx": g.gfx, "gfx_by_source": dict(g.gfx_by_source),
+             "pci_device_id": g.pci_device_id, "is_apu": g.is_apu}
+            for g in host.gpus
+        ],
+        "amdgpu_loaded": host.amdgpu_loaded.value if host.amdgpu_loaded else None,
+        "rocm": {"version": host.rocm_version.value if host.rocm_version else None,
+                 "installs": [{"path": r.path, "version": r.version} for r in host.rocm_installs]},
+        "python": host.python.version,
+        "torch": None if t is None else {"version": t.version, "build": t.build, "hip": t.hip, "cuda": t.cuda},
+        "captured": sorted(host.captured),
+    }
+
+
+def to_json(host: Optional[Host], findings: list[Finding], **extra: Any) -> str:
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "tool": f"rocmdoctor {__version__}",
+        "host": host_summary(host) if host is not None else None,
+        "findings": [f.to_dict() for f in findings],
+        "summary": summary(findings),
+    }
+    doc.update(extra)
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _group(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
+    from rocmdoctor.judge.registry import AREA_ORDER, AREA_TITLES
+
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.area, []).append(f)
+    order = sorted(groups, key=lambda a: (AREA_ORDER.index(a) if a in AREA_ORDER else len(AREA_ORDER), a))
+    return [(AREA_TITLES.get(a, a), groups[a]) for a in order]
+
+
+def _use_ascii(stream: IO[str]) -> bool:
+    enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return enc not in ("utf8", "utf16", "utf32")
+
+
+def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool = False,
+                    file: Optional[IO[str]] = None, ascii_only: Optional[bool] = None,
+                    header: Optional[str] = None) -> None:
+    """flutter-doctor-like: one line per area, problems and their fixes below, details with ``-v``."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    stream = file or sys.stdout
+    boxes = BOX_ASCII if (ascii_only if ascii_only is not None else _use_ascii(stream)) else BOX
+    con = Console(file=stream, highlight=False, soft_wrap=False)
+    if header is None and host is not None:
+        gpus = ", ".join(f"{g.name or 'GPU'} ({g.gfx or '?'})" for g in host.gpus) or "no AMD GPU seen"
+        where = host.hostname or host.origin or "this host"
+        header = f"rocmdoctor {__version__} — {where}: {gpus}"
+    if header:
+        con.print(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
+    for title, items in _group(findings):
+        sev = worst(items) or Severity.OK
+        shown = [f for f in items if verbose or f.severity in PROBLEMS or f.severity == Severity.INFO]
+        line = next((f.title for f in items if f.severity == sev), title) if sev not in PROBLEMS else ""
+        head = f"[{STYLE[sev.value]}]{escape(boxes[sev.value])}[/] [bold]{escape(title)}[/bold]"
+        if line and len(items) == 1:
+            head += f" [dim]— {escape(line)}[/dim]"
+            shown = [f for f in shown if f is not items[0] or verbose and f.detail]
+        con.print(head)
+        for f in shown:
+            mark = boxes[f.severity.value][1]
+            con.print(f"    [{STYLE[f.severity.value]}]{escape(mark)}[/] {escape(f.title)}  [dim]{escape(f.id)}[/dim]")
+            if f.severity in PROBLEMS or verbose:
+                if f.detail:
+                    con.print(f"      [dim]{escape(f.detail)}[/dim]")
+                if verbose:
+                    for ev in f.evidence[:6]:
+                        con.print(f"      [dim]evidence: {escape(ev)}[/dim]")
+            if f.fix and f.severity in PROBLEMS:
+                if f.fix.explanation:
+                    con.print(f"      [bold]Fix:[/bold] {escape(f.fix.explanation)}")
+                for cmd in f.fix.commands:
+                    con.print(f"        [cyan]$ {escape(cmd)}[/cyan]")
+                if f.fix.url:
+                    con.print(f"      [dim]{escape(f.fix.url)}[/dim]")
+    con.print()
+    con.print(summary_line(findings))
+
+
+def summary_line(findings: list[Finding]) -> str:
+    c = summary(findings)
+    problems = [f for f in findings if f.severity in PROBLEMS]
+    if not problems:
+        return f"• No issues found! ({c['ok']} checks passed, {c['skip']} not judged)"
+    areas = {f.area for f in problems}
+    parts = [f"{c[k]} {n}" for k, n in (("fail", "failed"), ("error", "crashed"), ("warn", "warnings")) if c[k]]
+    return f"! rocmdoctor found issues in {len(areas)} area(s): {', '.join(parts)}."
+
+
+def to_markdown(host: Optional[Host], findings: list[Finding]) -> str:
+    """For pasting into a bug report: host table, then each problem with its fix."""
+    lines = [f"## rocmdoctor {__version__} report", ""]
+    if host is not None:
+        h = host_summary(host)
+        gpus = ", ".join("{} ({})".format(g["name"] or "GPU", g["gfx"]) for g in h["gpus"]) or "none seen"
+        lines += ["| | |", "|---|---|",
+                  f"| OS | {h['os']['pretty_name'] or h['os']['id'] or 'not captured'} |",
+                  f"| Kernel | {h['kernel'] or 'not captured'} |",
+                  f"| GPUs | {gpus} |",
+                  f"| ROCm | {h['rocm']['version'] or 'not found'} |",
+                  f"| Python | {h['python'] or 'not captured'} |",
+                  f"| torch | {(h['torch'] or {}).get('version') or 'not found'} |", ""]
+    lines += ["| status | check | finding |", "|---|---|---|"]
+    for f in findings:
+        if f.severity in (Severity.OK, Severity.SKIP):
+            continue
+        title = f.title.replace("|", "\\|")
+        lines.append(f"| {f.severity.value} | `{f.id}` | {title} |")
+    for f in findings:
+        if f.severity not in PROBLEMS:
+            continue
+        lines += ["", f"### `{f.id}`: {f.title}", "", f.detail]
+        if f.evidence:
+            lines += ["", "<details><summary>evidence</summary>", "", "```", *f.evidence, "```", "</details>"]
+        if f.fix:
+            lines += ["", f"**Fix:** {f.fix.explanation}".rstrip()]
+            if f.fix.commands:
+                lines += ["```sh", *f.fix.commands, "```"]
+            if f.fix.url:
+                lines.append(f.fix.url)
+    lines += ["", summary_line(findings)]
+    return "\n".join(lines) + "\n"

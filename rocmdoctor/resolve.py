@@ -1,0 +1,424 @@
+"""Pick the right PyTorch ROCm wheels for one host: ``(Host, Matrix, ResolveOptions) -> Plan`` or a refusal.
+
+Pure: reads nothing and runs nothing, so a plan for a server can be made on a laptop from its bundle, and
+every rule is tested with hand-built hosts. The rules, in the order the candidates are judged:
+
+1. newest torch first (then newest ROCm build of it) among the variants of the chosen channel that match
+   the user's ``--torch`` spec and ``--rocm``;
+2. the variant has a wheel for the target Python;
+3. it has code objects for every visible *discrete* GPU — natively, or through the matrix's
+   ``HSA_OVERRIDE_GFX_VERSION`` for that target (stated loudly; one global value only, so GPUs that need
+   different effective targets are refused);
+4. its ROCm user space is within the kernel driver's support window (unknown driver: said, not rejected).
+
+Never a CPU wheel: when nothing fits, :class:`Refused` explains why and what the alternatives are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from rocmdoctor.errors import BadInput, OperationFailed
+from rocmdoctor.matrix import Matrix, TorchVariant
+from rocmdoctor.model import GpuInfo, Host
+from rocmdoctor.plan import Plan, Rejected, Requirement
+
+COMPANIONS = ("torchvision", "torchaudio")
+CHANNELS = ("pytorch", "amd", "nightly")
+PYPI_SIMPLE = "https://pypi.org/simple"  # where AMD's find-links wheels get their plain dependencies
+
+
+class Refused(OperationFailed):
+    """No wheel fits this host: the message says why; ``alternatives`` say what to do instead (exit 1)."""
+
+    def __init__(self, message: str, rejected: list[Rejected], alternatives: list[str]) -> None:
+        super().__init__(message)
+        self.rejected = rejected
+        self.alternatives = alternatives
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``--json`` form of a refusal (same schema name as a plan, ``refused: true``)."""
+        return {
+            "schema": "rocmdoctor-plan/1",
+            "refused": True,
+            "error": str(self),
+            "alternatives": list(self.alternatives),
+            "rejected": [{"candidate": r.candidate, "reason": r.reason} for r in self.rejected],
+        }
+
+
+@dataclass
+class ResolveOptions:
+    torch_spec: Optional[str] = None  # "2.5", "==2.5.1", ">=2.4,<2.6"
+    rocm: Optional[str] = None  # "6.2"
+    channel: str = "pytorch"
+    companions: tuple[str, ...] = ()  # ("torchvision", "torchaudio")
+    python_version: Optional[str] = None  # overrides the host's interpreter ("3.11")
+    index_url: Optional[str] = None  # a mirror of the channel's index (also used for AMD's find-links)
+
+
+@dataclass
+class _Target:
+    """A GPU the wheel must run on, and how: natively or through an override."""
+
+    gpu: GpuInfo
+    gfx: str
+    label: str
+
+
+@dataclass
+class _Verdict:
+    reasons: list[str] = field(default_factory=list)  # why this variant fails ([] = accepted)
+    kinds: set[str] = field(default_factory=set)  # "python", "gpu", "driver", "companion", "mixed"
+    env: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def torch_specifier(spec: Optional[str]) -> SpecifierSet:
+    """``2.5`` means any 2.5.x, ``2.5.1`` exactly that release; anything else is a PEP 440 specifier set."""
+    if spec is None or not spec.strip():
+        return SpecifierSet()
+    s = spec.strip()
+    if re.fullmatch(r"\d+(\.\d+)?", s):
+        return SpecifierSet(f"=={s}.*")
+    if re.fullmatch(r"\d+\.\d+\.\d+\S*", s):
+        s = f"=={s}"
+    try:
+        return SpecifierSet(s)
+    except InvalidSpecifier as exc:
+        raise BadInput(
+            f"--torch {spec!r} is not a version or version specifier (try 2.5, ==2.5.1 or >=2.4,<2.6)"
+        ) from exc
+
+
+def override_gfx(value: str) -> Optional[str]:
+    """``HSA_OVERRIDE_GFX_VERSION`` "10.3.0" -> "gfx1030" (major, then minor and stepping in hex)."""
+    m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", value.strip())
+    if not m:
+        return None
+    major, minor, step = (int(g) for g in m.groups())
+    return f"gfx{major}{minor:x}{step:x}"
+
+
+def _vkey(text: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return Version("0")
+
+
+def _series(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _gpu_label(gpu: GpuInfo) -> str:
+    name = f", {gpu.name}" if gpu.name else ""
+    return f"GPU {gpu.index} ({gpu.gfx or 'unknown target'}{name})"
+
+
+def _python_version(host: Host, options: ResolveOptions) -> str:
+    raw = options.python_version or host.python.version
+    if not raw:
+        raise BadInput("the Python version of the target is not known; pass --python-version X.Y")
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(\.\S*)?\s*", raw)
+    if not m:
+        raise BadInput(f"Python version {raw!r} is not of the form X.Y")
+    return f"{m.group(1)}.{m.group(2)}"
+
+
+def _check_platform(host: Host) -> None:
+    """PyTorch ROCm wheels exist for CPython on Linux x86_64 only."""
+    machine = (host.kernel.machine or "").lower()
+    if machine and machine not in ("x86_64", "amd64"):
+        raise Refused(
+            f"PyTorch ROCm wheels exist only for Linux x86_64; this host is {machine}.",
+            [], ["build PyTorch from source for this architecture", "use an x86_64 host"],
+        )
+    impl = (host.python.implementation or "").lower()
+    if impl and impl != "cpython":
+        raise Refused(
+            f"PyTorch ROCm wheels are built for CPython only; the target interpreter is {impl}.",
+            [], ["use a CPython interpreter (python3 -m venv with a CPython)"],
+        )
+
+
+def _visible(host: Host) -> tuple[list[GpuInfo], list[str]]:
+    """The GPUs the runtime will show, honouring a HIP/ROCR_VISIBLE_DEVICES already set on the host."""
+    notes = []
+    gpus = list(host.gpus)
+    for var in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
+        value = host.env.get(var)
+        if value is None:
+            continue
+        wanted = {p.strip() for p in value.split(",") if p.strip()}
+        if all(p.isdigit() for p in wanted):
+            gpus = [g for g in gpus if str(g.index) in wanted]
+            notes.append(f"{var}={value} is set on the host: planning for GPU(s) {', '.join(sorted(wanted))} only.")
+    return gpus, notes
+
+
+def _targets(host: Host, matrix: Matrix) -> tuple[list[GpuInfo], list[str], list[str], dict[str, str]]:
+    """(GPUs that must be served, notes, warnings, env): an iGPU beside a dGPU is hidden, loudly."""
+    gpus, notes = _visible(host)
+    warnings: list[str] = []
+    env: dict[str, str] = {}
+
+    def is_apu(g: GpuInfo) -> bool:
+        if g.is_apu is not None:
+            return g.is_apu
+        tgt = matrix.gpu(g.gfx) if g.gfx else None
+        return bool(tgt and tgt.is_apu)
+
+    igpus = [g for g in gpus if is_apu(g)]
+    dgpus = [g for g in gpus if not is_apu(g)]
+    if igpus and dgpus:
+        keep = ",".join(str(g.index) for g in dgpus)
+        env["HIP_VISIBLE_DEVICES"] = keep
+        env["ROCR_VISIBLE_DEVICES"] = keep
+        warnings.append(
+            "IGNORING the integrated GPU "
+            + ", ".join(_gpu_label(g) for g in igpus)
+            + f" beside the discrete GPU(s): the plan sets HIP_VISIBLE_DEVICES={keep} and ROCR_VISIBLE_DEVICES={keep} "
+            "so PyTorch uses only the discrete GPU(s); without them the iGPU is often device 0 and breaks kernels."
+        )
+        return dgpus, notes, warnings, env
+    return (dgpus or igpus), notes, warnings, env
+
+
+def _kmd_series(host: Host, matrix: Matrix) -> tuple[Optional[str], str]:
+    """(ROCm series of the kernel driver or None, how it was found)."""
+    versions = []
+    if host.dkms:
+        versions += [e.version for e in host.dkms.entries if e.module == "amdgpu" and "install" in e.status]
+        versions += [e.version for e in host.dkms.entries if e.module == "amdgpu"]
+    if host.amdgpu_version:
+        versions.append(host.amdgpu_version.value)
+    for v in versions:
+        series = matrix.rocm_for_dkms(v)
+        if series:
+            return series, f"amdgpu driver {v} (shipped with ROCm {series})"
+    if versions:
+        return None, f"amdgpu driver {versions[0]} is not in the matrix"
+    return None, "the kernel driver version was not captured"
+
+
+def _judge(
+    v: TorchVariant, targets: list[GpuInfo], python: str, kmd: Optional[str], kmd_how: str,
+    companions: tuple[str, ...], matrix: Matrix,
+) -> _Verdict:
+    out = _Verdict()
+    if python not in v.pythons:
+        out.kinds.add("python")
+        out.reasons.append(f"no wheel for Python {python} (wheels for {', '.join(v.pythons) or 'none'})")
+    wheel_gfx = {g.lower() for g in v.gfx}
+    serving: list[_Target] = []
+    for gpu in targets:
+        if not gpu.gfx:
+            out.warnings.append(f"{_gpu_label(gpu)}: its gfx target is unknown, so code objects cannot be checked.")
+            continue
+        gfx = gpu.gfx.lower()
+        if gfx in wheel_gfx:
+            serving.append(_Target(gpu, gfx, "native"))
+            continue
+        tgt = matrix.gpu(gfx)
+        via = override_gfx(tgt.override) if tgt and tgt.override else None
+        if tgt and tgt.override and via in wheel_gfx and not tgt.override_broken:
+            serving.append(_Target(gpu, via, tgt.override))
+            continue
+        out.kinds.add("gpu")
+        why = f"no code objects for {gfx} ({_gpu_label(gpu)})"
+        if tgt and tgt.override and tgt.override_broken:
+            why += f"; HSA_OVERRIDE_GFX_VERSION={tgt.override} is known to hang or fault on it"
+        out.reasons.append(why)
+    overrides = {t.label for t in serving if t.label != "native"}
+    effective = {t.gfx for t in serving}
+    if overrides and (len(overrides) > 1 or len(effective) > 1):
+        out.kinds.add("mixed")
+        out.reasons.append(
+            "the GPUs need different targets ("
+            + ", ".join(f"{t.gpu.gfx} as {t.gfx}" for t in serving)
+            + "): HSA_OVERRIDE_GFX_VERSION is one global value for every device, so no single setting serves them all"
+        )
+    elif overrides:
+        value = overrides.pop()
+        out.env["HSA_OVERRIDE_GFX_VERSION"] = value
+        for t in serving:
+            if t.label != "native":
+                note = matrix.gpu(t.gpu.gfx or "")
+                out.warnings.append(
+                    f"OVERRIDE NEEDED: {_gpu_label(t.gpu)} has no code objects of its own in this wheel; the plan sets "
+                    f"HSA_OVERRIDE_GFX_VERSION={value} so it runs the {t.gfx} code. AMD does not support this; "
+                    "it usually works for the same ISA family but can give wrong results or hangs."
+                    + (f" ({note.override_note})" if note and note.override_note else "")
+                )
+    if kmd:
+        rel = matrix.release(v.rocm)
+        window = tuple(_series(s) for s in rel.kmd_compatible) if rel else ()
+        if window and kmd not in window:
+            out.kinds.add("driver")
+            out.reasons.append(
+                f"ROCm {v.rocm} user space does not support the kernel driver from ROCm {kmd} "
+                f"(supported drivers: ROCm {', '.join(window)})"
+            )
+        elif window:
+            out.notes.append(f"The kernel driver ({kmd_how}) is within ROCm {v.rocm}'s support window.")
+        else:
+            out.notes.append(f"The matrix has no driver window for ROCm {v.rocm}; {kmd_how} was not checked.")
+    else:
+        out.notes.append(f"Kernel driver compatibility not checked: {kmd_how}.")
+    for c in companions:
+        if not getattr(v, c, None):
+            out.kinds.add("companion")
+            out.reasons.append(f"no {c} build is published with it")
+    return out
+
+
+def _pin(version: str, label: str) -> str:
+    return version if "+" in version or not label else f"{version}{label}"
+
+
+def _refusal(
+    python: str, targets: list[GpuInfo], rejected: list[Rejected], kinds: set[str], variants: list[TorchVariant],
+    spec_text: str,
+) -> Refused:
+    if not variants:
+        return Refused(
+            f"No PyTorch ROCm release in the matrix matches {spec_text}.",
+            [], ["relax --torch / --rocm / --channel", "run `rocmdoctor matrix` to see the known releases"],
+        )
+    if kinds == {"python"}:
+        pythons = sorted({p for v in variants for p in v.pythons}, key=lambda p: tuple(int(x) for x in p.split(".")))
+        return Refused(
+            f"No PyTorch ROCm wheel exists for Python {python}. Wheels exist for Python {', '.join(pythons)}.",
+            rejected,
+            [f"create a virtual environment with Python {pythons[-1]} (e.g. `python{pythons[-1]} -m venv .venv`) "
+             "and run again with --python .venv/bin/python"],
+        )
+    if "gpu" in kinds:
+        missing = sorted({g.gfx for g in targets if g.gfx and not any(g.gfx.lower() in v.gfx for v in variants)})
+        supported = sorted({g for v in variants for g in v.gfx})
+        what = ", ".join(missing) if missing else "the GPU(s)"
+        return Refused(
+            f"No PyTorch ROCm wheel has code objects for {what}, and no known HSA_OVERRIDE_GFX_VERSION makes one "
+            "work. rocmdoctor will not install a CPU-only wheel instead.",
+            rejected,
+            [
+                f"build PyTorch from source with PYTORCH_ROCM_ARCH={missing[0] if missing else 'gfxNNNN'} "
+                "(https://github.com/ROCm/pytorch, see its README)",
+                f"use a GPU that the wheels support ({', '.join(supported)})",
+                "if you only need the CPU, install the CPU wheel yourself: it will not use this GPU",
+            ],
+        )
+    if "mixed" in kinds:
+        return Refused(
+            "The visible GPUs need different gfx targets and at least one needs HSA_OVERRIDE_GFX_VERSION, which is a "
+            "single global setting: it would break the other GPUs.",
+            rejected,
+            ["hide the GPUs you will not use with HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES and run again",
+             "run one process per GPU type, each with its own visible devices and override"],
+        )
+    return Refused(
+        f"No PyTorch ROCm build matching {spec_text} fits this host (see the rejected candidates).",
+        rejected,
+        ["relax --torch / --rocm", "update the kernel driver (amdgpu-dkms) to a ROCm release the wheels support"],
+    )
+
+
+def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
+    """The newest fitting build, or :class:`Refused` (never a CPU wheel); see the module docstring."""
+    if options.channel not in CHANNELS:
+        raise BadInput(f"--channel must be one of {', '.join(CHANNELS)}, not {options.channel!r}")
+    bad = [c for c in options.companions if c not in COMPANIONS]
+    if bad:
+        raise BadInput(
+            f"install torch only installs PyTorch and its companions ({', '.join(COMPANIONS)}), not {', '.join(bad)}; "
+            "install other packages afterwards with `pip install -c <constraints>` so they keep this torch"
+        )
+    python = _python_version(host, options)
+    _check_platform(host)
+    spec = torch_specifier(options.torch_spec)
+    spec_text = " ".join(
+        x for x in (
+            f"torch {options.torch_spec}" if options.torch_spec else "any torch",
+            f"ROCm {options.rocm}" if options.rocm else "",
+            f"channel {options.channel}",
+        ) if x
+    )
+    variants = [
+        v for v in matrix.torch_variants(rocm=options.rocm, channel=options.channel)
+        if spec.contains(_vkey(v.torch), prereleases=True)
+    ]
+    targets, notes, warnings, env = _targets(host, matrix)
+    if not host.gpus:
+        warnings.append("No GPU was seen on this host: the plan cannot check that the wheel has code for your GPU.")
+    kmd, kmd_how = _kmd_series(host, matrix)
+    companions = tuple(dict.fromkeys(options.companions))
+    rejected: list[Rejected] = []
+    kinds: set[str] = set()
+    for v in variants:
+        verdict = _judge(v, targets, python, kmd, kmd_how, companions, matrix)
+        if verdict.reasons:
+            rejected.append(Rejected(f"torch {v.torch} (rocm{v.rocm}, {v.channel})", "; ".join(verdict.reasons)))
+            kinds |= verdict.kinds
+            continue
+        return _plan(v, host, options, python, targets, companions, rejected, notes + verdict.notes,
+                     warnings + verdict.warnings, {**env, **verdict.env}, spec_text)
+    raise _refusal(python, targets, rejected, kinds, variants, spec_text)
+
+
+def _plan(
+    v: TorchVariant, host: Host, options: ResolveOptions, python: str, targets: list[GpuInfo],
+    companions: tuple[str, ...], rejected: list[Rejected], notes: list[str], warnings: list[str],
+    env: dict[str, str], spec_text: str,
+) -> Plan:
+    reqs = [Requirement("torch", _pin(v.torch, v.local_label))]
+    if v.triton_package and v.triton_version:
+        reqs.append(Requirement(v.triton_package, v.triton_version))
+    for c in companions:
+        reqs.append(Requirement(c, _pin(getattr(v, c), v.local_label)))
+    gfx = [g.gfx for g in targets if g.gfx]
+    reasons = [
+        f"torch {v.torch} is the newest build matching {spec_text} that fits this host "
+        f"(ROCm {v.rocm} build from the {v.channel} channel).",
+        f"It has a wheel for Python {python}.",
+    ]
+    if gfx:
+        reasons.append(f"It carries code objects for {', '.join(sorted(set(gfx)))} (the GPUs it will run on).")
+    if v.triton_package:
+        reasons.append(f"{v.triton_package} {v.triton_version} is the Triton build this torch requires.")
+    reasons += notes
+    if host.rocm_version and _series(host.rocm_version.value) != _series(v.rocm):
+        reasons.append(
+            f"The system has ROCm {host.rocm_version.value}; the wheel bundles its own ROCm {v.rocm} libraries "
+            "and does not use the system ones."
+        )
+    if "/opt/rocm" in host.env.get("LD_LIBRARY_PATH", ""):
+        warnings.append(
+            "LD_LIBRARY_PATH points into /opt/rocm: it can make the wheel load the system ROCm libraries instead "
+            "of its own; unset it for PyTorch."
+        )
+    index_url = options.index_url or v.index_url
+    find_links: list[str] = []
+    if v.find_links:
+        find_links = [options.index_url or v.index_url]
+        index_url = PYPI_SIMPLE
+    return Plan(
+        index_url=index_url,
+        requirements=reqs,
+        python=python,
+        rocm=v.rocm,
+        channel=v.channel,
+        env=env,
+        reasons=reasons,
+        rejected=rejected,
+        warnings=warnings,
+        find_links=find_links,
+        pre=v.channel == "nightly",
+        gpus=gfx,
+    )

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Set up a fresh machine for rocmdoctor development: system packages the tests use (sshd, docker, chromium,
+# debootstrap), the daemons they need, the package itself with its test extras, and the CPU torch the smoke
+# programs run on. Idempotent: skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+if command -v apt-get >/dev/null 2>&1; then
+  need=()
+  [ -x /usr/sbin/sshd ] || need+=(openssh-server)
+  command -v ssh >/dev/null 2>&1 || need+=(openssh-client)
+  command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
+  command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  if [ "${#need[@]}" -gt 0 ]; then
+    echo "setup: installing ${need[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+fi
+
+# Docker daemon (the container tests build a generated Dockerfile for real).
+if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then
+  echo "setup: starting dockerd" >&2
+  ($SUDO dockerd >/tmp/rocmdoctor-dockerd.log 2>&1 &)
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  docker info >/dev/null 2>&1 || echo "setup: dockerd did not start; docker tests will be skipped (see /tmp/rocmdoctor-dockerd.log)" >&2
+fi
+
+PY=${PYTHON:-python3}
+"$PY" -m pip install -q -e '.[test]'
+# The CPU build of torch runs every code path of the smoke programs (it lies on local disk here).
+"$PY" -c 'import torch' >/dev/null 2>&1 || "$PY" -m pip install -q 'torch==2.13.0'

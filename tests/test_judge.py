@@ -1,0 +1,351 @@
+"""The checks, one host fact at a time: each test builds the smallest Host that should (or should not) fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmdoctor import matrix as matrix_mod
+from rocmdoctor.judge.facts import gfx_from_version, version_of_gfx
+from rocmdoctor.judge.registry import all_checks, all_ids, check, run_checks
+from rocmdoctor.model import (
+    DeviceNode,
+    DkmsEntry,
+    DkmsInfo,
+    Fact,
+    Finding,
+    GpuInfo,
+    Host,
+    KernelInfo,
+    LogMatch,
+    OsInfo,
+    PythonInfo,
+    RocmInstall,
+    Severity,
+    Source,
+    TorchInfo,
+    UserInfo,
+)
+from rocmdoctor.pipeline import judge_host
+
+PUBLIC_IDS = [
+    "gpu.none-found", "gpu.arch-unsupported", "gpu.override-needed", "gpu.override-mismatch", "gpu.igpu-visible",
+    "gpu.arch-conflict", "driver.amdgpu-not-loaded", "driver.dkms-failed", "kernel.not-validated",
+    "os.not-supported", "rocm.not-installed", "rocm.multiple-versions", "perm.kfd-access", "torch.not-installed",
+    "torch.not-rocm-build", "torch.arch-missing", "torch.rocm-mismatch", "python.no-rocm-wheel",
+    "env.ld-library-path", "log.no-binary-for-gpu", "log.invalid-device-function", "log.no-hip-gpus",
+    "log.kfd-permission-denied", "log.dkms-build-error",
+]
+
+SRC = Source("test")
+
+
+@pytest.fixture(scope="module")
+def m():
+    return matrix_mod.load()
+
+
+def gpu(gfx: str, index: int = 0, source: str = "kfd", **kw) -> GpuInfo:
+    return GpuInfo(index=index, gfx_by_source={source: gfx}, sources=[Source(f"{source}-test")], **kw)
+
+
+def rocm_torch(version: str = "2.5.1+rocm6.2", hip: str = "6.2.41133-dd7f95766") -> TorchInfo:
+    return TorchInfo(version=version, hip=hip, bundled_libs=["libamdhip64.so"], source=Source("cmd/torch-probe.json"))
+
+
+def sev(findings: list[Finding], fid: str) -> list[str]:
+    return [f.severity.value for f in findings if f.id == fid]
+
+
+def problems(findings: list[Finding]) -> dict[str, str]:
+    return {f.id: f.severity.value for f in findings if f.severity in (Severity.WARN, Severity.FAIL, Severity.ERROR)}
+
+
+def test_public_ids_are_registered_and_there_are_30_checks():
+    ids = all_ids()
+    for i in PUBLIC_IDS:
+        assert i in ids, i
+    assert len(all_checks()) >= 30, [c.title for c in all_checks()]
+
+
+def test_ids_are_unique_and_well_formed():
+    ids = all_ids()
+    assert len(ids) == len(set(ids))
+    for i in ids:
+        area, _, name = i.partition(".")
+        assert area and name and i == i.lower() and " " not in i
+
+
+def test_gfx_version_round_trip():
+    assert gfx_from_version("10.3.0") == "gfx1030"
+    assert gfx_from_version("9.0.10") == "gfx90a"
+    assert gfx_from_version("11.0.0") == "gfx1100"
+    assert gfx_from_version("1030") is None
+    assert gfx_from_version("gfx1030") is None
+    for g in ("gfx1031", "gfx90a", "gfx942", "gfx1100", "gfx906"):
+        assert gfx_from_version(version_of_gfx(g)) == g
+
+
+def test_no_gpu_when_sources_captured_is_a_failure():
+    h = Host(captured={"rocminfo", "kfd"})
+    assert sev(judge_host(h), "gpu.none-found") == ["fail"]
+
+
+def test_no_gpu_sources_is_not_judged():
+    h = Host()
+    f = judge_host(h)
+    assert "gpu.none-found" not in problems(f)
+    assert all(x.severity != Severity.ERROR for x in f), [x.title for x in f if x.severity == Severity.ERROR]
+
+
+def test_gfx1031_without_override_needs_it(m):
+    h = Host(gpus=[gpu("gfx1031", source="pci-id")], env={}, captured={"drm", "env"}, torch=rocm_torch())
+    f = judge_host(h, matrix=m)
+    assert sev(f, "gpu.override-needed") == ["fail"]
+    fix = next(x for x in f if x.id == "gpu.override-needed").fix
+    assert fix is not None and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in " ".join(fix.commands)
+    assert "gpu.arch-unsupported" not in problems(f)
+
+
+def test_gfx1031_with_override_is_fine(m):
+    h = Host(gpus=[gpu("gfx1031", source="pci-id")], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+             captured={"drm", "env"}, torch=rocm_torch())
+    f = judge_host(h, matrix=m)
+    assert sev(f, "gpu.override-needed") == ["ok"]
+    assert "torch.arch-missing" not in problems(f)
+
+
+def test_override_visible_in_rocminfo_counts_as_active_and_conflict_is_info(m):
+    g = GpuInfo(index=0, gfx_by_source={"pci-id": "gfx1031", "rocminfo": "gfx1030"}, sources=[SRC])
+    h = Host(gpus=[g], captured={"rocminfo", "drm"})
+    f = judge_host(h, matrix=m)
+    assert sev(f, "gpu.override-needed") == ["ok"]
+    assert sev(f, "gpu.arch-conflict") == ["info"]
+
+
+def test_unexplained_conflict_warns(m):
+    g = GpuInfo(index=0, gfx_by_source={"kfd": "gfx90a", "rocminfo": "gfx1100"}, sources=[SRC])
+    f = judge_host(Host(gpus=[g], captured={"rocminfo", "kfd"}), matrix=m)
+    assert sev(f, "gpu.arch-conflict") == ["warn"]
+
+
+def test_gfx1010_is_unsupported_with_no_override(m):
+    h = Host(gpus=[gpu("gfx1010")], captured={"kfd"})
+    f = judge_host(h, matrix=m)
+    assert sev(f, "gpu.arch-unsupported") == ["fail"]
+    assert "gpu.override-needed" not in problems(f)
+
+
+def test_gfx906_is_deprecated_on_rocm6(m):
+    h = Host(gpus=[gpu("gfx906")], captured={"kfd"}, torch=rocm_torch("2.3.0+rocm6.0", "6.0.32830"))
+    assert sev(judge_host(h, matrix=m), "gpu.arch-unsupported") == ["warn"]
+
+
+def test_gfx906_is_removed_on_rocm7(m):
+    h = Host(gpus=[gpu("gfx906")], captured={"kfd"}, rocm_version=Fact("7.0.0", SRC))
+    assert sev(judge_host(h, matrix=m), "gpu.arch-unsupported") == ["fail"]
+
+
+def test_gfx90a_on_rocm6_is_supported(m):
+    h = Host(gpus=[gpu("gfx90a", i) for i in range(4)], captured={"kfd"}, torch=rocm_torch("2.1.2+rocm6.0", "6.0.3"))
+    f = judge_host(h, matrix=m)
+    assert set(sev(f, "gpu.arch-unsupported")) == {"ok"}
+    assert not problems(f)
+
+
+def test_override_set_on_natively_supported_gpu_warns(m):
+    h = Host(gpus=[gpu("gfx1100")], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}, captured={"kfd", "env"})
+    assert sev(judge_host(h, matrix=m), "gpu.override-mismatch") == ["warn"]
+
+
+def test_global_override_on_mixed_host_warns(m):
+    h = Host(gpus=[gpu("gfx1031", 0), gpu("gfx1100", 1)], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+             captured={"kfd", "env"})
+    f = judge_host(h, matrix=m)
+    assert "warn" in sev(f, "gpu.override-mismatch")
+    msg = next(x for x in f if x.id == "gpu.override-mismatch" and x.severity == Severity.WARN)
+    assert "GPU 1" in msg.title
+
+
+def test_malformed_override_fails(m):
+    h = Host(gpus=[gpu("gfx1031")], env={"HSA_OVERRIDE_GFX_VERSION": "gfx1030"}, captured={"kfd", "env"})
+    assert sev(judge_host(h, matrix=m), "gpu.override-mismatch") == ["fail"]
+
+
+def test_igpu_beside_dgpu_warns_with_visible_devices_fix(m):
+    h = Host(gpus=[gpu("gfx1100", 0), gpu("gfx1036", 1, is_apu=True)], captured={"kfd", "env"})
+    f = judge_host(h, matrix=m)
+    assert sev(f, "gpu.igpu-visible") == ["warn"]
+    fix = next(x for x in f if x.id == "gpu.igpu-visible").fix
+    assert "ROCR_VISIBLE_DEVICES=0" in " ".join(fix.commands)
+    h.env = {"ROCR_VISIBLE_DEVICES": "0"}
+    assert sev(judge_host(h, matrix=m), "gpu.igpu-visible") == ["ok"]
+
+
+def test_amdgpu_not_loaded(m):
+    h = Host(amdgpu_loaded=Fact(False, Source("root/proc/modules")), captured={"modules"})
+    assert sev(judge_host(h, matrix=m), "driver.amdgpu-not-loaded") == ["fail"]
+
+
+def test_dkms_not_built_for_running_kernel(m):
+    e = DkmsEntry("amdgpu", "6.3.6-1697589.22.04", "6.2.0-39-generic", "x86_64", "installed", SRC)
+    h = Host(kernel=KernelInfo(release="6.5.0-14-generic"), dkms=DkmsInfo(entries=[e]))
+    f = judge_host(h, matrix=m)
+    assert "fail" in sev(f, "driver.dkms-failed") + sev(f, "driver.dkms-breakage")
+
+
+def test_dkms_known_breakage_on_kernel_65(m):
+    e = DkmsEntry("amdgpu", "6.3.6-1718217.22.04", "6.5.0-14-generic", "x86_64", "added", SRC)
+    h = Host(kernel=KernelInfo(release="6.5.0-14-generic"), dkms=DkmsInfo(entries=[e]))
+    assert sev(judge_host(h, matrix=m), "driver.dkms-breakage") == ["fail"]
+
+
+def test_dkms_build_failure_line(m):
+    h = Host(dkms=DkmsInfo(build_failures=[Fact("Error! Bad return status for module build on kernel: 6.5.0", SRC)],
+                           failed_kernels=["6.5.0"]))
+    assert "fail" in sev(judge_host(h, matrix=m), "driver.dkms-failed")
+
+
+def test_dkms_healthy(m):
+    e = DkmsEntry("amdgpu", "6.16.6-2255209.24.04", "6.17.0-5-generic", "x86_64", "installed", SRC)
+    h = Host(kernel=KernelInfo(release="6.17.0-5-generic"), dkms=DkmsInfo(entries=[e]))
+    assert sev(judge_host(h, matrix=m), "driver.dkms-failed") == ["ok"]
+
+
+def test_kernel_not_validated(m):
+    h = Host(os=OsInfo(id="ubuntu", version_id="22.04", version="22.04.5"),
+             kernel=KernelInfo(release="6.11.0-21-generic"), rocm_version=Fact("6.2.4", SRC))
+    assert sev(judge_host(h, matrix=m), "kernel.not-validated") == ["warn"]
+    h.kernel = KernelInfo(release="5.15.0-124-generic")
+    assert sev(judge_host(h, matrix=m), "kernel.not-validated") == ["ok"]
+
+
+def test_os_not_supported(m):
+    h = Host(os=OsInfo(id="ubuntu", version_id="18.04", version="18.04.6"), rocm_version=Fact("6.2.4", SRC))
+    assert sev(judge_host(h, matrix=m), "os.not-supported") == ["warn"]
+    h.os = OsInfo(id="ubuntu", version_id="22.04", version="22.04.5")
+    assert sev(judge_host(h, matrix=m), "os.not-supported") == ["ok"]
+
+
+def test_multiple_rocm_versions(m):
+    h = Host(rocm_installs=[RocmInstall("/opt/rocm-6.0.2", "6.0.2"), RocmInstall("/opt/rocm-6.2.4", "6.2.4")])
+    assert sev(judge_host(h, matrix=m), "rocm.multiple-versions") == ["warn"]
+
+
+def test_rocm_not_installed_only_judged_on_real_captures(m):
+    assert "rocm.not-installed" not in problems(judge_host(Host(), matrix=m))
+    assert sev(judge_host(Host(tool="rocmdoctor 0.1.0"), matrix=m), "rocm.not-installed") == ["warn"]
+    assert sev(judge_host(Host(tool="rocmdoctor 0.1.0", torch=rocm_torch()), matrix=m),
+               "rocm.not-installed") == ["info"]
+
+
+def test_kfd_permission(m):
+    nodes = [DeviceNode("/dev/kfd", "660", "root", "render", 0, 109),
+             DeviceNode("/dev/dri/renderD128", "660", "root", "render", 0, 109)]
+    h = Host(user=UserInfo("alice", 1000, ["alice", "sudo"], [1000, 27]), device_nodes=nodes)
+    f = judge_host(h, matrix=m)
+    assert sev(f, "perm.kfd-access") == ["fail"]
+    assert "usermod -aG" in " ".join(next(x for x in f if x.id == "perm.kfd-access").fix.commands)
+    h.user = UserInfo("alice", 1000, ["alice", "render", "video"], [1000, 109, 44])
+    assert sev(judge_host(h, matrix=m), "perm.kfd-access") == ["ok"]
+    h.user = UserInfo("root", 0, ["root"], [0])
+    assert sev(judge_host(h, matrix=m), "perm.kfd-access") == ["ok"]
+
+
+def test_kfd_missing_in_container(m):
+    h = Host(device_nodes=[DeviceNode("/dev/kfd", exists=False)])
+    assert sev(judge_host(h, matrix=m), "perm.kfd-missing") == ["fail"]
+
+
+def test_cuda_torch_on_amd_host(m):
+    t = TorchInfo(version="2.4.0+cu121", cuda="12.1", bundled_libs=["libcudart.so.12"], source=SRC)
+    h = Host(gpus=[gpu("gfx1100")], torch=t, captured={"kfd", "torch-probe"})
+    f = judge_host(h, matrix=m)
+    assert sev(f, "torch.not-rocm-build") == ["fail"]
+    assert "CUDA" in next(x for x in f if x.id == "torch.not-rocm-build").title
+
+
+def test_cpu_torch_says_cpu(m):
+    t = TorchInfo(version="1.13.1+cpu", source=SRC)
+    f = judge_host(Host(gpus=[gpu("gfx1030")], torch=t), matrix=m)
+    assert "CPU" in next(x for x in f if x.id == "torch.not-rocm-build").title
+
+
+def test_torch_not_installed(m):
+    h = Host(packages={"numpy": "1.26.4"}, captured={"pip"})
+    assert sev(judge_host(h, matrix=m), "torch.not-installed") == ["warn"]
+    assert "torch.not-installed" not in problems(judge_host(Host(), matrix=m))
+
+
+def test_torch_arch_missing_from_wheel_gfx_list(m):
+    h = Host(gpus=[gpu("gfx1201")], torch=rocm_torch("2.3.0+rocm6.0", "6.0.32830"), captured={"kfd"})
+    assert sev(judge_host(h, matrix=m), "torch.arch-missing") == ["fail"]
+    h.torch = rocm_torch("2.3.0+rocm6.0", "6.0.32830")
+    h.gpus = [gpu("gfx90a")]
+    assert sev(judge_host(h, matrix=m), "torch.arch-missing") == ["ok"]
+
+
+def test_torch_arch_list_from_live_probe_wins(m):
+    t = rocm_torch()
+    t.arch_list = ["gfx900", "gfx906"]
+    h = Host(gpus=[gpu("gfx90a")], torch=t)
+    assert sev(judge_host(h, matrix=m), "torch.arch-missing") == ["fail"]
+
+
+def test_torch_rocm_vs_system_rocm(m):
+    h = Host(torch=rocm_torch("2.5.1+rocm6.2"), rocm_version=Fact("6.0.2", SRC))
+    assert "warn" in sev(judge_host(h, matrix=m), "torch.rocm-mismatch")
+
+
+def test_companion_mismatch(m):
+    h = Host(torch=rocm_torch("2.5.1+rocm6.2"), packages={"torch": "2.5.1+rocm6.2", "torchvision": "0.20.1+cu124"})
+    assert sev(judge_host(h, matrix=m), "torch.companion-mismatch") == ["fail"]
+
+
+def test_python37_has_no_rocm_wheel(m):
+    h = Host(python=PythonInfo(version="3.7.16"))
+    assert sev(judge_host(h, matrix=m), "python.no-rocm-wheel") == ["fail"]
+    h.python = PythonInfo(version="3.11.7")
+    assert sev(judge_host(h, matrix=m), "python.no-rocm-wheel") == ["ok"]
+
+
+def test_ld_library_path_shadowing(m):
+    h = Host(env={"LD_LIBRARY_PATH": "/opt/rocm/lib:/usr/local/lib"}, torch=rocm_torch(), captured={"env"})
+    assert sev(judge_host(h, matrix=m), "env.ld-library-path") == ["warn"]
+    h.env = {"LD_LIBRARY_PATH": "/usr/local/lib"}
+    assert sev(judge_host(h, matrix=m), "env.ld-library-path") == ["ok"]
+
+
+def test_visible_devices_hiding_everything(m):
+    h = Host(gpus=[gpu("gfx90a")], env={"HIP_VISIBLE_DEVICES": "3"}, captured={"env", "kfd"})
+    assert sev(judge_host(h, matrix=m), "env.visible-devices") == ["fail"]
+
+
+def test_log_signatures_become_findings(m):
+    lm = LogMatch("no-binary-for-gpu", "log.no-binary-for-gpu",
+                  "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+                  source=Source("logs/err.txt", 3))
+    f = judge_host(Host(logs=[lm, lm]), matrix=m)
+    assert sev(f, "log.no-binary-for-gpu") == ["fail"]  # the same line twice is reported once
+
+
+def test_select_and_skip(m):
+    h = Host(gpus=[gpu("gfx1031")], captured={"kfd", "env"})
+    only = judge_host(h, select=["gpu.override-needed"], matrix=m)
+    assert {f.id for f in only} == {"gpu.override-needed"}
+    skipped = judge_host(h, skip=["gpu.override-needed"], matrix=m)
+    assert "gpu.override-needed" not in {f.id for f in skipped}
+
+
+def test_a_crashing_check_becomes_an_error_finding_and_others_still_run(m):
+    from rocmdoctor.judge import registry
+
+    @check("test.boom", title="Boom")
+    def boom(host, matrix):
+        raise ValueError("kaput")
+
+    try:
+        f = run_checks(Host(captured={"kfd"}), m)
+        assert sev(f, "test.boom") == ["error"]
+        assert sev(f, "gpu.none-found") == ["fail"]
+    finally:
+        registry._CHECKS[:] = [c for c in registry._CHECKS if c.func is not boom]
