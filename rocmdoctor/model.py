@@ -203,6 +203,7 @@ class Host:
     kernel: KernelInfo = field(default_factory=KernelInfo)
     cpu_model: Optional[str] = None
     gpus: list[GpuInfo] = field(default_factory=list)
+    cmdline: Optional[Fact[str]] = None  # /proc/cmdline (nomodeset, modprobe.blacklist=amdgpu, iommu=pt)
     amdgpu_loaded: Optional[Fact[bool]] = None
     amdgpu_version: Optional[Fact[str]] = None  # /sys/module/amdgpu/version or modinfo
     dkms: Optional[DkmsInfo] = None

@@ -349,3 +349,34 @@ def test_a_crashing_check_becomes_an_error_finding_and_others_still_run(m):
         assert sev(f, "gpu.none-found") == ["fail"]
     finally:
         registry._CHECKS[:] = [c for c in registry._CHECKS if c.func is not boom]
+
+
+def test_cmdline_nomodeset_fails(m):
+    h = Host(cmdline=Fact("BOOT_IMAGE=/vmlinuz ro quiet nomodeset", Source("root/proc/cmdline")))
+    assert sev(judge_host(h, matrix=m), "kernel.cmdline") == ["fail"]
+    h.cmdline = Fact("BOOT_IMAGE=/vmlinuz ro modprobe.blacklist=nouveau,amdgpu", Source("root/proc/cmdline"))
+    assert sev(judge_host(h, matrix=m), "kernel.cmdline") == ["fail"]
+    h.cmdline = Fact("BOOT_IMAGE=/vmlinuz ro quiet iommu=pt", Source("root/proc/cmdline"))
+    assert sev(judge_host(h, matrix=m), "kernel.cmdline") == ["ok"]
+
+
+def test_dmesg_errors_warn(m):
+    lines = [Fact("[    3.1] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1", Source("cmd/dmesg.txt", 4)),
+             Fact("[    2.0] [drm] amdgpu kernel modesetting enabled.", Source("cmd/dmesg.txt", 1))]
+    f = judge_host(Host(dmesg=lines, captured={"dmesg"}), matrix=m)
+    assert sev(f, "driver.dmesg-errors") == ["warn"]
+    assert len(next(x for x in f if x.id == "driver.dmesg-errors").evidence) == 1
+    assert sev(judge_host(Host(dmesg=lines[1:], captured={"dmesg"}), matrix=m), "driver.dmesg-errors") == ["ok"]
+
+
+def test_kmd_window(m):
+    e = DkmsEntry("amdgpu", "6.3.6-1697589.22.04", "6.2.0-39-generic", "x86_64", "installed", SRC)
+    far = Host(rocm_version=Fact("7.1.1", SRC), dkms=DkmsInfo(entries=[e]))
+    near = Host(rocm_version=Fact("6.0.2", SRC), dkms=DkmsInfo(entries=[e]))
+    assert sev(judge_host(near, matrix=m), "rocm.kmd-mismatch") == ["ok"]
+    assert sev(judge_host(far, matrix=m), "rocm.kmd-mismatch") == ["warn"]
+
+
+def test_render_group_missing_is_info(m):
+    assert sev(judge_host(Host(groups_file={"video": 44}), matrix=m), "perm.render-group") == ["info"]
+    assert sev(judge_host(Host(groups_file={"video": 44, "render": 109}), matrix=m), "perm.render-group") == ["ok"]

@@ -67,3 +67,17 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Add the user to the groups, then log out and back in (or reboot):",
             [f"sudo usermod -aG {','.join(sorted(set(needed) | {'render', 'video'}))} {user}"], PERM_URL),
     )]
+
+
+@check("perm.render-group", title="render group")
+def render_group(host: Host, matrix: Matrix) -> list[Finding]:
+    """ROCm's docs use the render group; older distributions (Ubuntu 20.04) only have video."""
+    if not host.groups_file:
+        return []
+    if "render" in host.groups_file:
+        return [ok("perm.render-group", f"render group exists (gid {host.groups_file['render']})")]
+    return [finding(
+        "perm.render-group", Severity.INFO, "There is no 'render' group on this host",
+        "The render nodes then belong to 'video': add users to video instead of render.",
+        ["root/etc/group"],
+    )]

@@ -95,3 +95,29 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                     ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
             ))
     return out or [ok("torch.rocm-mismatch", f"torch's ROCm {tr} agrees with the system")]
+
+
+@check("rocm.kmd-mismatch", title="ROCm user space vs kernel driver")
+def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
+    """System ROCm user space must be within the supported window of the amdgpu kernel driver's release."""
+    sr = system_rocm(host)
+    amdgpu = [e for e in (host.dkms.entries if host.dkms else []) if e.module == "amdgpu"]
+    if not sr or not amdgpu:
+        return [skip("rocm.kmd-mismatch", "System ROCm or amdgpu-dkms not captured")]
+    dkms_rocm = matrix.rocm_for_dkms(amdgpu[0].version)
+    rel = matrix.release(sr[0]) or matrix.release(major_minor(sr[0]) or sr[0])
+    if not dkms_rocm or rel is None or not rel.kmd_compatible:
+        return [skip("rocm.kmd-mismatch", f"No driver window known for ROCm {sr[0]} / amdgpu-dkms {amdgpu[0].version}")]
+    if major_minor(dkms_rocm) in rel.kmd_compatible:
+        return [ok("rocm.kmd-mismatch", f"ROCm {sr[0]} supports the amdgpu-dkms of ROCm {dkms_rocm}",
+                   [str(sr[1]), str(amdgpu[0].source)])]
+    return [finding(
+        "rocm.kmd-mismatch", Severity.WARN,
+        f"ROCm {sr[0]} user space is outside the support window of the ROCm {dkms_rocm} kernel driver",
+        f"ROCm {rel.version} supports kernel drivers from ROCm {', '.join(rel.kmd_compatible)} "
+        f"({rel.driver_window or 'see the compatibility matrix'}).",
+        [str(sr[1]), str(amdgpu[0].source)],
+        Fix("Install the amdgpu-dkms of the same ROCm release as the user space:",
+            [f"sudo amdgpu-install --usecase=dkms --rocmrelease={sr[0]}"],
+            ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+    )]

@@ -177,3 +177,42 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
         else:
             out.append(ok("driver.dkms-failed", "No amdgpu-dkms module (in-tree amdgpu driver in use)"))
     return out
+
+
+@check("kernel.cmdline", title="Kernel command line")
+def cmdline(host: Host, matrix: Matrix) -> list[Finding]:
+    fact = host.cmdline
+    if fact is None:
+        return [not_captured("kernel.cmdline", "Kernel command line (/proc/cmdline)")]
+    args = fact.value.split()
+    blockers = [a for a in args if a == "nomodeset" or a in ("amdgpu.modeset=0", "modprobe.blacklist=amdgpu")
+                or a.startswith("modprobe.blacklist=") and "amdgpu" in a.split("=", 1)[1].split(",")]
+    if blockers:
+        return [finding(
+            "kernel.cmdline", Severity.FAIL, f"The kernel command line disables amdgpu ({' '.join(blockers)})",
+            "With these parameters amdgpu does not bind to the GPU: no /dev/kfd, no ROCm.",
+            [str(fact.source)],
+            Fix("Remove them from GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then:",
+                ["sudo update-grub", "sudo reboot"]),
+        )]
+    return [ok("kernel.cmdline", "The kernel command line does not disable amdgpu", [str(fact.source)])]
+
+
+@check("driver.dmesg-errors", title="amdgpu errors in the kernel log")
+def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
+    if "dmesg" not in host.captured:
+        return [not_captured("driver.dmesg-errors", "Kernel log (dmesg)")]
+    import re
+
+    bad = re.compile(r"(?i)(fail|error|timeout|timed out|hang|reset|fault|not supported|unable)")
+    harmless = re.compile(r"(?i)(failed to load firmware.*optional|ras: .*not supported|error_count 0)")
+    hits = [d for d in host.dmesg if bad.search(d.value) and not harmless.search(d.value)]
+    if not hits:
+        return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]
+    return [finding(
+        "driver.dmesg-errors", Severity.WARN, f"{len(hits)} amdgpu/kfd error line(s) in the kernel log",
+        "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
+        "hangs and missing GPUs that user-space tools only see as 'no device'.",
+        [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],
+        Fix("Read the full log around these lines:", ["sudo dmesg -T | grep -iE 'amdgpu|kfd' | tail -50"]),
+    )]

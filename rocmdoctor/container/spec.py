@@ -1,0 +1,368 @@
+"""The one typed container spec that every renderer (Dockerfile, Apptainer, compose, run flags, CI) reads.
+
+It is built from the install resolver's :class:`~rocmdoctor.plan.Plan`, so a container gets exactly the
+wheels ``install torch`` would install, hash-locked. Everything a renderer needs is decided here, once:
+renderers only format. All collections are tuples in a fixed order so that the same inputs always
+render byte-identical files (no dict-order, time or host leaks into the output).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from rocmdoctor import __version__
+from rocmdoctor.errors import BadInput
+from rocmdoctor.plan import Plan, Requirement
+
+SCHEMA = "rocmdoctor-container/1"
+VENV = "/opt/venv"
+LOCK_DIR = "/opt/rocmdoctor"
+LOCK_FILE = "requirements.lock"  # the plan's wheels (torch & co.), written next to the Dockerfile
+TOOL_LOCK_FILE = "rocmdoctor.lock"  # rocmdoctor itself: its own layer, so upgrading it never reinstalls torch
+SELF = "rocmdoctor"
+
+# Package-manager families, inferred from the base image's name (as hpccm's baseimage does). Data, not ifs.
+PKG_FAMILIES: dict[str, dict[str, Any]] = {
+    "apt": {
+        "python_packages": ["python{py}", "python{py}-venv"],
+        "pin": "{name}={version}",
+    },
+    "dnf": {
+        "python_packages": ["python{py}"],
+        "pin": "{name}-{version}",
+    },
+}
+DNF_IMAGE_WORDS = ("almalinux", "centos", "rockylinux", "rocky", "rhel", "ubi8", "ubi9", "fedora", "manylinux",
+                   "oraclelinux", "azurelinux")
+
+_NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$")
+_TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+_DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
+_APT_VERSION_RE = re.compile(r"^[A-Za-z0-9.+~:_-]+$")
+_ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+_PY_RE = re.compile(r"^3\.[0-9]{1,2}$")
+_HASH_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """A base image by name, tag and (when known) digest; the tag survives as a label for humans."""
+
+    name: str  # "rocm/dev-ubuntu-22.04", "localhost:5000/x"
+    tag: str  # "6.2"
+    digest: Optional[str] = None  # "sha256:<64 hex>"
+
+    @property
+    def tagged(self) -> str:
+        return f"{self.name}:{self.tag}"
+
+    @property
+    def ref(self) -> str:
+        """What FROM uses: pinned by digest when we have one (the tag is then informational)."""
+        return f"{self.tagged}@{self.digest}" if self.digest else self.tagged
+
+
+def parse_image(text: str) -> ImageRef:
+    """Parse ``NAME:TAG[@sha256:HEX]``; refuse ``latest`` and untagged images (not reproducible)."""
+    raw = text.strip()
+    if not raw or raw.startswith("-") or any(c.isspace() for c in raw):
+        raise BadInput(f"--base {text!r}: not an image reference (expected NAME:TAG[@sha256:DIGEST])")
+    ref, _, digest = raw.partition("@")
+    last = ref.rsplit("/", 1)[-1]
+    if ":" in last:
+        name, tag = ref.rsplit(":", 1)
+    else:
+        name, tag = ref, ""
+    if not _NAME_RE.match(name):
+        raise BadInput(f"--base {text!r}: {name!r} is not a valid image name (lower-case, registry/path)")
+    if not tag:
+        raise BadInput(
+            f"--base {text!r} has no tag: an untagged image means 'latest', which changes under you; "
+            "give NAME:TAG (and @sha256:DIGEST to pin it exactly)"
+        )
+    if tag == "latest":
+        raise BadInput(
+            f"--base {text!r}: 'latest' is retagged on every release, so builds are not reproducible; "
+            "name a version tag such as rocm/dev-ubuntu-22.04:6.2 (and @sha256:DIGEST)"
+        )
+    if not _TAG_RE.match(tag):
+        raise BadInput(f"--base {text!r}: {tag!r} is not a valid tag")
+    if digest and not _DIGEST_RE.match(digest):
+        raise BadInput(f"--base {text!r}: digest must be sha256: followed by 64 lower-case hex digits")
+    return ImageRef(name=name, tag=tag, digest=digest or None)
+
+
+def pkg_family(image: ImageRef) -> str:
+    """apt or dnf, from the image name (rocm/dev-almalinux-8 -> dnf, rocm/dev-ubuntu-22.04 -> apt)."""
+    low = image.name.lower()
+    return "dnf" if any(w in low for w in DNF_IMAGE_WORDS) else "apt"
+
+
+def default_base(rocm: str, python: str) -> ImageRef:
+    """AMD's dev image for the plan's ROCm series: Ubuntu 22.04 (the series every ROCm 6.x/7.x supports)."""
+    del python  # the dev image carries no pinned Python; the venv is built from the OS package
+    return ImageRef(name="rocm/dev-ubuntu-22.04", tag=rocm)
+
+
+@dataclass(frozen=True)
+class OsPackage:
+    name: str
+    version: Optional[str] = None  # None: not pinned (the renderer says why, and lint knows)
+
+
+@dataclass(frozen=True)
+class LockedWheel:
+    name: str
+    version: str
+    sha256: tuple[str, ...]
+
+    def line(self) -> str:
+        hashes = "".join(f" \\\n    --hash=sha256:{h}" for h in self.sha256)
+        return f"{self.name}=={self.version}{hashes}\n"
+
+
+@dataclass(frozen=True)
+class Lock:
+    """One requirements file installed in its own layer with --require-hashes."""
+
+    filename: str
+    index_url: str
+    extra_index_urls: tuple[str, ...]
+    wheels: tuple[LockedWheel, ...]
+
+    def text(self) -> str:
+        head = [
+            f"# Generated by rocmdoctor {__version__}: hash-locked wheels, installed with",
+            "#   pip install --require-hashes --only-binary :all: --no-deps -r " + self.filename,
+            f"--index-url {self.index_url}",
+            *(f"--extra-index-url {u}" for u in self.extra_index_urls),
+        ]
+        return "\n".join(head) + "\n" + "".join(w.line() for w in self.wheels)
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """Everything that defines the image; renderers turn it into text and nothing else."""
+
+    base: ImageRef
+    family: str  # key of PKG_FAMILIES
+    python: str  # "3.11"
+    rocm: str
+    os_packages: tuple[OsPackage, ...]
+    locks: tuple[Lock, ...]  # plan lock first, then rocmdoctor's own
+    env: tuple[tuple[str, str], ...]  # runtime ENV from the plan (sorted): HSA_OVERRIDE_GFX_VERSION, ...
+    user: str = "rocm"
+    uid: int = 1000
+    groups: tuple[str, ...] = ("video", "render")  # by name in the image; host gids are added at run time
+    app_dir: Optional[str] = None  # build-context path copied to /app last
+    healthcheck: tuple[str, ...] = ("rocmdoctor", "smoke", "--level", "1")
+    source_date_epoch: int = 0
+    plan_json: str = ""  # compact, key-sorted plan: the io.rocmdoctor.plan label
+    labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    @property
+    def python_exe(self) -> str:
+        return f"python{self.python}"
+
+    @property
+    def unpinned(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.os_packages if p.version is None)
+
+    def os_install_args(self) -> list[str]:
+        pin = PKG_FAMILIES[self.family]["pin"]
+        return [pin.format(name=p.name, version=p.version) if p.version else p.name for p in self.os_packages]
+
+
+def _wheel(req: Requirement) -> LockedWheel:
+    hashes = tuple(sorted({h.lower().removeprefix("sha256:") for h in req.sha256}))
+    if not hashes:
+        raise BadInput(
+            f"the plan has no sha256 for {req.pin()}: a container installs with --require-hashes, so the "
+            "plan must be locked (rocmdoctor install ... --lock, or pass --lock FILE)"
+        )
+    for h in hashes:
+        if not _HASH_RE.match(h):
+            raise BadInput(f"{req.pin()}: {h!r} is not a sha256 hex digest")
+    return LockedWheel(name=req.name, version=req.version, sha256=hashes)
+
+
+def plan_label(plan: Plan) -> str:
+    """The plan as compact, key-sorted JSON (byte-stable), with the hashes that make it exact."""
+    d = plan.to_dict()
+    d["hashes"] = {r.name: sorted(r.sha256) for r in sorted(plan.requirements, key=lambda r: r.name.lower())}
+    return json.dumps(d, sort_keys=True, separators=(",", ":"))
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def build_spec(
+    plan: Plan,
+    base: Optional[str] = None,
+    apt_pins: Optional[dict[str, str]] = None,
+    extra_os_packages: tuple[str, ...] = (),
+    app_dir: Optional[str] = None,
+    user: str = "rocm",
+    uid: int = 1000,
+    source_date_epoch: int = 0,
+    healthcheck: bool = True,
+) -> ContainerSpec:
+    """Turn a locked plan into a spec, refusing anything that would make the image irreproducible."""
+    if not _PY_RE.match(plan.python or ""):
+        raise BadInput(f"plan python {plan.python!r}: expected X.Y such as 3.11")
+    image = parse_image(base) if base else default_base(plan.rocm, plan.python)
+    family = pkg_family(image)
+    pins = dict(apt_pins or {})
+    for name, version in pins.items():
+        if not _PKG_RE.match(name) or not _APT_VERSION_RE.match(version):
+            raise BadInput(f"--apt-pin {name}={version}: not a package name and version")
+    names = [p.format(py=plan.python) for p in PKG_FAMILIES[family]["python_packages"]]
+    for extra in extra_os_packages:
+        if not _PKG_RE.match(extra):
+            raise BadInput(f"--os-package {extra!r}: not a package name")
+        if extra not in names:
+            names.append(extra)
+    unknown = sorted(set(pins) - set(names))
+    if unknown:
+        raise BadInput(f"--apt-pin for {', '.join(unknown)}: not installed by this spec (add --os-package)")
+    os_packages = tuple(OsPackage(n, pins.get(n)) for n in names)
+    if not _USER_RE.match(user) or user == "root":
+        raise BadInput(f"--user {user!r}: need a non-root user name (lower-case letters, digits, -, _)")
+    if not 1 <= uid < 2**31 - 1:
+        raise BadInput(f"--uid {uid}: must be a positive, non-root uid")
+    if app_dir is not None and (not app_dir or app_dir.startswith(("-", "/")) or ".." in app_dir.split("/")
+                                or any(c.isspace() or c in "\"'\\$`" for c in app_dir)):
+        raise BadInput(f"--app {app_dir!r}: must be a relative path inside the build context")
+    for key, _ in plan.env.items():
+        if not _ENV_KEY_RE.match(key):
+            raise BadInput(f"plan env {key!r}: not an environment variable name")
+    if not plan.index_url or any(c.isspace() for c in plan.index_url):
+        raise BadInput(f"plan index url {plan.index_url!r}: missing or malformed")
+
+    reqs = sorted(plan.requirements, key=lambda r: _norm(r.name))
+    main = tuple(_wheel(r) for r in reqs if _norm(r.name) != SELF)
+    tool = tuple(_wheel(r) for r in reqs if _norm(r.name) == SELF)
+    if healthcheck and not tool:
+        raise BadInput(
+            f"the plan does not include rocmdoctor, which the image's HEALTHCHECK runs: resolve with "
+            f"--with rocmdoctor=={__version__} (or pass --no-healthcheck)"
+        )
+    extra_urls = tuple(getattr(plan, "extra_index_urls", ()) or ())
+    locks = [Lock(LOCK_FILE, plan.index_url, extra_urls, main)]
+    if tool:
+        locks.append(Lock(TOOL_LOCK_FILE, plan.index_url, extra_urls, tool))
+    labels = (
+        ("org.opencontainers.image.base.name", image.tagged),
+        ("org.opencontainers.image.base.digest", image.digest or ""),
+        ("org.opencontainers.image.created", _iso(source_date_epoch)),
+        ("org.opencontainers.image.title", f"ROCm {plan.rocm} PyTorch (Python {plan.python})"),
+        ("org.opencontainers.image.description", "Generated by rocmdoctor from a hash-locked install plan"),
+        ("io.rocmdoctor.version", __version__),
+    )
+    return ContainerSpec(
+        base=image,
+        family=family,
+        python=plan.python,
+        rocm=plan.rocm,
+        os_packages=os_packages,
+        locks=tuple(locks),
+        env=tuple(sorted(plan.env.items())),
+        user=user,
+        uid=uid,
+        app_dir=app_dir.rstrip("/") if app_dir else None,
+        healthcheck=("rocmdoctor", "smoke", "--level", "1") if healthcheck else (),
+        source_date_epoch=source_date_epoch,
+        plan_json=plan_label(plan),
+        labels=tuple((k, v) for k, v in labels if v),
+    )
+
+
+def _iso(epoch: int) -> str:
+    import datetime as _dt
+
+    return _dt.datetime.fromtimestamp(epoch, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ------------------------------------------------------------------ plans and locks from files
+
+
+def read_lock(text: str) -> tuple[Optional[str], dict[str, tuple[str, list[str]]]]:
+    """Parse a pip hash lock (``name==ver --hash=sha256:...``; ``--index-url`` line) -> (index, {name: (ver, hashes)})."""
+    index: Optional[str] = None
+    out: dict[str, tuple[str, list[str]]] = {}
+    joined = re.sub(r"\\\r?\n", " ", text)
+    for raw in joined.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        words = line.split()
+        if words[0] in ("--index-url", "-i") and len(words) > 1:
+            index = words[1]
+            continue
+        if words[0].startswith("-"):
+            continue
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)$", words[0])
+        if not m:
+            raise BadInput(f"lock line {raw.strip()[:80]!r}: expected NAME==VERSION --hash=sha256:HEX")
+        hashes = [w.split("=", 1)[1].removeprefix("sha256:") for w in words[1:] if w.startswith("--hash=")]
+        out[m.group(1)] = (m.group(2), hashes)
+    return index, out
+
+
+def plan_from_json(data: Any, lock_text: Optional[str] = None) -> Plan:
+    """A Plan from ``install --json`` output (``rocmdoctor-plan/1``), hashes merged in from a lock file."""
+    from rocmdoctor.plan import Rejected
+
+    if isinstance(data, dict) and isinstance(data.get("plan"), dict):
+        data = data["plan"]
+    if not isinstance(data, dict) or not isinstance(data.get("requirements"), list):
+        raise BadInput("plan file: expected a rocmdoctor-plan/1 JSON object with 'requirements'")
+    hashes: dict[str, list[str]] = {k: list(v) for k, v in (data.get("hashes") or {}).items()}
+    index = data.get("index_url")
+    if lock_text is not None:
+        lock_index, locked = read_lock(lock_text)
+        index = index or lock_index
+        for name, (_ver, hs) in locked.items():
+            hashes[name] = hs
+    reqs: list[Requirement] = []
+    for item in data["requirements"]:
+        if isinstance(item, dict):
+            name, version = str(item.get("name", "")), str(item.get("version", ""))
+            sha = [str(h) for h in item.get("sha256", [])]
+        else:
+            name, _, version = str(item).partition("==")
+            sha = []
+        if not name or not version:
+            raise BadInput(f"plan requirement {item!r}: expected NAME==VERSION")
+        sha = sha or hashes.get(name, []) or next((v for k, v in hashes.items() if _norm(k) == _norm(name)), [])
+        reqs.append(Requirement(name=name, version=version, sha256=list(sha)))
+    try:
+        return Plan(
+            index_url=str(index or ""),
+            requirements=reqs,
+            python=str(data.get("python", "")),
+            rocm=str(data.get("rocm", "")),
+            channel=str(data.get("channel", "pytorch")),
+            env={str(k): str(v) for k, v in (data.get("env") or {}).items()},
+            reasons=[str(r) for r in data.get("reasons", [])],
+            rejected=[Rejected(str(r.get("candidate", "")), str(r.get("reason", ""))) for r in data.get("rejected", [])
+                      if isinstance(r, dict)],
+            warnings=[str(w) for w in data.get("warnings", [])],
+        )
+    except (AttributeError, TypeError) as exc:
+        raise BadInput(f"plan file: malformed ({exc})") from None
+
+
+def plan_from_lock(lock_text: str, python: str, rocm: str, env: Optional[dict[str, str]] = None) -> Plan:
+    """A Plan from a hash lock alone (what ``install --lock`` writes)."""
+    index, locked = read_lock(lock_text)
+    if not locked:
+        raise BadInput("lock file: no NAME==VERSION lines")
+    reqs = [Requirement(name=n, version=v, sha256=list(h)) for n, (v, h) in locked.items()]
+    return Plan(index_url=index or "", requirements=reqs, python=python, rocm=rocm, env=dict(env or {}))

@@ -1,0 +1,88 @@
+"""Tell what a bare pasted file is from its content (``rocmdoctor check --from FILE``).
+
+A paste may hold several outputs at once (``rocminfo`` then ``rocm-smi`` then ``groups``), so
+:func:`sniff` returns every kind it recognises; each parser ignores what is not its own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parse.smi import load_json
+
+# kind -> regex that is enough to recognise it anywhere in the text (MULTILINE).
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(rx, re.M))
+    for kind, rx in (
+        ("rocminfo", r"HSA Agents|HSA System Attributes|ROCk module|^\s*(?:\S+[:-])?\s*Name:\s+gfx[0-9a-f]{3,5}\s*$"
+                     r"|amdgcn-amd-amdhsa--gfx|^\s*Marketing Name:\s|\brocminfo\b.*\n.*Permission denied"),
+        ("collect_env", r"^PyTorch version:|^Is debug build:|^ROCM used to build PyTorch:|^CUDA used to build PyTorch:"
+                        r"|torch/utils/collect_env\.py|^Collecting environment information"),
+        ("rocm-smi", r"ROCm System Management Interface|=+ ROCm SMI|^\s*GPU\[\d+\]\s*:\s"),
+        ("dkms", r"^[\w.+-]+(?:/|,\s*)[^,\s:]+(?:,\s*[^,\s:]+)?(?:,\s*[\w-]+)?:\s*(?:installed|built|added)\b"
+                 r"|Could not locate dkms\.conf|Bad return status for module build|^\s*(?:\$\s*)?(?:sudo\s+)?dkms status"
+                 r"|amdgpu-dkms"),
+        ("lspci", r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|Display controller"
+                  r"|3D controller|Processing accelerators|Host bridge|PCI bridge)"),
+        ("uname", r"^\s*(?:\$\s*)?Linux\s+\S+\s+\d+\.\d+\S*\s+#"),
+        ("proc-version", r"^Linux version \d"),
+        ("os-release", r"^(?:PRETTY_NAME|VERSION_ID|ID_LIKE)="),
+        ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
+        ("dmesg", r"^\s*\[\s*\d+\.\d{3,}\]\s"),
+        ("id", r"uid=\d+\([^)]*\)\s+gid=\d+"),
+        ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
+        ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),
+        ("hipconfig", r"^HIP version\s*:|^== hipconfig|^HIP_PATH\s*:"),
+        ("kfd-properties", r"^gfx_target_version\s+\d+\s*$"),
+        ("pip-show", r"^Name:\s+\S+\s*\nVersion:\s+\S+"),
+        ("lscpu", r"^Model name:\s+\S.*$"),
+        ("env", r"^(?:export\s+)?(?:HSA|HIP|ROCR|ROCM|PYTORCH)_[A-Z0-9_]+="),
+    )
+)
+_ENUMERATOR_LINE = re.compile(r"^gfx[0-9a-f]{3,5}$")
+_FREEZE_LINE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*(?:\[[^\]]*\])?\s*(?:==|===| @ )\S")
+_UNAME_R = re.compile(r"^\d+\.\d+(?:\.\d+)?(?:-[\w.+~]+)+$")
+_ROCM_VERSION = re.compile(r"^\d+\.\d+\.\d+(?:-\d+)?$")
+
+
+def _json_kind(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        if "torch" in data or "distributions" in data or ("python" in data and isinstance(data["python"], dict)):
+            return ["torch-probe"]
+        if "Runtimes" in data or "ServerVersion" in data or "DefaultRuntime" in data:
+            return ["docker-info"]
+        if "gpu_data" in data or ("gpu" in data and ("asic" in data or "bus" in data or "vram" in data)):
+            return ["amd-smi"]
+        return []
+    if isinstance(data, list) and data and all(isinstance(d, dict) for d in data[:50]):
+        if all("name" in d and "version" in d for d in data[:50]):
+            return ["pip-list"]
+        if any("gpu" in d for d in data[:50]):
+            return ["amd-smi"]
+    return []
+
+
+def sniff(text: str) -> list[str]:
+    """Every kind of output recognised in ``text`` (empty: free text only)."""
+    head = text[:4 * 1024 * 1024]
+    stripped = head.strip()
+    if stripped[:1] in ("{", "[") or re.match(r"^[^\n{\[]{0,200}\n\s*[{\[]", stripped):
+        kinds = _json_kind(load_json(head))
+        if kinds:
+            return kinds
+    body = [ln.strip() for ln in head.replace("\r", "").split("\n")]
+    body = [ln for ln in body if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ "))]
+    kinds = [kind for kind, rx in _MARKERS if rx.search(head.replace("\r", ""))]
+    if body and all(_ENUMERATOR_LINE.match(ln) for ln in body):
+        return ["rocm_agent_enumerator"]
+    if body and len(body) >= 1 and sum(1 for ln in body if _FREEZE_LINE.match(ln)) >= max(1, len(body) * 0.6):
+        kinds.append("pip-freeze")
+    if len(body) == 1 and not kinds:
+        if _ROCM_VERSION.match(body[0]):
+            kinds.append("rocm-info-version")
+        elif _UNAME_R.match(body[0]):
+            kinds.append("uname")
+    if "env" in kinds and "os-release" in kinds:
+        kinds.remove("env")
+    return kinds
