@@ -153,11 +153,13 @@ def fatal(reason, detail, code):
 
 
 def fault_targets(check):
-    """True when ``ROCMDOCTOR_SMOKE_FAULT`` asks to corrupt this check's result (tests only)."""
+    """True when ``ROCMDOCTOR_SMOKE_FAULT`` asks to corrupt this check's result (tests only).
+
+    ``wrong-result`` corrupts the matrix products; ``wrong-result:copy,triton`` the listed checks."""
     if not FAULT.startswith("wrong-result"):
         return False
-    _, _, target = FAULT.partition(":")
-    return check.startswith(target or "gemm")
+    _, _, targets = FAULT.partition(":")
+    return any(check.startswith(t) for t in (targets or "gemm").split(",") if t)
 
 
 def _short(exc):
@@ -489,6 +491,11 @@ def check_hip(torch, dev):
         result("hip", "fail", f"HIP kernel exit {run.returncode}: {_tail(run.stdout)}", compiler=hipcc)
 
 
+def sig4(x):
+    """Four significant digits: 0.0061 TFLOPS stays 0.0061, 1307.41 stays 1307."""
+    return float("%.4g" % x) if math.isfinite(x) else x  # noqa: UP031
+
+
 def _tail(data, limit=800):
     text = data.decode("utf-8", "replace").strip() if isinstance(data, bytes) else str(data)
     return text if len(text) <= limit else "..." + text[-limit:]
@@ -508,7 +515,7 @@ def check_bandwidth(torch, dev, mb, iters):
     gbs = 2.0 * n * iters / secs / 1e9  # each copy reads and writes n bytes
     result("bandwidth", "ok" if exact else "fail",
            f"device copy of {mb} MiB x {iters}: {gbs:.1f} GB/s (read+write)" + ("" if exact else "; DIFFERS"),
-           value=round(gbs, 2), unit="GB/s", size_mb=mb, iters=iters)
+           value=sig4(gbs), unit="GB/s", size_mb=mb, iters=iters)
 
 
 def check_tflops(torch, dev, n, iters, dtype_name):
@@ -525,7 +532,7 @@ def check_tflops(torch, dev, n, iters, dtype_name):
         return
     tflops = 2.0 * n ** 3 * iters / secs / 1e12
     result("tflops:" + dtype_name, "ok", f"{n}^3 {dtype_name} matmul x {iters}: {tflops:.2f} TFLOPS",
-           value=round(tflops, 3), unit="TFLOPS", dtype=dtype_name, n=n, iters=iters)
+           value=sig4(tflops), unit="TFLOPS", dtype=dtype_name, n=n, iters=iters)
 
 
 # ----------------------------------------------------------------------------------------------- level 3
@@ -630,14 +637,16 @@ def parse_tolerances(text):
     return out
 
 
-def inject_early_faults():
-    if FAULT == "hang":
+def inject_fault(stage):
+    """Faults for rocmdoctor's tests: a hang (at start) or an abort (where the first kernel would launch)."""
+    if FAULT == "hang" and stage == "start":
         # A grandchild too, so rocmdoctor's kill of the whole process group is observable.
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         emit({"type": "fault", "fault": "hang", "child_pid": child.pid})
         time.sleep(600)
-    if FAULT == "abort-nobinary":
-        sys.stderr.write(NO_BINARY_TEXT + "\n")
+    if FAULT in ("abort-nobinary", "abort") and stage == "kernel":
+        text = NO_BINARY_TEXT if FAULT == "abort-nobinary" else "terminate called: rocmdoctor test fault"
+        sys.stderr.write(text + "\n")
         sys.stderr.flush()
         os.abort()
 
@@ -659,7 +668,7 @@ def run_device(torch, args, sizes, tolerances):
             arch_list = list(torch.cuda.get_arch_list())
         except Exception:
             arch_list = []
-    inject_early_faults()
+    inject_fault("kernel")
     check_arch(torch, dev, arch_list)
     check_alloc(torch, dev, sizes["alloc_mb"])
     check_copy(torch, dev, sizes["copy_mb"])
@@ -685,7 +694,7 @@ def run_p2p(torch, args, sizes):
     host = torch.randint(0, 256, (n,), dtype=torch.uint8, generator=torch.Generator().manual_seed(3))
     worst_bw, pairs, failed = None, [], []
     srcs = {}
-    inject_early_faults()
+    inject_fault("kernel")
     for spec in specs:
         srcs[spec] = host.to(spec)
     for i, a in enumerate(specs):
@@ -720,14 +729,14 @@ def run_p2p(torch, args, sizes):
                 failed.append(f"{a}->{b}: {_short(exc)}")
                 continue
             gbs = n * iters / secs / 1e9
-            pairs.append({"src": a, "dst": b, "gbs": round(gbs, 2), "peer_access": peer, "mismatches": bad})
+            pairs.append({"src": a, "dst": b, "gbs": sig4(gbs), "peer_access": peer, "mismatches": bad})
             if bad:
                 failed.append(f"{a}->{b}: {bad} byte(s) differ")
             worst_bw = gbs if worst_bw is None else min(worst_bw, gbs)
     status = "fail" if failed else "ok"
     detail = (f"{len(pairs)} pair(s) of {n >> 20} MiB copies exact; slowest {worst_bw or 0.0:.1f} GB/s"
               if not failed else "; ".join(failed[:8]))
-    result("p2p", status, detail, value=round(worst_bw, 2) if worst_bw else None, unit="GB/s", pairs=pairs)
+    result("p2p", status, detail, value=sig4(worst_bw) if worst_bw else None, unit="GB/s", pairs=pairs)
 
 
 def run_allreduce(torch, args, sizes):
@@ -737,9 +746,15 @@ def run_allreduce(torch, args, sizes):
     import torch.distributed as dist
 
     rank, world = args.rank, args.world_size
+    if not dist.is_available():
+        result("allreduce", "skip", "torch.distributed is not available in this torch build", rank=rank)
+        return
+    if args.backend == "nccl" and not dist.is_nccl_available():
+        result("allreduce", "skip", "this torch has no NCCL/RCCL backend", rank=rank)
+        return
     if args.device != "cpu":
         torch.cuda.set_device(torch.device(args.device).index or 0)
-    inject_early_faults()
+    inject_fault("kernel")
     try:
         dist.init_process_group(args.backend, init_method=args.init_method, rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=args.collective_timeout))
@@ -770,8 +785,8 @@ def run_allreduce(torch, args, sizes):
     result("allreduce", "ok" if bad == 0 else "fail",
            f"rank {rank}/{world} {args.backend} all-reduce of {(n * 4) >> 20} MiB: {bad} element(s) wrong;"
            f" bus bandwidth {busbw:.2f} GB/s",
-           value=round(busbw, 3), unit="GB/s", rank=rank, world_size=world, backend=args.backend,
-           algbw=round(algbw, 3), mismatches=bad)
+           value=sig4(busbw), unit="GB/s", rank=rank, world_size=world, backend=args.backend,
+           algbw=sig4(algbw), mismatches=bad)
 
 
 def main(argv=None):
@@ -794,6 +809,7 @@ def main(argv=None):
         os.environ.setdefault("TRITON_INTERPRET", "1")  # must precede any triton import
     emit({"type": "start", "pid": os.getpid(), "mode": args.mode, "device": args.device, "level": args.level,
           "python": sys.version.split()[0]})
+    inject_fault("start")
     try:
         import torch
     except ImportError as exc:

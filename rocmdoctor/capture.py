@@ -27,6 +27,7 @@ import io
 import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import socket
@@ -291,6 +292,7 @@ class _Job:
         self.err = b""
         self.exit = None  # type: int | None
         self.timed_out = False
+        self.truncated = False
         self.done = threading.Event()
         self.seconds = 0.0
         self.lock = threading.Lock()
@@ -306,8 +308,38 @@ def _kill_group(proc: "subprocess.Popen") -> None:
             pass
 
 
+def _pump(proc: "subprocess.Popen", until: "float", bufs: "dict", job: "_Job") -> bool:
+    """Read stdout/stderr into ``bufs`` (capped: memory stays bounded) until both close or ``until``."""
+    sel = selectors.DefaultSelector()
+    for stream in bufs:
+        if stream is not None and not stream.closed:
+            sel.register(stream, selectors.EVENT_READ)
+    try:
+        while sel.get_map():
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            for key, _events in sel.select(left):
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                buf = bufs[key.fileobj]
+                room = MAX_OUTPUT_BYTES - len(buf)
+                if len(chunk) > room:
+                    job.truncated = True
+                if room > 0:
+                    buf += chunk[:room]
+        return True
+    finally:
+        sel.close()
+
+
 def _run_job(job: "_Job", argv: "list", timeout: "float", env: "dict") -> None:
-    """Worker thread body: run, wait up to ``timeout``, kill the whole group on expiry."""
+    """Worker thread body: run, read up to ``timeout``, kill the whole process group on expiry."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -320,18 +352,30 @@ def _run_job(job: "_Job", argv: "list", timeout: "float", env: "dict") -> None:
         return
     with job.lock:
         job.proc = proc
+    bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    until = start + max(0.01, timeout)
     try:
-        out, err = proc.communicate(timeout=max(0.01, timeout))
-    except subprocess.TimeoutExpired:
-        job.timed_out = True
-        _kill_group(proc)
-        try:
-            out, err = proc.communicate(timeout=1.0)
-        except (subprocess.TimeoutExpired, OSError, ValueError):
-            out, err = b"", b""
-    except (OSError, ValueError):
-        out, err = b"", b""
-    job.out, job.err = out or b"", err or b""
+        finished = _pump(proc, until, bufs, job)
+        if finished:
+            try:
+                proc.wait(timeout=max(0.01, until - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                finished = False  # closed its output but kept running
+        if not finished:
+            job.timed_out = True
+            _kill_group(proc)
+            _pump(proc, time.monotonic() + 0.5, bufs, job)  # what was written before the kill
+            try:
+                proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
+    finally:
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    job.out, job.err = bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr])
     job.exit = proc.returncode
     job.seconds = time.monotonic() - start
     job.done.set()
@@ -398,7 +442,7 @@ class Collector:
         self.add("root" + host, data)
 
     def read_files(self) -> None:
-        """Worker: every FILE_GLOBS match, the real DRM cards' device files, links, then stat-dev."""
+        """Worker thread: every FILE_GLOBS match, the real DRM cards' device files, the ROCm links."""
         for pattern in FILE_GLOBS:
             for real in _glob(self.root, pattern):
                 if os.path.isfile(real):
@@ -461,8 +505,8 @@ class Collector:
         entries = []  # type: list
         jobs = []  # type: list
         for spec in specs:
-            entry = {"argv": list(spec.argv), "file": spec.file, "exit": None, "seconds": 0.0,
-                     "timed_out": False}
+            entry = {"name": spec.name, "argv": list(spec.argv), "file": spec.file, "exit": None,
+                     "seconds": 0.0, "timed_out": False}
             if spec.name == "torch-probe":
                 entry["argv"] = [spec.argv[0], "-c", "<rocmdoctor torch probe>"]
             entries.append(entry)
@@ -504,10 +548,8 @@ class Collector:
 
     def _job_entry(self, entry: "dict", job: "_Job") -> None:
         out, err = job.out, job.err
-        if len(out) > MAX_OUTPUT_BYTES:
-            out, entry["truncated"] = out[:MAX_OUTPUT_BYTES], True
-        if len(err) > MAX_OUTPUT_BYTES:
-            err = err[:MAX_OUTPUT_BYTES]
+        if job.truncated:
+            entry["truncated"] = True
         self.add(job.spec.file, out)
         if err:
             self.add(f"cmd/{job.spec.name}.stderr", err)
@@ -582,10 +624,12 @@ def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, roo
     specs = [s for s in command_specs(python, collect_env) if s.name not in skip]
     entries = col.run(specs)
     # stat-dev is Python, not a process: recorded like a command (capture-format.md names it).
-    stat_entry = {"argv": ["stat", "-c", "%n %a %U %G %u %g", "/dev/kfd", "/dev/dri/*"],
+    stat_entry = {"name": "stat-dev", "argv": ["stat", "-c", "%n %a %U %G %u %g", "/dev/kfd", "/dev/dri/*"],
                   "file": "cmd/stat-dev.txt", "exit": 0, "seconds": 0.0, "timed_out": False, "internal": True}
     rec = _recorded(root, "stat-dev")
-    if rec is not None:
+    if "stat-dev" in skip:
+        pass
+    elif rec is not None:
         col._recorded_entry(stat_entry, Spec("stat-dev", stat_entry["argv"]), rec)
     else:
         t0 = time.monotonic()
@@ -593,7 +637,8 @@ def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, roo
         col._recorded_entry(stat_entry, Spec("stat-dev", stat_entry["argv"]), res)
         stat_entry.pop("recorded", None)
         stat_entry["seconds"] = round(time.monotonic() - t0, 3)
-    entries.append(stat_entry)
+    if "stat-dev" not in skip:
+        entries.append(stat_entry)
     col.add("env.txt", col.env_text())
     reader.join(max(0.0, budget - (time.monotonic() - start)))
     if reader.is_alive():
@@ -627,7 +672,8 @@ def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, roo
 NOT_SECRET = frozenset((
     "", "root", "nobody", "localhost", "localhost.localdomain", "render", "video", "docker", "users", "admin",
     "sudo", "wheel", "adm", "daemon", "bin", "sys", "none", "n/a", "ubuntu", "debian", "amd", "gpu", "rocm",
-    "container", "host", "user", "kfd", "amdgpu",
+    "container", "host", "user", "kfd", "amdgpu", "linux", "gnu", "centos", "fedora", "rhel", "rocky",
+    "almalinux", "sles", "suse", "opensuse", "ol", "oracle", "arch", "azurelinux", "mariner", "pi",
 ))
 _UUID_RE = re.compile(rb"(?i)(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
                       rb"(?![0-9a-f])")
@@ -821,10 +867,18 @@ def capture_to_tar(dest: "str", python: "str | None" = None, redact: "bool" = Fa
     return manifest
 
 
+def _tool(entry: "dict") -> "str":
+    """What to call a command in the summary: the tool, or the command name for the Python ones."""
+    argv = entry.get("argv") or ["?"]
+    if len(argv) > 1 and argv[1] in ("-m", "-c"):
+        return str(entry.get("name") or argv[0])
+    return os.path.basename(argv[0])
+
+
 def summary(manifest: "dict", files_count: "int | None" = None) -> "str":
     """One line for stderr: files, commands run, missing tools, time."""
     cmds = manifest.get("commands", [])
-    missing = sorted({os.path.basename(c["argv"][0]) for c in cmds if c.get("missing")})
+    missing = sorted({_tool(c) for c in cmds if c.get("missing")})
     ran = [c for c in cmds if not c.get("missing")]
     timed = [c for c in cmds if c.get("timed_out")]
     n_files = files_count if files_count is not None else manifest.get("files", "?")

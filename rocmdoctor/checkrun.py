@@ -40,7 +40,8 @@ def load_source(source: Optional[str], python: Optional[str], timeout: float) ->
     from rocmdoctor import capture
 
     with tempfile.TemporaryDirectory(prefix="rocmdoctor-capture-") as tmp:
-        capture.capture_to_dir(tmp, python=python, redact=False, timeout=timeout, root=None)
+        capture.capture_to_dir(tmp, python=python, redact=False, timeout=timeout, root=None,
+                               skip=getattr(capture, "QUICK_SKIP", None))
         host = load_host(Path(tmp))
     host.origin = "live"
     return host

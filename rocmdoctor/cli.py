@@ -44,7 +44,7 @@ for _module in (check, capture, matrix, install, smoke, container, fleet):
 def main(argv: list[str] | None = None) -> int:
     """Entry point: maps our errors to exit 2/1 with one clear line, never a traceback."""
     try:
-        app(args=argv, standalone_mode=False)
+        rv = app(args=argv, standalone_mode=False)
     except RocmdoctorError as exc:
         typer.echo(f"rocmdoctor: error: {exc}", err=True)
         return exc.exit_code
@@ -56,18 +56,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         typer.echo("rocmdoctor: interrupted", err=True)
         return 130
-    except Exception as exc:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return EXIT_USAGE if isinstance(exc, click.exceptions.UsageError) else exc.exit_code
-        if isinstance(exc, click.exceptions.Exit):
-            return exc.exit_code
+    except Exception as exc:  # click usage errors (typer vendors click: match by shape) and anything unexpected
+        show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(code, int):
+            show()
+            return code if code else EXIT_USAGE
+        if type(exc).__name__ == "Exit" and isinstance(code, int):
+            return code
         typer.echo(f"rocmdoctor: internal error: {type(exc).__name__}: {exc}", err=True)
         typer.echo("Please report this at the rocmdoctor issue tracker with the command you ran.", err=True)
         return 3
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":

@@ -256,6 +256,13 @@ class Matrix:
         if hits:
             hits.sort(key=lambda h: (h[0], h[1]))
             return hits[0][2]
+        # last resort: libdrm marketing names ("780M" -> "AMD Radeon 780M Graphics" -> 0x15bf -> gfx1103)
+        for pid, name in sorted(self.pci_names.items()):
+            if low in name.lower():
+                dev, _, rev = pid.partition(":")
+                gfx = self.gfx_for_pci(dev, rev or None)
+                if gfx:
+                    return self.gpus.get(gfx)
         return None
 
     def product(self, key: str) -> Optional[GpuProduct]:
@@ -347,9 +354,8 @@ class Matrix:
                     continue
                 if kernel and not self.kernel_validated(rel.version, os_id, os_version, kernel):
                     continue
-            elif os_id:
-                if not any(o.os_id == os_id.lower() for o in rel.os):
-                    continue
+            elif os_id and not any(o.os_id == os_id.lower() for o in rel.os):
+                continue
             out.append(rel)
         return out
 
@@ -523,18 +529,29 @@ def load(use_cache: bool = True) -> Matrix:
     files = _data_files()
     cache_file: Optional[Path] = None
     if use_cache:
-        try:
+        try:  # no HOME, odd XDG values, vanished files: just run without a cache
             cache_file = _cache_dir() / f"matrix-{_cache_key(files)}.pickle"
+        except (OSError, RuntimeError, KeyError, ValueError):
+            cache_file = None
+    if cache_file is not None:
+        try:
             with open(cache_file, "rb") as fh:
                 obj = pickle.load(fh)
             if isinstance(obj, Matrix):
                 _LOADED = obj
                 return obj
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        except Exception:  # any unreadable/stale/corrupt cache is rebuilt, never fatal
             pass
-    from rocmdoctor.matrix_build import build
+    from rocmdoctor.matrix_build import build, validate
 
-    matrix = build(load_raw())
+    raw = load_raw()
+    problems = validate(raw)
+    if problems:  # a hand-edited data file: say where, instead of a KeyError deep in build()
+        from rocmdoctor.errors import OperationFailed
+
+        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise OperationFailed("compatibility matrix data is invalid: " + "; ".join(problems[:3]) + more)
+    matrix = build(raw)
     if cache_file is not None:
         _write_cache(cache_file, matrix)
     if use_cache:

@@ -26,7 +26,8 @@ from rocmdoctor.matrix import (
 )
 
 # ---- schema -------------------------------------------------------------------------------
-# A field spec is: "str" | "int" | "float" | "bool" | "num" | ("list", spec) | ("map", spec) | {"field": (spec, required)}
+# A field spec: "str" | "int" | "float" | "bool" | "num" | ("list", spec) | ("map", spec)
+# | {"field": (spec, required)}
 Spec = Union[str, tuple, dict]
 
 STR_LIST = ("list", "str")
@@ -51,6 +52,7 @@ RELEASE: dict[str, tuple[Spec, bool]] = {
     "dkms_source": ("str", False),
     "driver_window": ("str", True),
     "kmd_compatible": (STR_LIST, True),
+    "kmd_source": ("str", True),
     "driver": (STR_LIST, False),
     "hip_prefix": ("str", False),
     "uncertain": (STR_LIST, True),
@@ -351,7 +353,8 @@ def _parse_amdgpu_ids() -> dict[str, str]:
 
     names: dict[str, str] = {}
     try:
-        text = open(AMDGPU_IDS, encoding="utf-8", errors="replace").read()
+        with open(AMDGPU_IDS, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
     except OSError:
         return names
     for line in text.splitlines():

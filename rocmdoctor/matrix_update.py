@@ -75,7 +75,8 @@ def parse_index_page(body: str, content_type: str, base_url: str) -> list[IndexF
         return out
     for href, text, attrs in parser.links:
         url = urljoin(base_url, href)
-        name = text or unquote(urlparse(url).path.rsplit("/", 1)[-1])
+        from_href = unquote(urlparse(url).path.rstrip("/").rsplit("/", 1)[-1])
+        name = text if text.endswith((".whl", ".tar.gz", ".zip")) else from_href
         meta = attrs.get("data-core-metadata") or attrs.get("data-dist-info-metadata")
         out.append(IndexFile(unquote(name), url, bool(meta) and meta != "false"))
     return out
@@ -229,8 +230,9 @@ def _py_key(p: str) -> tuple[int, int, int]:
 def propose(current_text: str, current: dict[str, Any], scans: list[VariantScan]) -> str:
     """The proposed torch.toml: pytorch-channel [[wheel]] rows updated/added from the scans.
 
-    Known rows keep their reviewed fields (sources, companions); the index decides ROCm variants,
-    Python versions and (when PEP 658 metadata is offered) the Triton pin. New torch releases are
+    Known rows keep their reviewed fields (sources, companions) and gain the ROCm variants and Python
+    versions the index shows (a partial or mirrored index must not propose deletions, so nothing is
+    removed); the Triton pin is taken from PEP 658 metadata when offered. New torch releases are
     added with their unknown fields listed in ``uncertain``.
     """
     seen: dict[str, dict[str, Any]] = {}
@@ -251,8 +253,8 @@ def propose(current_text: str, current: dict[str, Any], scans: list[VariantScan]
             if e["pin"] is None:
                 w["uncertain"] = ["triton_package", "triton_version", *w["uncertain"]]
             by_torch[tv] = w
-        w["rocm"] = sorted(e["rocm"], key=_vkey)
-        w["pythons"] = sorted(e["pythons"], key=_py_key)
+        w["rocm"] = sorted(set(w.get("rocm", [])) | e["rocm"], key=_vkey)
+        w["pythons"] = sorted(set(w.get("pythons", [])) | e["pythons"], key=_py_key)
         if e["pin"]:
             w["triton_package"], w["triton_version"] = e["pin"]
             w["uncertain"] = [u for u in w.get("uncertain", []) if u not in ("triton_package", "triton_version")]

@@ -132,7 +132,8 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
     lines: list[str] = []
     works = True
     names = ", ".join(p.name for p in tgt.products[:3]) or "no named products"
-    lines.append(f"{tgt.gfx} is a {tgt.family} {tgt.segment} target ({names}). [{tgt.source}]")
+    article = "an" if tgt.family[:1] in "AEIOU" else "a"
+    lines.append(f"{tgt.gfx} is {article} {tgt.family} {tgt.segment} target ({names}). [{tgt.source}]")
     status = m.support_status(tgt.gfx, rel.version)
     cite = f"[{rel.source}]"
     if status == "supported":
@@ -161,7 +162,7 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                          f"[{tgt.override_source}]")
         elif tgt.override_note:
             lines.append(f"HSA_OVERRIDE_GFX_VERSION: {tgt.override_note} [{tgt.override_source}]")
-    if "gfx_supported" in rel.uncertain or "gfx_deprecated" in rel.uncertain:
+    if "gfx_supported" in rel.uncertain or ("gfx_deprecated" in rel.uncertain and status == "deprecated"):
         lines.append("Note: this release's GPU status is marked uncertain in the matrix.")
     for n in rel.notes:
         if tgt.gfx in n or any(p.name.split()[-1] in n for p in tgt.products if p.name.startswith("MI")):
@@ -209,7 +210,7 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                          f"torch {w.torch} for ROCm {w.rocm} ({w.index_url}).")
         else:
             lines.append(f"No pytorch.org ROCm wheel in the matrix includes {tgt.gfx}.")
-    lines.append(("Verdict: works." if works else "Verdict: does not work as an AMD-supported combination."))
+    lines.append("Verdict: works." if works else "Verdict: does not work as an AMD-supported combination.")
     return works, lines
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # Which source tells the GPU's *real* ISA. Kernel-side and PCI sources are not affected by
 # HSA_OVERRIDE_GFX_VERSION; rocminfo, rocm_agent_enumerator and torch report the overridden ISA.
-GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "rocminfo", "rocm_agent_enumerator",
+GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "name", "rocminfo", "rocm_agent_enumerator",
                 "collect_env", "log")
 USER_SPACE_SOURCES = ("rocminfo", "rocm_agent_enumerator", "collect_env", "log")
 
@@ -32,6 +32,10 @@ def enrich(host: Host, matrix: Matrix) -> Host:
                     gpu.name = matrix.product_name_for_pci(gpu.pci_device_id, gpu.pci_revision)
             except NotImplementedError:
                 pass
+        if gpu.name and not any(k in gpu.gfx_by_source for k in ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci")):
+            target = matrix.gpu(gpu.name)
+            if target is not None:  # a marketing name (collect_env, rocm-smi) names the hardware
+                gpu.gfx_by_source.setdefault("name", target.gfx)
         for src in GFX_PRIORITY:
             if src in gpu.gfx_by_source:
                 gpu.gfx = gpu.gfx_by_source[src]

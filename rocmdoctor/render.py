@@ -26,6 +26,17 @@ def worst(findings: list[Finding]) -> Optional[Severity]:
     return max((f.severity for f in findings), key=lambda s: s.rank, default=None)
 
 
+def area_status(items: list[Finding]) -> Severity:
+    """An area's box: its worst problem; else ✓ if anything passed; else info; else not judged."""
+    problem = worst([f for f in items if f.severity in PROBLEMS])
+    if problem is not None:
+        return problem
+    for s in (Severity.OK, Severity.INFO):
+        if any(f.severity == s for f in items):
+            return s
+    return Severity.SKIP
+
+
 def exit_code(findings: list[Finding], strict: bool = False) -> int:
     """0 when nothing failed; 1 when a check failed or crashed (or warned, with ``strict``)."""
     bad = {Severity.FAIL, Severity.ERROR} | ({Severity.WARN} if strict else set())
@@ -98,7 +109,7 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
 
     stream = file or sys.stdout
     boxes = BOX_ASCII if (ascii_only if ascii_only is not None else _use_ascii(stream)) else BOX
-    con = Console(file=stream, highlight=False, soft_wrap=False)
+    con = Console(file=stream, highlight=False, soft_wrap=True)
     if header is None and host is not None:
         gpus = ", ".join(f"{g.name or 'GPU'} ({g.gfx or '?'})" for g in host.gpus) or "no AMD GPU seen"
         where = host.hostname or host.origin or "this host"
@@ -106,13 +117,14 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
     if header:
         con.print(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
     for title, items in _group(findings):
-        sev = worst(items) or Severity.OK
+        sev = area_status(items)
         shown = [f for f in items if verbose or f.severity in PROBLEMS or f.severity == Severity.INFO]
-        line = next((f.title for f in items if f.severity == sev), title) if sev not in PROBLEMS else ""
         head = f"[{STYLE[sev.value]}]{escape(boxes[sev.value])}[/] [bold]{escape(title)}[/bold]"
-        if line and len(items) == 1:
-            head += f" [dim]— {escape(line)}[/dim]"
-            shown = [f for f in shown if f is not items[0] or verbose and f.detail]
+        if sev not in PROBLEMS:
+            lead = next(f for f in items if f.severity == sev)
+            more = len([f for f in items if f.severity == sev]) - 1
+            head += f" [dim]— {escape(lead.title)}{f' (+{more})' if more else ''}[/dim]"
+            shown = [f for f in shown if f is not lead]
         con.print(head)
         for f in shown:
             mark = boxes[f.severity.value][1]

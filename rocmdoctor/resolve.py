@@ -17,7 +17,7 @@ Never a CPU wheel: when nothing fits, :class:`Refused` explains why and what the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -78,6 +78,7 @@ class _Verdict:
     env: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    serving: list[str] = field(default_factory=list)  # "gfx90a", "gfx1031 (as gfx1030 through the override)"
 
 
 def torch_specifier(spec: Optional[str]) -> SpecifierSet:
@@ -148,10 +149,25 @@ def _check_platform(host: Host) -> None:
         )
 
 
-def _visible(host: Host) -> tuple[list[GpuInfo], list[str]]:
+def _hardware_gfx(host: Host, matrix: Matrix) -> tuple[list[GpuInfo], list[str]]:
+    """GPUs with their real gfx: with HSA_OVERRIDE_GFX_VERSION set, rocminfo reports the override, not the chip."""
+    override = host.env.get("HSA_OVERRIDE_GFX_VERSION")
+    if not override:
+        return list(host.gpus), []
+    gpus, notes = [], []
+    for g in host.gpus:
+        real = matrix.gfx_for_pci(g.pci_device_id, g.pci_revision) if g.pci_device_id else None
+        if real and g.gfx and real != g.gfx.lower():
+            notes.append(f"GPU {g.index} reports {g.gfx} because HSA_OVERRIDE_GFX_VERSION={override} is set on the "
+                         f"host; the chip is {real}, and the plan is made for the chip.")
+            g = replace(g, gfx=real)
+        gpus.append(g)
+    return gpus, notes
+
+
+def _visible(host: Host, matrix: Matrix) -> tuple[list[GpuInfo], list[str]]:
     """The GPUs the runtime will show, honouring a HIP/ROCR_VISIBLE_DEVICES already set on the host."""
-    notes = []
-    gpus = list(host.gpus)
+    gpus, notes = _hardware_gfx(host, matrix)
     for var in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
         value = host.env.get(var)
         if value is None:
@@ -165,7 +181,7 @@ def _visible(host: Host) -> tuple[list[GpuInfo], list[str]]:
 
 def _targets(host: Host, matrix: Matrix) -> tuple[list[GpuInfo], list[str], list[str], dict[str, str]]:
     """(GPUs that must be served, notes, warnings, env): an iGPU beside a dGPU is hidden, loudly."""
-    gpus, notes = _visible(host)
+    gpus, notes = _visible(host, matrix)
     warnings: list[str] = []
     env: dict[str, str] = {}
 
@@ -232,10 +248,12 @@ def _judge(
             serving.append(_Target(gpu, via, tgt.override))
             continue
         out.kinds.add("gpu")
-        why = f"no code objects for {gfx} ({_gpu_label(gpu)})"
+        why = f"no code objects for {gfx} (GPU {gpu.index}{', ' + gpu.name if gpu.name else ''})"
         if tgt and tgt.override and tgt.override_broken:
             why += f"; HSA_OVERRIDE_GFX_VERSION={tgt.override} is known to hang or fault on it"
         out.reasons.append(why)
+    out.serving = sorted({t.gfx if t.label == "native" else f"{t.gpu.gfx} (as {t.gfx} through the override)"
+                          for t in serving})
     overrides = {t.label for t in serving if t.label != "native"}
     effective = {t.gfx for t in serving}
     if overrides and (len(overrides) > 1 or len(effective) > 1):
@@ -255,7 +273,7 @@ def _judge(
                     f"OVERRIDE NEEDED: {_gpu_label(t.gpu)} has no code objects of its own in this wheel; the plan sets "
                     f"HSA_OVERRIDE_GFX_VERSION={value} so it runs the {t.gfx} code. AMD does not support this; "
                     "it usually works for the same ISA family but can give wrong results or hangs."
-                    + (f" ({note.override_note})" if note and note.override_note else "")
+                    + (f" ({note.override_note.strip()})" if note and note.override_note else "")
                 )
     if kmd:
         rel = matrix.release(v.rocm)
@@ -275,11 +293,14 @@ def _judge(
     for c in companions:
         if not getattr(v, c, None):
             out.kinds.add("companion")
-            out.reasons.append(f"no {c} build is published with it")
+            out.reasons.append(f"the matrix knows no {c} build published with it")
     return out
 
 
-def _pin(version: str, label: str) -> str:
+def _pin(version: str, label: str, nightly: bool = False) -> str:
+    """The exact version to pin; a nightly ("2.14.0.dev") pins the dated builds by prefix ("2.14.0.dev*")."""
+    if nightly:
+        return version if version.endswith("*") else f"{version}*"
     return version if "+" in version or not label else f"{version}{label}"
 
 
@@ -293,7 +314,8 @@ def _refusal(
             [], ["relax --torch / --rocm / --channel", "run `rocmdoctor matrix` to see the known releases"],
         )
     if kinds == {"python"}:
-        pythons = sorted({p for v in variants for p in v.pythons}, key=lambda p: tuple(int(x) for x in p.split(".")))
+        pythons = sorted({p for v in variants for p in v.pythons if re.fullmatch(r"\d+\.\d+", p)},
+                         key=lambda p: tuple(int(x) for x in p.split(".")))
         return Refused(
             f"No PyTorch ROCm wheel exists for Python {python}. Wheels exist for Python {', '.join(pythons)}.",
             rejected,
@@ -343,13 +365,8 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
     python = _python_version(host, options)
     _check_platform(host)
     spec = torch_specifier(options.torch_spec)
-    spec_text = " ".join(
-        x for x in (
-            f"torch {options.torch_spec}" if options.torch_spec else "any torch",
-            f"ROCm {options.rocm}" if options.rocm else "",
-            f"channel {options.channel}",
-        ) if x
-    )
+    spec_text = (f"torch {options.torch_spec}" if options.torch_spec else "any torch version") + (
+        f" for ROCm {options.rocm}" if options.rocm else "") + f" on the {options.channel} channel"
     variants = [
         v for v in matrix.torch_variants(rocm=options.rocm, channel=options.channel)
         if spec.contains(_vkey(v.torch), prereleases=True)
@@ -367,30 +384,30 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
             rejected.append(Rejected(f"torch {v.torch} (rocm{v.rocm}, {v.channel})", "; ".join(verdict.reasons)))
             kinds |= verdict.kinds
             continue
-        return _plan(v, host, options, python, targets, companions, rejected, notes + verdict.notes,
-                     warnings + verdict.warnings, {**env, **verdict.env}, spec_text)
+        return _plan(v, host, options, python, verdict.serving, companions, rejected, notes + verdict.notes,
+                     warnings + verdict.warnings, {**env, **verdict.env}, spec_text, [g.gfx for g in targets if g.gfx])
     raise _refusal(python, targets, rejected, kinds, variants, spec_text)
 
 
 def _plan(
-    v: TorchVariant, host: Host, options: ResolveOptions, python: str, targets: list[GpuInfo],
+    v: TorchVariant, host: Host, options: ResolveOptions, python: str, serving: list[str],
     companions: tuple[str, ...], rejected: list[Rejected], notes: list[str], warnings: list[str],
-    env: dict[str, str], spec_text: str,
+    env: dict[str, str], spec_text: str, gfx: list[str],
 ) -> Plan:
-    reqs = [Requirement("torch", _pin(v.torch, v.local_label))]
-    if v.triton_package and v.triton_version:
+    nightly = v.channel == "nightly"
+    reqs = [Requirement("torch", _pin(v.torch, v.local_label, nightly))]
+    if v.triton_package and v.triton_version and not nightly:  # a nightly torch pins its own dated triton
         reqs.append(Requirement(v.triton_package, v.triton_version))
     for c in companions:
-        reqs.append(Requirement(c, _pin(getattr(v, c), v.local_label)))
-    gfx = [g.gfx for g in targets if g.gfx]
+        reqs.append(Requirement(c, _pin(getattr(v, c), v.local_label, nightly)))
     reasons = [
         f"torch {v.torch} is the newest build matching {spec_text} that fits this host "
         f"(ROCm {v.rocm} build from the {v.channel} channel).",
         f"It has a wheel for Python {python}.",
     ]
-    if gfx:
-        reasons.append(f"It carries code objects for {', '.join(sorted(set(gfx)))} (the GPUs it will run on).")
-    if v.triton_package:
+    if serving:
+        reasons.append(f"It carries code objects for the GPUs it will run on: {', '.join(serving)}.")
+    if any(r.name == v.triton_package for r in reqs):
         reasons.append(f"{v.triton_package} {v.triton_version} is the Triton build this torch requires.")
     reasons += notes
     if host.rocm_version and _series(host.rocm_version.value) != _series(v.rocm):

@@ -17,15 +17,17 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import urllib.parse
 import zipfile
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, ClassVar, Optional
 
 REPO = Path(__file__).resolve().parent.parent
 BASE_TAG = "rocmdoctor-test-base:bookworm"
 BASE_PYTHON = "3.11"
 # debootstrap does not follow --include dependencies fully: python3.11-venv needs these named too.
-BASE_PACKAGES = ("python3.11", "python3.11-venv", "python3.11-distutils", "python3-pip-whl", "python3-setuptools-whl")
+BASE_PACKAGES = ("python3.11", "python3.11-venv", "python3-distutils", "python3-lib2to3", "python3-pip-whl",
+                 "python3-setuptools-whl")
 # Reproducible zip timestamps (1980-01-01, the zip epoch) for the self-wheel.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 INDEX_PORT = 47613  # fixed so Dockerfiles (and so Docker's cache) are stable across runs; falls back to any
@@ -76,11 +78,14 @@ def ensure_base_image(client) -> str:  # client: docker.DockerClient
         raise RuntimeError("debootstrap is not installed (apt-get install -y debootstrap)")
     with tempfile.TemporaryDirectory(prefix="rocmdoctor-base-") as tmp:
         root = Path(tmp) / "root"
-        subprocess.run(
+        boot = subprocess.run(
             ["debootstrap", "--variant=minbase", "--include=" + ",".join(BASE_PACKAGES),
              "bookworm", str(root), debian_mirror()],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
         )
+        if boot.returncode != 0:
+            tail = [ln for ln in boot.stdout.splitlines() if not ln.startswith("I:")][-5:]
+            raise RuntimeError("debootstrap failed: " + " | ".join(tail))
         (root / "etc/apt/sources.list").write_text("# emptied by rocmdoctor's tests: builds stay offline\n")
         for sub in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for f in (root / sub).glob("*"):
@@ -94,6 +99,61 @@ def ensure_base_image(client) -> str:  # client: docker.DockerClient
         if imp.returncode != 0 or tar.returncode != 0:
             raise RuntimeError(f"docker import failed: {imp.stderr.decode(errors='replace')}")
     return client.images.get(BASE_TAG).id
+
+
+REGISTRY_PORT = 47614  # a real registry (Debian's docker-registry) on loopback: gives the base a repo digest
+REGISTRY_DIR = Path("/var/tmp/rocmdoctor-test-registry")
+
+
+def _repo_digest(client, repo: str) -> Optional[str]:
+    image = client.images.get(BASE_TAG)
+    for d in image.attrs.get("RepoDigests") or []:
+        if d.startswith(repo + "@"):
+            return d.split("@", 1)[1]
+    return None
+
+
+def ensure_base_digest(client) -> Optional[str]:
+    """``REPO:TAG@sha256:...`` for the local base, pushed once to a loopback registry to get a real digest.
+
+    A digest reference only resolves locally when the daemon's reference store knows it, which needs
+    one push to a registry (an image id is not a manifest digest). After that push the digest stays
+    in the daemon, so later runs need neither the registry nor the push. None when no registry binary.
+    """
+    repo = f"127.0.0.1:{REGISTRY_PORT}/rocmdoctor-test-base"
+    ensure_base_image(client)
+    digest = _repo_digest(client, repo)
+    if digest:
+        return f"{repo}:bookworm@{digest}"
+    if shutil.which("docker-registry") is None:
+        return None
+    REGISTRY_DIR.mkdir(parents=True, exist_ok=True)
+    config = REGISTRY_DIR / "config.yml"
+    config.write_text(
+        "version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: " + str(REGISTRY_DIR / "data") + "\n"
+        f"http:\n  addr: 127.0.0.1:{REGISTRY_PORT}\n"
+    )
+    proc = subprocess.Popen(["docker-registry", "serve", str(config)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        import time
+        import urllib.request
+
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{REGISTRY_PORT}/v2/", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        client.images.get(BASE_TAG).tag(repo, "bookworm")
+        for line in client.api.push(repo, tag="bookworm", stream=True, decode=True):
+            if "error" in line:
+                raise RuntimeError(f"push to the loopback registry failed: {line['error']}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    digest = _repo_digest(client, repo)
+    return f"{repo}:bookworm@{digest}" if digest else None
 
 
 def installed_versions(client, image: str, packages: list[str]) -> dict[str, str]:
@@ -124,7 +184,9 @@ def write_wheel(dest: Path, name: str, version: str, files: dict[str, bytes], me
     members[f"{info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{metadata_extra}"
     ).encode()
-    members[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: rocmdoctor-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    members[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: rocmdoctor-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     if entry_points:
         members[f"{info}/entry_points.txt"] = entry_points.encode()
     record = "".join(f"{p},{_record_hash(d)},{len(d)}\n" for p, d in sorted(members.items()))
@@ -187,20 +249,20 @@ def _normalize(name: str) -> str:
 
 
 class _IndexHandler(http.server.BaseHTTPRequestHandler):
-    wheels: dict[str, list[Path]] = {}
+    wheels: ClassVar[dict[str, list[Path]]] = {}
 
     def log_message(self, format: str, *args: object) -> None:  # quiet
         pass
 
     def do_GET(self) -> None:
-        parts = [p for p in self.path.split("?")[0].split("/") if p]
+        parts = [urllib.parse.unquote(p) for p in self.path.split("?")[0].split("/") if p]
         if len(parts) == 2 and parts[0] == "simple":
             files = self.wheels.get(_normalize(parts[1]))
             if files is None:
                 self.send_error(404)
                 return
             links = "".join(
-                f'<a href="/files/{f.name}#sha256={sha256_file(f)}">{f.name}</a>\n' for f in files
+                f'<a href="/files/{urllib.parse.quote(f.name)}#sha256={sha256_file(f)}">{f.name}</a>\n' for f in files
             )
             body = f"<!DOCTYPE html><html><body>\n{links}</body></html>\n".encode()
             self._send(body, "text/html")
@@ -256,3 +318,4 @@ if __name__ == "__main__":  # `python tests/container_helpers.py` pre-builds the
     if c is None:
         raise SystemExit("docker daemon not reachable")
     print(ensure_base_image(c))
+    print(ensure_base_digest(c))

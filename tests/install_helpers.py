@@ -26,8 +26,8 @@ import io
 import json
 import re
 import threading
-import urllib.parse
 import time
+import urllib.parse
 import zipfile
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,7 +70,7 @@ def build_wheel(
     filename = f"{dist}-{version}-{tag}.whl"
     metadata = "Metadata-Version: 2.1\n" f"Name: {name}\n" f"Version: {version}\n"
     metadata += "".join(f"Requires-Dist: {r}\n" for r in requires or [])
-    py, abi, plat = tag.split("-")
+    plat = tag.split("-")[2]
     wheel_meta = (
         "Wheel-Version: 1.0\nGenerator: rocmdoctor-tests\n"
         f"Root-Is-Purelib: {'true' if plat == 'any' else 'false'}\nTag: {tag}\n"
@@ -239,7 +239,8 @@ def build_rocm_world(root: Path, py: str = "cp311") -> dict[str, Path]:
     """
     rocm, pypi, broken = root / "rocm", root / "pypi", root / "broken"
     tag = f"{py}-{py}-linux_x86_64"
-    for torch_v, rocm_v, triton_v, vision_v in (("2.5.1", "6.2", "3.1.0", "0.20.1"), ("2.4.1", "6.1", "3.0.0", "0.19.1")):
+    builds = (("2.5.1", "6.2", "3.1.0", "0.20.1"), ("2.4.1", "6.1", "3.0.0", "0.19.1"))
+    for torch_v, rocm_v, triton_v, vision_v in builds:
         label = f"+rocm{rocm_v}"
         build_wheel(
             rocm, "torch", torch_v + label, tag,
@@ -280,3 +281,27 @@ def wait(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+def build_world_for_pins(root: Path, pins: Iterable[str], py: str = "cp311") -> Path:
+    """Wheels for exactly these ``name==version`` pins (as a plan lists them), plus the plain deps.
+
+    torch gets ROCm-like files (``hip`` set, libamdhip64) and requires its triton pin; companions require
+    ``torch==<public version>`` like the real ones. Lets a test follow whatever the real matrix resolves.
+    """
+    pins = list(pins)
+    versions = {p.split("==", 1)[0]: p.split("==", 1)[1] for p in pins}
+    torch_v = versions.get("torch", "0")
+    public = torch_v.split("+", 1)[0]
+    tag = f"{py}-{py}-linux_x86_64"
+    triton = [f"{n}=={v}" for n, v in versions.items() if "triton" in n]
+    for name, version in versions.items():
+        if name == "torch":
+            build_wheel(root, "torch", version, tag, fake_torch_files(version, "7.0.0-fake", None, ["libamdhip64.so"]),
+                        [*triton, "filelock"])
+        else:
+            mod = normalize(name).replace("-", "_")
+            build_wheel(root, name, version, tag, {f"{mod}/__init__.py": f"__version__ = {version!r}\n"},
+                        [] if "triton" in name else [f"torch=={public}"])
+    build_wheel(root, "filelock", "3.16.1", "py3-none-any", {"filelock_stub/__init__.py": "__version__ = '3.16.1'\n"})
+    return root

@@ -14,7 +14,9 @@ GFX_62 = ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100", "gfx942"
 GFX_63 = (*GFX_62, "gfx1101", "gfx1102", "gfx1200", "gfx1201")
 
 
-def variant(torch: str, rocm: str, triton: str, vision: str, pythons: tuple[str, ...], gfx: tuple[str, ...]) -> TorchVariant:
+def variant(
+    torch: str, rocm: str, triton: str, vision: str, pythons: tuple[str, ...], gfx: tuple[str, ...],
+) -> TorchVariant:
     return TorchVariant(
         torch=torch, rocm=rocm, index_url=f"https://download.pytorch.org/whl/rocm{rocm}", channel="pytorch",
         triton_package="pytorch-triton-rocm", triton_version=triton, torchvision=vision, torchaudio=torch,
@@ -75,7 +77,8 @@ def test_newest_torch_for_gfx942() -> None:
 def test_spec_selects_series_and_newest_rocm_of_it_gfx90a() -> None:
     plan = resolve(host("gfx90a"), MATRIX, ResolveOptions(torch_spec="2.5", companions=("torchvision", "torchaudio")))
     assert [r.pin() for r in plan.requirements] == [
-        "torch==2.5.1+rocm6.2", "pytorch-triton-rocm==3.1.0", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2",
+        "torch==2.5.1+rocm6.2", "pytorch-triton-rocm==3.1.0",
+        "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2",
     ]
     assert "torchvision==0.20.1+rocm6.2" in plan.constraints().splitlines()
 
@@ -95,7 +98,8 @@ def test_gfx1100_native_and_gfx1201_needs_rocm63() -> None:
     assert plan.requirements[0].version == "2.7.1+rocm6.3"
     with pytest.raises(Refused) as exc:
         resolve(host("gfx1201"), MATRIX, ResolveOptions(torch_spec="2.5"))
-    assert {r.candidate for r in exc.value.rejected} == {"torch 2.5.1 (rocm6.2, pytorch)", "torch 2.5.1 (rocm6.1, pytorch)"}
+    candidates = {r.candidate for r in exc.value.rejected}
+    assert candidates == {"torch 2.5.1 (rocm6.2, pytorch)", "torch 2.5.1 (rocm6.1, pytorch)"}
     assert all("no code objects for gfx1201" in r.reason for r in exc.value.rejected)
 
 
@@ -129,7 +133,7 @@ def test_python_version_option_overrides_host() -> None:
     assert plan.python == "3.13" and plan.requirements[0].version == "2.7.1+rocm6.3"
     plan = resolve(host("gfx90a"), MATRIX, ResolveOptions(python_version="3.8"))
     assert plan.requirements[0].version == "2.4.1+rocm6.1"
-    assert [r.candidate for r in plan.rejected][0] == "torch 2.7.1 (rocm6.3, pytorch)"
+    assert plan.rejected[0].candidate == "torch 2.7.1 (rocm6.3, pytorch)"
     with pytest.raises(BadInput):
         resolve(Host(gpus=[GpuInfo(index=0, gfx="gfx90a")]), MATRIX, ResolveOptions())
 

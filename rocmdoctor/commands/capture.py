@@ -23,6 +23,10 @@ def _prepare(out: str) -> None:
     if out.startswith("-") and out != "-":
         raise BadInput(f"-o {out!r}: a destination may not start with '-' (write ./{out} instead)")
     if out == "-":
+        import sys
+
+        if sys.stdout.isatty():
+            raise BadInput("-o -: refusing to write a .tar.gz to a terminal (redirect stdout to a file)")
         return
     path = Path(out)
     if _is_tar(out):

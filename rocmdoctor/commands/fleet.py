@@ -60,6 +60,27 @@ def register(app: typer.Typer) -> None:
         _emit(report, json_file, html_file, prometheus)
         raise typer.Exit(130 if report.interrupted else report.exit_code)
 
+    @fleet_app.command("node-check")
+    def node_check(
+        source: Optional[str] = typer.Option(None, "--from", metavar="PATH",
+                                             help="Judge this bundle instead of capturing this host."),
+        max_length: int = typer.Option(80, "--max-length", min=20, help="Cut the line here (NPD default 80)."),
+        strict: bool = typer.Option(False, "--strict", help="Warnings count as problems too."),
+        timeout: float = typer.Option(10.0, "--timeout", min=1.0, help="Per-command capture timeout (s)."),
+    ) -> None:
+        """One line + exit code for Slurm HealthCheckProgram / NHC wrappers and Kubernetes NPD plugins.
+
+        Exit 0 healthy, 1 a problem (drain), 2 the check could not run (NPD: Unknown).
+        """
+        from rocmdoctor.checkrun import load_source
+        from rocmdoctor.fleet.healthcheck import verdict
+        from rocmdoctor.pipeline import judge_host
+
+        host = load_source(source, None, timeout)
+        code, line = verdict(judge_host(host), strict=strict, max_len=max_length)
+        typer.echo(line)
+        raise typer.Exit(code)
+
     app.add_typer(fleet_app, name="fleet")
 
 

@@ -1,9 +1,242 @@
-"""`rocmdoctor install` — placeholder; the owner of this command replaces it."""
+"""`rocmdoctor install torch`: resolve the right ROCm wheels, install them safely, verify, or restore.
+
+Thin wiring: resolution lives in :mod:`rocmdoctor.resolve`, installing/verifying/restoring/locking in
+:mod:`rocmdoctor.installer`. Human output on stdout (the plan, the result); with ``--json`` stdout carries only
+the plan JSON and everything else goes to stderr. Exit codes: 0 installed (or planned), 1 refused / failed
+(environment restored), 2 bad input, 130 interrupted (environment restored).
+"""
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
+import tempfile
+from typing import TYPE_CHECKING, Optional
+
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rocmdoctor.installer import Target
+    from rocmdoctor.model import Host
+    from rocmdoctor.plan import Plan, Rejected
+
+
+INSTALLERS = ("pip", "uv")
+
+
+def default_python() -> str:
+    """The active virtual environment's interpreter, else the one running rocmdoctor."""
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        cand = os.path.join(venv, "bin", "python")
+        if os.path.exists(cand):
+            return cand
+    return sys.executable
+
+
+def load_bundle_host(path: str) -> Host:
+    """``--from``: the host described by a capture bundle."""
+    from rocmdoctor.errors import BadInput
+
+    try:
+        from rocmdoctor.bundle import load_host
+    except ImportError as exc:
+        raise BadInput("reading capture bundles (rocmdoctor.bundle) is not available in this build") from exc
+    return load_host(path)
+
+
+def capture_local_host(python: str, timeout: float = 10.0) -> Host:
+    """This machine, read by the capture module into a temporary bundle (no pip listing: the probe has it)."""
+    from rocmdoctor.errors import BadInput
+
+    try:
+        from rocmdoctor.capture import QUICK_SKIP, capture_to_dir
+    except ImportError as exc:
+        raise BadInput("reading this host (rocmdoctor.capture) is not available in this build") from exc
+    with tempfile.TemporaryDirectory(prefix="rocmdoctor-host-") as tmp:
+        capture_to_dir(tmp, python, redact=False, timeout=timeout, root=None, skip=QUICK_SKIP)
+        return load_bundle_host(tmp)
+
+
+def render_plan(plan: Plan, con: Console) -> None:
+    """The plan as a reader wants it: what, why, what was rejected, and the loud warnings."""
+    con.print(f"[bold]Plan[/bold] for Python {plan.python}: ROCm {plan.rocm} build from the {plan.channel} channel")
+    con.print(f"  index: {plan.index_url}" + "".join(f"\n  find-links: {fl}" for fl in plan.find_links))
+    for r in plan.requirements:
+        con.print(f"  [green]+[/green] {r.pin()}")
+    for k, v in plan.env.items():
+        con.print(f"  [yellow]env[/yellow] {k}={v}")
+    for w in plan.warnings:
+        con.print(f"[bold yellow]! {w}[/bold yellow]")
+    con.print("[bold]Why[/bold]")
+    for reason in plan.reasons:
+        con.print(f"  - {reason}")
+    if plan.rejected:
+        con.print("[bold]Rejected[/bold]")
+        print_rejected(plan.rejected, con)
+
+
+def print_rejected(rejected: list[Rejected], con: Console, limit: int = 6) -> None:
+    """The rejected candidates, the first few in full (``--json`` has them all)."""
+    for rej in rejected[:limit]:
+        con.print(f"  x {rej.candidate}: {rej.reason}")
+    if len(rejected) > limit:
+        con.print(f"  x ... and {len(rejected) - limit} older builds (all listed with --json)")
+
+
+def confirm_replace(target: Target, yes: bool, argv: list[str], err: Console) -> None:
+    """A CUDA or CPU torch is only replaced with --yes or an interactive yes; else exit 1 with the command."""
+    from rocmdoctor.errors import OperationFailed
+
+    build = target.torch_build
+    if build not in ("cuda", "cpu"):
+        return
+    err.print(f"[bold yellow]! {target.executable} holds a {build.upper()} build of torch "
+              f"({target.torch_version}); installing replaces it with the ROCm build.[/bold yellow]")
+    if yes:
+        return
+    if sys.stdin.isatty():
+        if typer.confirm("Replace it?", default=False, err=True):
+            return
+        raise OperationFailed("nothing changed: you declined to replace the installed torch")
+    rerun = shlex.join(["rocmdoctor", *argv, "--yes"])
+    raise OperationFailed(f"nothing changed: not replacing the {build.upper()} torch without confirmation; "
+                          f"to replace it, run: {rerun}")
+
+
+def run(
+    packages: list[str], python: Optional[str], source: Optional[str], python_version: Optional[str],
+    torch_spec: Optional[str], rocm: Optional[str], channel: str, installer: str, index_url: Optional[str],
+    dry_run: bool, lock: Optional[str], as_json: bool, yes: bool, argv: list[str],
+) -> int:
+    """The whole command: returns 0, or raises BadInput (2) / OperationFailed (1) / KeyboardInterrupt (130)."""
+    import json
+
+    from rich.console import Console
+
+    from rocmdoctor import matrix as matrix_mod
+    from rocmdoctor.errors import BadInput, OperationFailed
+    from rocmdoctor.installer import install, probe, resolve_closure, write_lock
+    from rocmdoctor.resolve import Refused, ResolveOptions, resolve
+
+    err = Console(stderr=True, highlight=False)
+    out = Console(highlight=False) if not as_json else err
+    if installer not in INSTALLERS:
+        raise BadInput(f"--installer must be pip or uv, not {installer!r}")
+    if index_url is not None and index_url.startswith("-"):
+        raise BadInput(f"--index-url {index_url!r} is not a URL")
+    target: Optional[Target] = None
+    if source:
+        host = load_bundle_host(source)
+        if not dry_run:
+            err.print("--from: planning for the captured host only; nothing is installed here.")
+        dry_run = True
+    else:
+        target = probe(python or default_python())
+        host = capture_local_host(target.executable)
+        host.python.version = target.version
+        host.python.implementation = target.implementation
+        host.python.executable = target.executable
+    options = ResolveOptions(torch_spec=torch_spec, rocm=rocm, channel=channel, companions=tuple(packages),
+                             python_version=python_version, index_url=index_url)
+    try:
+        plan = resolve(host, matrix_mod.load(), options)
+    except Refused as exc:
+        if as_json:
+            typer.echo(json.dumps(exc.to_dict(), indent=2))
+        err.print(f"[bold red]Refused:[/bold red] {exc}")
+        print_rejected(exc.rejected, err)
+        for alt in exc.alternatives:
+            err.print(f"  -> {alt}")
+        raise OperationFailed("no PyTorch ROCm build fits this host (details above); nothing was changed") from None
+    if as_json:
+        typer.echo(json.dumps(plan.to_dict(), indent=2))
+    render_plan(plan, out if not as_json else err)
+    if lock:
+        with tempfile.TemporaryDirectory(prefix="rocmdoctor-lock-") as work:
+            cons = os.path.join(work, "constraints.txt")
+            with open(cons, "w") as fh:
+                fh.write(plan.constraints())
+            from rocmdoctor.installer import install_env
+
+            env = install_env(plan, installer, cons, work)
+            py = target.executable if target else sys.executable
+            with err.status("resolving the full set of packages for the lock"):
+                closure = resolve_closure(plan, installer, py, None if target else plan.python, work, env, cons)
+            write_lock(plan, closure, lock)
+        err.print(f"Wrote {lock} ({len(closure)} packages with sha256 hashes).")
+    if dry_run:
+        out.print("Dry run: nothing was changed.")
+        return 0
+    assert target is not None
+    confirm_replace(target, yes, argv, err)
+    if target.torch_build == "rocm":
+        err.print(f"Replacing the ROCm torch {target.torch_version} in {target.executable}.")
+    with err.status(f"installing with {installer} into {target.executable}") as status:
+        def on_line(line: str) -> None:
+            status.update(f"[{installer}] {line[:100]}")
+
+        try:
+            result = install(plan, target, installer, gpu_check=bool(plan.gpus), lock=lock, on_line=on_line)
+        except KeyboardInterrupt:
+            err.print("[bold red]Interrupted:[/bold red] the environment was restored to what it was before.")
+            raise
+    if result.ok:
+        out.print(f"[bold green]Installed[/bold green] {', '.join(r.pin() for r in plan.requirements)} "
+                  f"into {target.executable} in {result.seconds:.1f}s; verified: ROCm build, torch.version.hip set, "
+                  "no CUDA runtime.")
+        if plan.env:
+            exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in plan.env.items())
+            out.print(f"Set these before running PyTorch: [bold]export {exports}[/bold]")
+        return 0
+    err.print("[bold red]Install failed:[/bold red]")
+    for p in result.problems:
+        err.print(f"  {p}")
+    for p in result.restore_problems:
+        err.print(f"  restore: {p}")
+    if result.restore_problems:
+        raise OperationFailed("install failed and the environment could NOT be fully restored (see above)")
+    raise OperationFailed("install failed; the environment was restored exactly to what it was before")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to the root app."""
+    """Add ``rocmdoctor install torch``."""
+    group = typer.Typer(help="Install software for the AMD GPU (the right builds, safely).", no_args_is_help=True)
+
+    @group.command("torch")
+    def torch_cmd(
+        packages: Optional[list[str]] = typer.Argument(
+            None, help="Companions from the same build: torchvision torchaudio."),
+        python: Optional[str] = typer.Option(None, "--python", metavar="PATH",
+                                             help="Target interpreter (default: the active venv's, else this one)."),
+        source: Optional[str] = typer.Option(None, "--from", metavar="BUNDLE",
+                                             help="Plan for a captured host (implies --dry-run)."),
+        python_version: Optional[str] = typer.Option(None, "--python-version", metavar="X.Y",
+                                                     help="Plan for this Python version instead of the host's."),
+        torch_spec: Optional[str] = typer.Option(None, "--torch", metavar="SPEC", help="2.5, ==2.5.1, >=2.4,<2.6"),
+        rocm: Optional[str] = typer.Option(None, "--rocm", metavar="X.Y", help="Only builds for this ROCm."),
+        channel: str = typer.Option("pytorch", "--channel", metavar="pytorch|amd|nightly",
+                                    help="Where the wheels come from: download.pytorch.org, AMD's repo.radeon.com, "
+                                    "or the nightly index."),
+        installer: str = typer.Option("pip", "--installer", metavar="pip|uv", help="Which installer runs."),
+        index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL",
+                                                help="A mirror of the channel's index (or AMD's find-links)."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
+        lock: Optional[str] = typer.Option(None, "--lock", metavar="FILE",
+                                           help="Write a --require-hashes requirements file (and install from it)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON on stdout."),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Replace a CUDA/CPU torch without asking."),
+    ) -> None:
+        """Install the ROCm PyTorch build that fits this host's GPUs, driver and Python; verify it; never lose
+        the previous environment."""
+        code = run(
+            packages=list(packages or []), python=python, source=source, python_version=python_version,
+            torch_spec=torch_spec, rocm=rocm, channel=channel, installer=installer, index_url=index_url,
+            dry_run=dry_run, lock=lock, as_json=as_json, yes=yes, argv=sys.argv[1:],
+        )
+        raise typer.Exit(code)
+
+    app.add_typer(group, name="install")

@@ -40,7 +40,8 @@ def register(app: typer.Typer) -> None:
     def explain_cmd(
         gpu: str = typer.Option(..., "--gpu", help="gfx target, PCI id or product name."),
         rocm: str = typer.Option(..., "--rocm", help="ROCm release, e.g. 6.2."),
-        os_name: Optional[str] = typer.Option(None, "--os", help='OS as "<os-release ID> <VERSION_ID>", e.g. "ubuntu 22.04".'),
+        os_name: Optional[str] = typer.Option(
+            None, "--os", help='OS as "<os-release ID> <VERSION_ID>", e.g. "ubuntu 22.04".'),
         kernel: Optional[str] = typer.Option(None, "--kernel", help="Kernel release (uname -r)."),
         as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     ) -> None:

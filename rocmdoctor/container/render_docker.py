@@ -45,12 +45,13 @@ def render_dockerfile(spec: ContainerSpec) -> str:
 
     add("# 1. OS packages")
     pkgs = " ".join(spec.os_install_args())
+    if spec.family == "apt":
+        add("ARG DEBIAN_FRONTEND=noninteractive")
     if spec.unpinned:
         add(f"# Not version-pinned: {' '.join(spec.unpinned)}. rocmdoctor does not know which versions the base's")
         add("# repositories carry; pin them with --apt-pin NAME=VERSION (see `apt-cache policy NAME` in the base).")
         add("# hadolint ignore=DL3008" if spec.family == "apt" else "# hadolint ignore=DL3041")
     if spec.family == "apt":
-        add("ARG DEBIAN_FRONTEND=noninteractive")
         add("RUN " + _cont([
             "apt-get update",
             f"apt-get install -y --no-install-recommends {pkgs}",
@@ -92,7 +93,7 @@ def render_dockerfile(spec: ContainerSpec) -> str:
         add("ENV " + " \\\n    ".join(f"{k}={json.dumps(v)}" for k, v in spec.env))
     labels = [*spec.labels, ("io.rocmdoctor.plan", spec.plan_json)]
     add("LABEL " + " \\\n      ".join(f"{k}={_label_value(v)}" for k, v in labels))
-    add(f"USER {spec.user}")
+    add(f"USER {spec.uid}")  # numeric: resolvable without the image's /etc/passwd
     if spec.healthcheck:
         add("HEALTHCHECK --interval=10m --timeout=2m --start-period=30s --retries=1 \\")
         add("  CMD " + json.dumps(list(spec.healthcheck)))

@@ -134,7 +134,14 @@ def run_audit(
     hook: Optional[transport.ProgressHook] = None,
     baseline: Optional[dict[str, Optional[str]]] = None,
 ) -> FleetReport:
-    """Audit every target; Ctrl-C returns the partial report (``interrupted=True``)."""
+    """Audit every target; Ctrl-C returns the partial report (``interrupted=True``).
+
+    Each bundle is loaded and judged in a worker thread as soon as it arrives, so local judging
+    overlaps the fan-out instead of adding a serial tail after the slowest host.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
     t0 = time.monotonic()
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     payload = remote.capture_script(opts.timeout)
@@ -147,24 +154,34 @@ def run_audit(
         async def after(res: transport.HostResult) -> None:
             res.extra["live"] = await live.run_live(res.target, opts, programs)
 
-    results, interrupted = transport.run_fan_out(
-        targets, opts.ssh, payload, opts.jobs, opts.timeout, hook=hook, stagger=opts.stagger, after=after
-    )
     matrix = _matrix()
-    audits: list[HostAudit] = []
     keep = opts.save_bundles
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
+    done: dict[str, HostAudit] = {}
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rocmdoctor-judge")
     with tempfile.TemporaryDirectory(prefix="rocmdoctor-fleet-") as tmp:
-        for t in targets:
-            res = results.get(t.name)
-            if res is None:
-                audits.append(HostAudit(name=t.name, status=transport.INTERRUPTED, detail="not finished"))
-                continue
+        where = Path(keep or tmp)
+
+        def process(res: transport.HostResult) -> None:
+            t = res.target
             audit = HostAudit(name=t.name, status=res.status, seconds=res.seconds, detail=res.detail)
             if res.status == transport.OK:
-                _load_and_judge(audit, res, Path(keep or tmp), keep is not None, opts, matrix)
-            audits.append(audit)
+                _load_and_judge(audit, res, where, keep is not None, opts, matrix)
+            done[t.name] = audit
+
+        async def post(res: transport.HostResult) -> None:
+            await asyncio.get_running_loop().run_in_executor(pool, process, res)
+
+        try:
+            _results, interrupted = transport.run_fan_out(
+                targets, opts.ssh, payload, opts.jobs, opts.timeout, hook=hook, stagger=opts.stagger,
+                after=after, post=post,
+            )
+        finally:
+            pool.shutdown(wait=True)
+    audits = [done.get(t.name) or HostAudit(name=t.name, status=transport.INTERRUPTED, detail="not finished")
+              for t in targets]
     report = aggregate(audits, baseline=baseline, interrupted=interrupted)
     report.created = created
     report.seconds = time.monotonic() - t0
@@ -189,9 +206,11 @@ def _load_and_judge(audit: HostAudit, res: transport.HostResult, where: Path, ke
         return
     if not host.hostname:
         host.hostname = audit.name
-    audit.host = host
     audit.findings.extend(_judge(host, opts, matrix))
     audit.findings.extend(res.extra.get("live", []))
+    # keep the fingerprint, drop the parsed Host and the bundle bytes: 10,000 hosts must fit in memory
+    audit.fingerprint = fingerprint(host)
+    res.bundle = b""
 
 
 ProgressFactory = Callable[[int], transport.ProgressHook]

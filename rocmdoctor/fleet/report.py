@@ -92,11 +92,9 @@ def prometheus_text(report: FleetReport, now: Optional[float] = None) -> str:
         "# TYPE rocmdoctor_check gauge",
     ]
     for h in report.hosts:
-        for f in h.findings:
-            if f.severity == Severity.OK:
-                continue
-            lines.append(f'rocmdoctor_check{{host="{_label(h.name)}",check="{_label(f.id)}",'
-                         f'severity="{f.severity.value}"}} 1')
+        seen = dict.fromkeys((f.id, f.severity.value) for f in h.findings if f.severity != Severity.OK)
+        for fid, sev in seen:  # one series per (host, check, severity): duplicates are invalid exposition
+            lines.append(f'rocmdoctor_check{{host="{_label(h.name)}",check="{_label(fid)}",severity="{sev}"}} 1')
     lines += ["# HELP rocmdoctor_host_up 1 if the host answered the audit with a usable capture bundle.",
               "# TYPE rocmdoctor_host_up gauge"]
     lines += [f'rocmdoctor_host_up{{host="{_label(h.name)}"}} {1 if h.up else 0}' for h in report.hosts]

@@ -11,6 +11,7 @@ is set. Every failure mode of a host (refused, auth, hang, garbage, cut-off stre
 from __future__ import annotations
 
 import asyncio
+import gzip
 import io
 import os
 import signal
@@ -156,6 +157,8 @@ async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: in
         _read_capped(proc.stderr, MAX_STDERR_BYTES),
         proc.wait(),
     )
+    # mark the gather's outcome as retrieved even when it ends cancelled (timeout, Ctrl-C)
+    work.add_done_callback(lambda f: f.cancelled() or f.exception())
     try:
         _, (out, over), (err, _), rc = await asyncio.wait_for(work, timeout)
     except asyncio.TimeoutError:
@@ -182,13 +185,9 @@ def check_targz(data: bytes) -> Optional[str]:
         head = data[:60].decode("utf-8", "replace").strip().splitlines()
         return "not a tar.gz: the host printed " + repr(head[0][:60] if head else data[:20])
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        raw = gzip.decompress(data)  # C speed; raises on a cut-off stream or a bad CRC
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             members = tar.getmembers()
-            for m in members:
-                if m.isfile():
-                    f = tar.extractfile(m)
-                    if f is not None:
-                        f.read()
     except (tarfile.TarError, EOFError, OSError, ValueError, Exception) as exc:  # zlib.error is plain Exception
         return f"the stream ended early or is corrupt ({type(exc).__name__}: {str(exc)[:80]})"
     if not members:
@@ -258,11 +257,13 @@ async def fan_out(
     hook: Optional[ProgressHook] = None,
     stagger: float = DEFAULT_STAGGER_S,
     after: Optional[Callable[[HostResult], Awaitable[None]]] = None,
+    post: Optional[Callable[[HostResult], Awaitable[None]]] = None,
 ) -> dict[str, HostResult]:
     """Audit every target with at most ``jobs`` ssh processes at once; fill ``results`` as hosts finish.
 
     ``results`` is filled in place so that an interrupted run still has everything gathered so far.
-    ``after`` runs (inside the same slot) for each ok host, e.g. the ``--live`` smoke programs.
+    ``after`` runs (inside the same slot) for each ok host, e.g. the ``--live`` smoke programs;
+    ``post`` runs for every host after its slot is freed (local judging overlaps the fan-out).
     """
     sem = asyncio.Semaphore(max(1, jobs))
     pacer = Pacer(stagger)
@@ -276,9 +277,11 @@ async def fan_out(
             res = classify(t, out, timeout)
             if after is not None and res.status == OK:
                 await after(res)
-            results[t.name] = res
-            if hook:
-                hook("done", t, res)
+        if post is not None:
+            await post(res)
+        results[t.name] = res
+        if hook:
+            hook("done", t, res)
 
     await asyncio.gather(*(one(t) for t in targets))
     return results

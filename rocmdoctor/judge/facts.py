@@ -148,10 +148,15 @@ def _vkey(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
 
 
-def rocm_context(host: Host, matrix: Matrix) -> RocmContext:
-    """PyTorch uses the ROCm bundled in its wheel; otherwise the system install; otherwise the newest."""
+def rocm_context(host: Host, matrix: Matrix, system_only: bool = False, allow_latest: bool = True) -> RocmContext:
+    """Which ROCm drives the GPU: PyTorch's bundled one, else the system install, else the driver's release.
+
+    ``system_only`` ignores the wheel (OS and kernel validation concern the installed stack, not a
+    manylinux wheel). When ROCm is visibly present but its version unknown, the version is None
+    (checks skip); when nothing at all is known, the newest release is assumed if ``allow_latest``.
+    """
     candidates: list[tuple[str, str]] = []
-    tr = torch_rocm(host)
+    tr = None if system_only else torch_rocm(host)
     if tr:
         candidates.append((tr, f"the installed torch {host.torch.version if host.torch else ''} bundles ROCm {tr}"))
     sr = system_rocm(host)
@@ -167,9 +172,13 @@ def rocm_context(host: Host, matrix: Matrix) -> RocmContext:
         rel = matrix.release(version) or matrix.release(major_minor(version) or version)
         if rel is not None:
             return RocmContext(version, why, rel)
-    latest = matrix.latest_release()
     if candidates:
         return RocmContext(candidates[0][0], candidates[0][1] + " (not in rocmdoctor's matrix)", None)
+    if "rocminfo" in host.captured or host.rocm_installs:
+        return RocmContext(None, "ROCm is installed but its version was not captured", None)
+    if system_only or not allow_latest:
+        return RocmContext(None, "no ROCm version found", None)
+    latest = matrix.latest_release()
     return RocmContext(latest.version, f"no ROCm found on the host; judged against the newest release {latest.version}",
                        latest)
 

@@ -57,16 +57,22 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
     """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's)."""
     if not host.gpus:
         return [skip("gpu.arch-unsupported", "No GPU to judge")]
-    ctx = rocm_context(host, matrix)
+    ctx = rocm_context(host, matrix, allow_latest=False)
     out: list[Finding] = []
     for gpu in discrete_gpus(host):
         gfx = native_gfx(gpu)
         if not gfx:
             out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known"))
             continue
-        status = matrix.support_status(gfx, ctx.version or "") if ctx.version else "unknown"
         target = matrix.gpu(gfx)
         in_wheels = bool(matrix.torch_variants(gfx=gfx))
+        if ctx.version:
+            status = matrix.support_status(gfx, ctx.version)
+        elif target is not None and not matrix.releases_supporting(gfx=gfx):
+            status = "never"  # whatever the ROCm version, none supports it
+        else:
+            out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {ctx.why}"))
+            continue
         if status == "supported":
             out.append(ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}",
                           [ctx.why]))
@@ -83,21 +89,31 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             ))
             continue
         override = target.override if target is not None else None
-        if override and not (target is not None and target.override_broken):
+        if override:
             active = override_in_effect(host, gpu)
             wanted = gfx_from_version(override)
+            flaky = target.override_broken if target is not None else False
+            note = target.override_note if target is not None else ""
             if active and active == wanted:
-                out.append(ok("gpu.override-needed",
-                              f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={override}",
-                              [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
-                               else f"HSA_OVERRIDE_GFX_VERSION={override_value(host)}"]))
+                out.append(finding(
+                    "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
+                    f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={override}"
+                    + (" (known to be unstable on this GPU)" if flaky else ""),
+                    note if flaky else "",
+                    [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
+                     else f"HSA_OVERRIDE_GFX_VERSION={override_value(host)}"]))
+                continue
+            if "env" not in host.captured and not reported_user_space_gfx(gpu):
+                out.append(skip("gpu.override-needed",
+                                f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether it is set "
+                                "was not captured"))
                 continue
             out.append(finding(
                 "gpu.override-needed", Severity.FAIL,
                 f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
                 f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
-                f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'. "
-                + (target.override_note if target is not None and target.override_note else ""),
+                f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
+                + (f" Caution: {note}" if flaky and note else ""),
                 _evidence(gpu),
                 Fix("Set the override for the processes that use this GPU (not globally on a host with other "
                     "GPU models):", [f"export HSA_OVERRIDE_GFX_VERSION={override}"], SUPPORT_URL),
@@ -154,23 +170,26 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         )]
     if not host.gpus:
         return [skip("gpu.override-mismatch", "No GPU to compare the override with")]
-    ctx = rocm_context(host, matrix)
+    ctx = rocm_context(host, matrix, allow_latest=True)
     out = []
     natives = {native_gfx(g) for g in host.gpus if native_gfx(g)}
     for gpu in host.gpus:
         gfx = native_gfx(gpu)
         if not gfx or gfx == forced:
             continue
-        status = matrix.support_status(gfx, ctx.version or "") if ctx.version else "unknown"
+        if ctx.version:
+            native_ok = matrix.support_status(gfx, ctx.version) == "supported"
+        else:
+            native_ok = bool(matrix.releases_supporting(gfx=gfx))
         target = matrix.gpu(gfx)
         fits = target is not None and target.override == value
-        if status == "supported" or (not fits and len(natives) > 1):
+        if native_ok or (not fits and len(natives) > 1):
             visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
             out.append(finding(
                 "gpu.override-mismatch", Severity.WARN,
                 f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",
                 f"The override makes every GPU in the process present itself as {forced}. {gpu_label(gpu)} "
-                + ("is natively supported" if status == "supported" else f"is a different ISA ({gfx})")
+                + ("is natively supported" if native_ok else f"is a different ISA ({gfx})")
                 + ": code built for another ISA can fault, hang or return wrong results on it.",
                 [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
                 Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",

@@ -35,6 +35,18 @@ def _can_rw(node: DeviceNode, uid: int | None, groups: set) -> bool | None:
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
 def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
+    denied_logs = [m for m in host.logs if m.finding_id == "log.kfd-permission-denied"]
+    if not nodes and denied_logs:
+        user = host.user.name if host.user and host.user.name else "$USER"
+        return [finding(
+            "perm.kfd-access", Severity.FAIL, "This user cannot open /dev/kfd (the runtime said so)",
+            "The ROCm runtime reported 'Permission denied' on /dev/kfd: the user is not in the group that owns "
+            "it (render, or video on older systems), or a container was started without --group-add.",
+            [str(m.source) if m.source else m.text for m in denied_logs[:2]],
+            Fix("Add the user to the groups and log in again; for containers add the host's groups:",
+                [f"sudo usermod -aG render,video {user}",
+                 "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render ..."], PERM_URL),
+        )]
     if not nodes:
         return [not_captured("perm.kfd-access", "Device node permissions (/dev/kfd, /dev/dri)")]
     kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)

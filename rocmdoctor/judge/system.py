@@ -24,7 +24,9 @@ def _os_label(host: Host) -> str:
 def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     if not host.os.id:
         return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
-    ctx = rocm_context(host, matrix)
+    ctx = rocm_context(host, matrix, system_only=True)
+    if not ctx.version:
+        return [skip("os.not-supported", f"{_os_label(host)}: no installed ROCm version to judge against")]
     version = host.os.version or host.os.version_id or ""
     verdict = matrix.os_supported(ctx.version or "", host.os.id, version) if ctx.version else None
     ev = [str(host.os.source)] if host.os.source else []
@@ -67,7 +69,9 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("kernel.not-validated", f"Kernel {release} is a WSL kernel (not judged)")]
     if not host.os.id:
         return [skip("kernel.not-validated", f"Kernel {release}: OS not captured, cannot judge")]
-    ctx = rocm_context(host, matrix)
+    ctx = rocm_context(host, matrix, system_only=True)
+    if not ctx.version:
+        return [skip("kernel.not-validated", f"Kernel {release}: no installed ROCm version to judge against")]
     version = host.os.version or host.os.version_id or ""
     verdict = matrix.kernel_validated(ctx.version or "", host.os.id, version, release) if ctx.version else None
     ev = [str(host.kernel.source)] if host.kernel.source else [release]

@@ -119,9 +119,10 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         if runs_as in archs:
             continue
         target = matrix.gpu(gfx)
-        override = target.override if target is not None and not target.override_broken else None
-        hint = (f"export HSA_OVERRIDE_GFX_VERSION={override}" if override and gfx_from_version(override) in archs
-                else None)
+        override = target.override if target is not None else None
+        if not forced and override and gfx_from_version(override) in archs:
+            continue  # the wheel is fine once the override is set: gpu.override-needed says so
+        hint = None
         out.append(finding(
             "torch.arch-missing", Severity.FAIL,
             f"torch {t.version} has no code objects for {gpu_label(gpu)}",
@@ -211,7 +212,11 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
                  if pythons else "uv venv .venv", "rocmdoctor install torch --python .venv/bin/python"]),
         )]
     if gfxs:
-        fitting = [v for v in any_for_python if all(g in v.gfx for g in gfxs)]
+        def runs_as(g: str) -> set:
+            t = matrix.gpu(g)
+            return {g} | ({gfx_from_version(t.override)} if t is not None and t.override else set())
+
+        fitting = [v for v in any_for_python if all(runs_as(g) & set(v.gfx) for g in gfxs)]
         if not fitting:
             return [finding(
                 "python.no-rocm-wheel", Severity.WARN,

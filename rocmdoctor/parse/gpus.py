@@ -46,6 +46,16 @@ def _gfx_set(g: GpuInfo) -> set[str]:
     return {v for v in g.gfx_by_source.values() if v}
 
 
+def _compatible(a: GpuInfo, b: GpuInfo) -> bool:
+    """Nothing says these are different GPUs."""
+    for attr in ("name", "pci_device_id", "pci_bus", "uuid"):
+        x, y = getattr(a, attr), getattr(b, attr)
+        if x and y and x != y:
+            return False
+    ga, gb = _gfx_set(a), _gfx_set(b)
+    return not (ga and gb and not ga & gb)
+
+
 def _pair(base: list[GpuInfo], other: list[GpuInfo]) -> tuple[dict[int, int], list[int]]:
     """Map other-index -> base-index; also the other-indices left unmatched."""
     pairs: dict[int, int] = {}
@@ -67,7 +77,8 @@ def _pair(base: list[GpuInfo], other: list[GpuInfo]) -> tuple[dict[int, int], li
         for j, i in zip(rest, free):
             pairs[j] = i
         return pairs, []
-    # Unequal counts: pair on a shared gfx or marketing name, in order.
+    # Unequal counts: pair on a shared gfx or marketing name, in order; then what is left in order,
+    # when nothing contradicts it (an excerpt of one source beside the full list of another).
     for j in list(rest):
         o = other[j]
         for i in free:
@@ -77,6 +88,14 @@ def _pair(base: list[GpuInfo], other: list[GpuInfo]) -> tuple[dict[int, int], li
                 free.remove(i)
                 rest.remove(j)
                 break
+    for j in list(rest):
+        if not free:
+            break
+        i = free[0]
+        if _compatible(base[i], other[j]):
+            pairs[j] = i
+            free.remove(i)
+            rest.remove(j)
     return pairs, rest
 
 
@@ -92,6 +111,9 @@ def merge_gpus(by_source: dict[str, list[list[GpuInfo]]], notes: Optional[list[s
             lists.extend((name, lst) for lst in lsts if lst)
     if not lists:
         return []
+    # The longest list is the base (an excerpt must not hide GPUs a full list shows); ties go by authority.
+    first = max(range(len(lists)), key=lambda k: (len(lists[k][1]), -k))
+    lists.insert(0, lists.pop(first))
     base = list(lists[0][1])
     for name, other in lists[1:]:
         pairs, rest = _pair(base, other)

@@ -43,9 +43,7 @@ def parse_uname(text: str, file: str) -> KernelInfo:
             info.release = words[2]
             info.version_text = line
             info.machine = next((w for w in reversed(words) if w in _MACHINES), None)
-        elif len(words) == 1 and _RELEASE.match(words[0]) and re.search(r"[a-z]", words[0]):
-            info.release = words[0]
-        elif len(words) == 1 and _RELEASE.match(words[0]) and "-" in words[0]:
+        elif len(words) == 1 and _RELEASE.match(words[0]):
             info.release = words[0]
         else:
             continue

@@ -23,6 +23,8 @@ class Signature:
     finding: str
     pattern: re.Pattern[str]
     title: str
+    severity: str = "fail"
+    fix: str = ""
     explanation: str = ""
     commands: tuple[str, ...] = ()
     url: Optional[str] = None
@@ -52,6 +54,8 @@ def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
                 finding=item["finding"],
                 pattern=pattern,
                 title=item.get("title", item["id"]),
+                severity=item.get("severity", "fail"),
+                fix=item.get("fix", ""),
                 explanation=item.get("explanation", ""),
                 commands=tuple(item.get("commands", ())),
                 url=item.get("url"),
@@ -75,8 +79,7 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     newlines: Optional[list[int]] = None
     found: list[tuple[int, LogMatch]] = []
     for sig in sigs:
-        count = 0
-        for m in sig.pattern.finditer(text):
+        for count, m in enumerate(sig.pattern.finditer(text), 1):
             if newlines is None:
                 newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
             line_no = bisect.bisect_left(newlines, m.start()) + 1
@@ -87,7 +90,6 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
             found.append(
                 (line_no, LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
             )
-            count += 1
             if count >= MAX_MATCHES_PER_SIGNATURE:
                 break
     found.sort(key=lambda t: t[0])

@@ -6,8 +6,8 @@ import json
 import re
 from typing import Optional
 
-from rocmdoctor.parse.text import MAX_CHARS, lines, src, strip_prompt
 from rocmdoctor.model import Source
+from rocmdoctor.parse.text import MAX_CHARS, lines, src, strip_prompt
 
 _FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*(?:===?|@)\s*(\S.*)$")
 _COLUMNS = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)\s+(\d[\w.+!\-]*)(?:\s+\S.*)?$")

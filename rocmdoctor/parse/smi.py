@@ -43,10 +43,7 @@ def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
         if rm is None:
             continue
         idx = int(rm.group(1))
-        if idx in gpus:
-            gpu = gpus[idx]
-        else:
-            gpu = gpus.setdefault(idx, GpuInfo(index=idx, sources=[src(file, n, line)]))
+        gpu = gpus.setdefault(idx, GpuInfo(index=idx, sources=[src(file, n, line)]))
         if len(header) > 1 and header[1] == "NODE" and len(words) > 1 and words[1].isdigit():
             gpu.kfd_node = int(words[1])
         if "DID" in header or "IDS" in header or any("DID" in h for h in header):

@@ -21,15 +21,15 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                         r"|torch/utils/collect_env\.py|^Collecting environment information"),
         ("rocm-smi", r"ROCm System Management Interface|=+ ROCm SMI|^\s*GPU\[\d+\]\s*:\s"),
         ("dkms", r"^[\w.+-]+(?:/|,\s*)[^,\s:]+(?:,\s*[^,\s:]+)?(?:,\s*[\w-]+)?:\s*(?:installed|built|added)\b"
-                 r"|Could not locate dkms\.conf|Bad return status for module build|^\s*(?:\$\s*)?(?:sudo\s+)?dkms status"
-                 r"|amdgpu-dkms"),
+                 r"|Could not locate dkms\.conf|Bad return status for module build"
+                 r"|^\s*(?:\$\s*)?(?:sudo\s+)?dkms status"),
         ("lspci", r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|Display controller"
                   r"|3D controller|Processing accelerators|Host bridge|PCI bridge)"),
         ("uname", r"^\s*(?:\$\s*)?Linux\s+\S+\s+\d+\.\d+\S*\s+#"),
         ("proc-version", r"^Linux version \d"),
         ("os-release", r"^(?:PRETTY_NAME|VERSION_ID|ID_LIKE)="),
         ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
-        ("dmesg", r"^\s*\[\s*\d+\.\d{3,}\]\s"),
+        ("dmesg", r"^\s*\[\s*\d+\.\d+\]\s"),
         ("id", r"uid=\d+\([^)]*\)\s+gid=\d+"),
         ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
         ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),

@@ -92,10 +92,7 @@ def hex_id(value: object, width: int = 4) -> Optional[str]:
     """A PCI id as ``0x73df``: lower case, 0x-prefixed, zero-padded; ``None`` if it is not one."""
     if isinstance(value, str):
         s = value.strip().lower()
-        if re.fullmatch(r"(0x)?[0-9a-f]{1,8}", s):
-            n = int(s, 16)
-        else:
-            n = to_int(s)
+        n = int(s, 16) if re.fullmatch(r"(0x)?[0-9a-f]{1,8}", s) else to_int(s)
     else:
         n = to_int(value)
     if n is None or n < 0 or n > 0xFFFFFFFF:

@@ -1,0 +1,641 @@
+"""Install a :class:`~rocmdoctor.plan.Plan` into a target interpreter — and lose nothing if anything fails.
+
+The steps, each testable on its own:
+
+* :func:`probe` asks the target interpreter (a subprocess) where its packages live and what it holds;
+* :class:`Snapshot` records every file under its site-packages (and its scripts directory) and keeps a
+  hard-linked backup of each (a copy where links are impossible). Installers unlink files before writing
+  them, so the backup keeps the old content for free. :meth:`Snapshot.restore` makes the tree exactly what it
+  was: files that were not there are deleted, files that are not the recorded inode are put back. This undoes
+  a half-extracted wheel, pip's partial "installed torch, failed on torchaudio", a Ctrl-C and a failed
+  verification alike — without the network and without knowing what pip did;
+* :func:`install_argv` builds the pip/uv command: ``--index-url`` only, exact pins, a constraints file, and
+  the user's configured extra indexes, find-links and constraints neutralised (they let a CUDA torch in);
+* :func:`verify` imports torch in a subprocess of the target and checks it is the ROCm build we meant;
+* :func:`write_lock` resolves the full closure and writes every pin with the index's sha256 hashes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Callable, Optional
+
+from rocmdoctor.errors import BadInput, OperationFailed
+from rocmdoctor.plan import Plan
+
+PROBE_SCRIPT = r"""
+import json, os, re, sys, sysconfig, importlib.util
+try:
+    from importlib import metadata
+    dists = {}
+    for d in metadata.distributions():
+        name = d.metadata["Name"]
+        if name:
+            dists[re.sub(r"[-_.]+", "-", name).lower()] = d.version
+except Exception:
+    dists = {}
+torch = None
+spec = importlib.util.find_spec("torch")
+if spec is not None and spec.submodule_search_locations:
+    base = list(spec.submodule_search_locations)[0]
+    torch = {"location": base, "libs": []}
+    try:
+        text = open(os.path.join(base, "version.py")).read()
+        for key in ("__version__", "hip", "cuda"):
+            m = re.search(r"^%s\s*(?::[^=]*)?=\s*['\"]([^'\"]*)['\"]" % re.escape(key), text, re.M)
+            torch[key] = m.group(1) if m else None
+    except OSError:
+        pass
+    try:
+        torch["libs"] = sorted(os.listdir(os.path.join(base, "lib")))
+    except OSError:
+        pass
+paths = sysconfig.get_paths()
+print(json.dumps({
+    "executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
+    "implementation": sys.implementation.name, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
+    "purelib": paths["purelib"], "platlib": paths["platlib"], "scripts": paths["scripts"],
+    "dists": dists, "torch": torch, "pip": importlib.util.find_spec("pip") is not None,
+}))
+"""
+
+VERIFY_SCRIPT = r"""
+import json, os, sys
+out = {}
+try:
+    import torch
+    out["version"] = str(torch.__version__)
+    out["hip"] = getattr(torch.version, "hip", None)
+    out["cuda"] = getattr(torch.version, "cuda", None)
+    try:
+        out["libs"] = sorted(os.listdir(os.path.join(os.path.dirname(torch.__file__), "lib")))
+    except OSError:
+        out["libs"] = []
+    if sys.argv[1] == "gpu":
+        out["available"] = bool(torch.cuda.is_available())
+        out["arch_list"] = list(torch.cuda.get_arch_list())
+        if out["available"]:
+            out["devices"] = [
+                getattr(torch.cuda.get_device_properties(i), "gcnArchName", "")
+                for i in range(torch.cuda.device_count())
+            ]
+except Exception as exc:
+    out["error"] = "%s: %s" % (type(exc).__name__, exc)
+print(json.dumps(out))
+"""
+
+#: Environment variables that would add indexes, links or constraints behind our back.
+PIP_SCRUB = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_CONSTRAINT",
+             "PIP_REQUIREMENT", "PIP_TARGET", "PIP_PREFIX", "PIP_ROOT", "PIP_USER", "PIP_PRE")
+UV_SCRUB = ("UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX", "UV_FIND_LINKS", "UV_NO_INDEX",
+            "UV_TORCH_BACKEND", "UV_CONSTRAINT", "UV_OVERRIDE", "UV_BUILD_CONSTRAINT", "UV_PRERELEASE",
+            "UV_INDEX_STRATEGY", "UV_PYTHON", "UV_SYSTEM_PYTHON", "UV_REQUIRE_HASHES")
+
+
+@dataclass
+class Target:
+    """What the target interpreter told :func:`probe`."""
+
+    executable: str
+    version: str
+    implementation: str
+    prefix: str
+    base_prefix: str
+    purelib: str
+    platlib: str
+    scripts: str
+    dists: dict[str, str]
+    torch: Optional[dict[str, object]]
+    has_pip: bool
+
+    @property
+    def torch_build(self) -> Optional[str]:
+        """'rocm' | 'cuda' | 'cpu' | None (no torch) for the installed torch, read without importing it."""
+        if not self.torch:
+            return None
+        version = str(self.torch.get("__version__") or self.dists.get("torch") or "")
+        libs = [str(x) for x in self.torch.get("libs") or []]  # type: ignore[union-attr]
+        if self.torch.get("hip") or "+rocm" in version or any("amdhip" in x for x in libs):
+            return "rocm"
+        if self.torch.get("cuda") or "+cu" in version or any("cudart" in x for x in libs):
+            return "cuda"
+        return "cpu"
+
+    @property
+    def torch_version(self) -> Optional[str]:
+        if not self.torch:
+            return None
+        return str(self.torch.get("__version__") or self.dists.get("torch") or "unknown")
+
+
+def probe(python: str, timeout: float = 60.0) -> Target:
+    """Run :data:`PROBE_SCRIPT` in ``python``; :class:`BadInput` when it is not a working interpreter."""
+    if python.startswith("-"):
+        raise BadInput(f"--python {python!r} is not an interpreter path")
+    try:
+        proc = subprocess.run([python, "-c", PROBE_SCRIPT], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BadInput(f"cannot run the target interpreter {python!r}: {exc}") from exc
+    try:
+        d = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:
+        raise BadInput(f"{python!r} did not answer like a Python 3 interpreter: {proc.stderr.strip()[-300:]}") from exc
+    return Target(
+        executable=d["executable"], version=d["version"], implementation=d["implementation"], prefix=d["prefix"],
+        base_prefix=d["base_prefix"], purelib=d["purelib"], platlib=d["platlib"], scripts=d["scripts"],
+        dists=d["dists"], torch=d["torch"], has_pip=d["pip"],
+    )
+
+
+# ---------------------------------------------------------------------------------------------- snapshot
+@dataclass(frozen=True)
+class _Entry:
+    kind: str  # "f" file, "l" symlink, "d" directory
+    ino: int = 0
+    size: int = 0
+    mtime_ns: int = 0
+    link: str = ""
+
+
+def _scan(root: str, shallow: bool) -> dict[str, _Entry]:
+    """Every entry below ``root`` by relative path (files only at the top level when ``shallow``)."""
+    out: dict[str, _Entry] = {}
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            it = os.scandir(os.path.join(root, rel) if rel else root)
+        except FileNotFoundError:
+            continue
+        with it:
+            for e in it:
+                r = f"{rel}/{e.name}" if rel else e.name
+                st = e.stat(follow_symlinks=False)
+                if stat.S_ISLNK(st.st_mode):
+                    out[r] = _Entry("l", link=os.readlink(e.path))
+                elif stat.S_ISDIR(st.st_mode):
+                    if not shallow:
+                        out[r] = _Entry("d")
+                        stack.append(r)
+                else:
+                    out[r] = _Entry("f", st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+class Snapshot:
+    """The files of an environment at one moment, with a backup that makes restoring them exact."""
+
+    def __init__(self, roots: list[tuple[str, bool]], backup: str) -> None:
+        self.roots = roots  # (directory, shallow)
+        self.backup = backup
+        self.entries: list[dict[str, _Entry]] = []
+        self.copied = 0  # files that had to be copied because a hard link was impossible
+
+    @classmethod
+    def take(cls, target: Target) -> Snapshot:
+        """Record and back up site-packages (purelib/platlib) and the top level of the scripts directory."""
+        roots: list[tuple[str, bool]] = []
+        for d in (target.purelib, target.platlib):
+            if d not in [r for r, _ in roots]:
+                roots.append((d, False))
+        if not any(target.scripts.startswith(r + os.sep) for r, _ in roots):
+            roots.append((target.scripts, True))
+        parent = os.path.dirname(os.path.abspath(target.purelib))
+        try:
+            backup = tempfile.mkdtemp(prefix=".rocmdoctor-rollback-", dir=parent)
+        except OSError:
+            backup = tempfile.mkdtemp(prefix="rocmdoctor-rollback-")
+        snap = cls(roots, backup)
+        for i, (root, shallow) in enumerate(roots):
+            entries = _scan(root, shallow)
+            snap.entries.append(entries)
+            dest_root = os.path.join(backup, str(i))
+            made: set[str] = set()
+            for rel, e in entries.items():
+                if e.kind != "f":
+                    continue
+                dest = os.path.join(dest_root, rel)
+                parent_dir = os.path.dirname(dest)
+                if parent_dir not in made:
+                    os.makedirs(parent_dir, exist_ok=True)
+                    made.add(parent_dir)
+                try:
+                    os.link(os.path.join(root, rel), dest)
+                except OSError:
+                    shutil.copy2(os.path.join(root, rel), dest)
+                    snap.copied += 1
+        return snap
+
+    def changed(self) -> bool:
+        """Whether anything differs from the snapshot (cheap: inode/kind comparison)."""
+        return any(_scan(root, shallow) != before for (root, shallow), before in zip(self.roots, self.entries))
+
+    def restore(self) -> list[str]:
+        """Make every root exactly what it was; returns the problems (empty = restored exactly)."""
+        problems: list[str] = []
+        for i, ((root, shallow), before) in enumerate(zip(self.roots, self.entries)):
+            now = _scan(root, shallow)
+            # 1. remove what was not there (or changed kind), top-down so a removed directory takes its content
+            for rel in sorted(now, key=lambda r: (r.count("/"), r)):
+                e = now[rel]
+                old = before.get(rel)
+                path = os.path.join(root, rel)
+                if old is not None and old.kind == e.kind and (e.kind != "l" or old.link == e.link):
+                    continue
+                if not os.path.lexists(path):
+                    continue  # already gone with its directory
+                try:
+                    if e.kind == "d":
+                        shutil.rmtree(path)
+                    else:
+                        os.unlink(path)
+                except OSError as exc:
+                    problems.append(f"could not remove {path}: {exc}")
+            # 2. put back what was there
+            for rel in sorted(before, key=lambda r: (r.count("/"), r)):
+                e = before[rel]
+                path = os.path.join(root, rel)
+                try:
+                    if e.kind == "d":
+                        os.makedirs(path, exist_ok=True)
+                    elif e.kind == "l":
+                        if not os.path.lexists(path):
+                            os.makedirs(os.path.dirname(path), exist_ok=True)
+                            os.symlink(e.link, path)
+                    else:
+                        self._restore_file(i, rel, e, path, problems)
+                except OSError as exc:
+                    problems.append(f"could not restore {path}: {exc}")
+        return problems
+
+    def _restore_file(self, i: int, rel: str, e: _Entry, path: str, problems: list[str]) -> None:
+        try:
+            st = os.lstat(path)
+            if st.st_ino == e.ino and st.st_size == e.size and st.st_mtime_ns == e.mtime_ns:
+                return
+        except FileNotFoundError:
+            pass
+        src = os.path.join(self.backup, str(i), rel)
+        bst = os.stat(src)
+        if bst.st_size != e.size or bst.st_mtime_ns != e.mtime_ns:
+            problems.append(f"{path} was modified in place by the installer; its old content is lost")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.rocmdoctor-restore"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        try:
+            os.link(src, tmp)
+        except OSError:
+            shutil.copy2(src, tmp)
+        os.replace(tmp, path)
+
+    def discard(self) -> None:
+        """Drop the backup (after success, or after a restore)."""
+        shutil.rmtree(self.backup, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------- commands
+def find_uv() -> str:
+    """The uv binary: on PATH, or the one the ``uv`` Python package ships."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    try:
+        from uv import find_uv_bin  # type: ignore[import-not-found]
+
+        return str(find_uv_bin())
+    except (ImportError, FileNotFoundError) as exc:
+        raise BadInput("--installer uv: uv is not installed (pip install uv, or use --installer pip)") from exc
+
+
+def install_env(plan: Plan, installer: str, constraints: str, empty_dir: str) -> dict[str, str]:
+    """The installer's environment: the user's settings kept, but no foreign index, link or constraint.
+
+    pip merges ``extra-index-url``/``find-links``/``constraint`` from its config files; an environment
+    variable replaces the config value, so ours point back at our own index, an empty directory and our
+    constraints. uv gets ``--no-config`` and its variables removed.
+    """
+    env = dict(os.environ)
+    for key in (*PIP_SCRUB, *UV_SCRUB):
+        env.pop(key, None)
+    if installer == "pip":
+        env["PIP_EXTRA_INDEX_URL"] = plan.index_url
+        env["PIP_FIND_LINKS"] = " ".join(plan.find_links) if plan.find_links else empty_dir
+        env["PIP_CONSTRAINT"] = constraints
+        env["PIP_USER"] = "0"
+        env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def install_argv(
+    plan: Plan, installer: str, python: str, constraints: str, lock: Optional[str] = None, uv: Optional[str] = None,
+) -> list[str]:
+    """The pip or uv command line for ``plan`` (``lock``: install that hash-pinned file instead of the pins)."""
+    if installer == "pip":
+        argv = [python, "-m", "pip", "install", "--no-input", "--progress-bar", "off", "--only-binary", ":all:",
+                "--index-url", plan.index_url]
+        for fl in plan.find_links:
+            argv += ["--find-links", fl]
+        if plan.pre:
+            argv.append("--pre")
+    elif installer == "uv":
+        argv = [uv or find_uv(), "pip", "install", "--no-config", "--python", python, "--index-url", plan.index_url,
+                "--index-strategy", "first-index", "--only-binary", ":all:"]
+        for fl in plan.find_links:
+            argv += ["--find-links", fl]
+        if plan.pre:
+            argv += ["--prerelease", "allow"]
+    else:
+        raise BadInput(f"--installer must be pip or uv, not {installer!r}")
+    argv += ["-c", constraints]
+    if lock:
+        return [*argv, "--require-hashes", "-r", lock]
+    return [*argv, *(r.pin() for r in plan.requirements)]
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """A SIGTERM during the install is handled like Ctrl-C (restore, then exit)."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def run_streaming(argv: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, list[str]]:
+    """Run ``argv``, passing each output line to ``on_line``; Ctrl-C stops the child before re-raising."""
+    lines: list[str] = []
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, text=True, errors="replace", bufsize=1)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            line = line.rstrip()
+            lines.append(line)
+            if line:
+                on_line(line)
+        return proc.wait(), lines
+    except BaseException:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        raise
+
+
+# ---------------------------------------------------------------------------------------------- verify
+def verify(plan: Plan, python: str, gpu_check: bool, timeout: float = 300.0) -> list[str]:
+    """Problems with the torch now installed in ``python`` (empty = it is the ROCm build we meant)."""
+    env = {**os.environ, **plan.env}
+    try:
+        proc = subprocess.run([python, "-c", VERIFY_SCRIPT, "gpu" if gpu_check else "nogpu"], capture_output=True,
+                              text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+        d = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        return [f"could not run the verification in {python}: {exc}"]
+    if "error" in d and "version" not in d:
+        return [f"import torch failed: {d['error']}"]
+    problems = []
+    version = str(d.get("version", ""))
+    wanted = next((r.version for r in plan.requirements if r.name == "torch"), "")
+    if "+rocm" not in version:
+        problems.append(f"torch {version} is not a ROCm build (its version has no +rocm label)")
+    elif wanted and not wanted.endswith("*") and version != wanted:
+        problems.append(f"torch {version} is installed, but the plan asked for {wanted}")
+    if not d.get("hip"):
+        problems.append("torch.version.hip is not set: this torch was not built for ROCm")
+    if d.get("cuda"):
+        problems.append(f"torch.version.cuda is {d['cuda']}: this is a CUDA build")
+    cudart = [x for x in d.get("libs", []) if "cudart" in x]
+    if cudart:
+        problems.append(f"torch/lib bundles the CUDA runtime ({', '.join(cudart)})")
+    if "error" in d:
+        problems.append(f"torch check failed: {d['error']}")
+    elif gpu_check:
+        if not d.get("available"):
+            problems.append("torch.cuda.is_available() is False: PyTorch cannot see the GPU (run `rocmdoctor check`)")
+        override = plan.env.get("HSA_OVERRIDE_GFX_VERSION")
+        from rocmdoctor.resolve import override_gfx
+
+        expected = {override_gfx(override)} if override else set(plan.gpus)
+        archs = {a.split(":")[0] for a in d.get("arch_list", [])}
+        missing = sorted(g for g in expected if g and g not in archs)
+        if missing:
+            problems.append(f"torch.cuda.get_arch_list() lacks {', '.join(missing)} (has {', '.join(sorted(archs))})")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------- lock
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
+        if tag == "a":
+            self.hrefs += [v for k, v in attrs if k == "href" and v]
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _file_version(filename: str) -> Optional[tuple[str, str]]:
+    """(normalised name, version) of a wheel or sdist file name, None for anything else."""
+    from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
+
+    try:
+        if filename.endswith(".whl"):
+            name, version, _, _ = parse_wheel_filename(filename)
+        elif filename.endswith((".tar.gz", ".zip")):
+            name, version = parse_sdist_filename(filename)
+        else:
+            return None
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None
+    return _normalize(name), str(version)
+
+
+def _fetch(url: str, accept: str) -> tuple[str, bytes]:
+    req = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "rocmdoctor"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return resp.headers.get("Content-Type", ""), resp.read()
+
+
+def index_hashes(index_url: str, name: str, find_links: tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
+    """``{version: {filename: sha256}}`` for a project, from a PEP 691 JSON or PEP 503 HTML page
+    (and flat find-links pages, whose ``#sha256=`` fragments carry the hashes)."""
+    out: dict[str, dict[str, str]] = {}
+    project = _normalize(name)
+    pages = [f"{index_url.rstrip('/')}/{project}/", *find_links]
+    for page in pages:
+        try:
+            ctype, body = _fetch(page, "application/vnd.pypi.simple.v1+json, text/html;q=0.1")
+        except OSError:
+            continue
+        files: list[tuple[str, Optional[str]]] = []
+        if "json" in ctype:
+            for f in json.loads(body).get("files", []):
+                files.append((str(f.get("filename", "")), (f.get("hashes") or {}).get("sha256")))
+        else:
+            parser = _Links()
+            parser.feed(body.decode("utf-8", "replace"))
+            for href in parser.hrefs:
+                path, _, frag = href.partition("#")
+                fname = urllib.parse.unquote(path.rsplit("/", 1)[-1])
+                m = re.match(r"sha256=([0-9a-fA-F]{64})", frag)
+                files.append((fname, m.group(1).lower() if m else None))
+        for fname, digest in files:
+            parsed = _file_version(fname)
+            if parsed and parsed[0] == project and digest:
+                out.setdefault(parsed[1], {})[fname] = digest
+    return out
+
+
+def resolve_closure(plan: Plan, installer: str, python: str, python_version: Optional[str], workdir: str,
+                    env: dict[str, str], constraints: str) -> list[tuple[str, str]]:
+    """Every (name, version) the install would bring, already-installed ones included (for the lock)."""
+    if installer == "uv":
+        reqs = os.path.join(workdir, "requirements.in")
+        Path(reqs).write_text("".join(f"{r.pin()}\n" for r in plan.requirements))
+        argv = [find_uv(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--no-annotate",
+                "--index-url", plan.index_url, "--index-strategy", "first-index", "-c", constraints, reqs]
+        argv += ["--python-version", python_version] if python_version else ["--python", python]
+        argv += [x for fl in plan.find_links for x in ("--find-links", fl)]
+        if plan.pre:
+            argv += ["--prerelease", "allow"]
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise OperationFailed(f"could not resolve the lock with uv: {proc.stderr.strip()[-600:]}")
+        pins = [line.split("==", 1) for line in proc.stdout.splitlines() if "==" in line and not line.startswith("#")]
+        return [(_normalize(n.strip()), v.split()[0].strip()) for n, v in pins]
+    report = os.path.join(workdir, "report.json")
+    argv = install_argv(plan, "pip", python if not python_version else sys.executable, constraints)
+    argv[4:4] = ["--dry-run", "--ignore-installed", "--quiet", "--report", report]
+    if python_version:
+        argv[4:4] = ["--python-version", python_version, "--implementation", "cp", "--platform", "linux_x86_64",
+                     "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux2014_x86_64",
+                     "--target", os.path.join(workdir, "target")]  # pip demands a target here; --dry-run writes none
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise OperationFailed(f"could not resolve the lock with pip: {(proc.stdout + proc.stderr).strip()[-600:]}")
+    data = json.loads(Path(report).read_text())
+    return [(_normalize(i["metadata"]["name"]), str(i["metadata"]["version"])) for i in data.get("install", [])]
+
+
+def write_lock(plan: Plan, closure: list[tuple[str, str]], path: str) -> str:
+    """Write a ``--require-hashes`` requirements file; :class:`OperationFailed` when a hash is missing."""
+    lines = [
+        "# Written by `rocmdoctor install torch --lock`: every package with the sha256 the index publishes.",
+        f"# Install with: pip install --require-hashes --index-url {plan.index_url} -r {os.path.basename(path)}",
+        f"--index-url {plan.index_url}",
+        *(f"--find-links {fl}" for fl in plan.find_links),
+    ]
+    missing = []
+    for name, version in sorted(closure):
+        hashes = index_hashes(plan.index_url, name, tuple(plan.find_links)).get(version)
+        if not hashes:
+            missing.append(f"{name}=={version}")
+            continue
+        lines.append(f"{name}=={version} \\")
+        digests = sorted(set(hashes.values()))
+        lines += [f"    --hash=sha256:{d}" + (" \\" if i < len(digests) - 1 else "") for i, d in enumerate(digests)]
+    if missing:
+        raise OperationFailed(f"the index publishes no sha256 for {', '.join(missing)}: cannot write a hash lock")
+    text = "\n".join(lines) + "\n"
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise BadInput(f"cannot write the lock file {path}: {exc}") from exc
+    return text
+
+
+# ---------------------------------------------------------------------------------------------- the whole run
+@dataclass
+class InstallResult:
+    ok: bool
+    installer_rc: Optional[int] = None
+    problems: list[str] = field(default_factory=list)  # verification problems / installer error lines
+    restored: bool = False
+    restore_problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    output_tail: list[str] = field(default_factory=list)
+
+
+def install(
+    plan: Plan, target: Target, installer: str = "pip", gpu_check: bool = False, lock: Optional[str] = None,
+    on_line: Callable[[str], None] = lambda line: None, workdir: Optional[str] = None,
+) -> InstallResult:
+    """Snapshot, install, verify; on any failure or interrupt restore the snapshot exactly.
+
+    Returns an :class:`InstallResult` (``ok=False`` with ``restored=True`` after a failure); a Ctrl-C
+    restores and then re-raises ``KeyboardInterrupt``.
+    """
+    if installer == "pip" and not target.has_pip:
+        raise BadInput(f"{target.executable} has no pip: use --installer uv, or run `{target.executable} -m ensurepip`")
+    uv = find_uv() if installer == "uv" else None
+    start = time.monotonic()
+    own_dir = workdir is None
+    work = workdir or tempfile.mkdtemp(prefix="rocmdoctor-install-")
+    constraints = os.path.join(work, "constraints.txt")
+    Path(constraints).write_text(plan.constraints())
+    empty = os.path.join(work, "no-find-links")
+    os.makedirs(empty, exist_ok=True)
+    env = install_env(plan, installer, constraints, empty)
+    argv = install_argv(plan, installer, target.executable, constraints, lock, uv)
+    snap = Snapshot.take(target)
+    result = InstallResult(ok=False)
+    try:
+        with _sigterm_as_interrupt():
+            try:
+                rc, lines = run_streaming(argv, env, on_line)
+                result.installer_rc, result.output_tail = rc, lines[-40:]
+                if rc != 0:
+                    errors = [x for x in lines if re.match(r"\s*(ERROR|error|cause)\b", x)]
+                    result.problems = errors[-6:] or lines[-6:] or [f"{installer} exited with {rc}"]
+                else:
+                    on_line("verifying the installed torch")
+                    result.problems = verify(plan, target.executable, gpu_check)
+                    result.ok = not result.problems
+            except KeyboardInterrupt:
+                result.restore_problems = snap.restore()
+                result.restored = True
+                raise
+            if not result.ok:
+                on_line("restoring the environment")
+                result.restore_problems = snap.restore()
+                result.restored = True
+    finally:
+        snap.discard()
+        if own_dir:
+            shutil.rmtree(work, ignore_errors=True)
+        result.seconds = time.monotonic() - start
+    return result

@@ -1,0 +1,256 @@
+"""Real pip and real uv into real venvs from a real index on 127.0.0.1: pins, decoy, rollback, verify, lock.
+
+The index serves small wheels named like the real ones (see ``install_helpers.build_rocm_world``); a second
+index plays PyPI with a newer CUDA torch and is put in PIP_EXTRA_INDEX_URL / UV_EXTRA_INDEX_URL, as a user's
+config would. Venvs are copied from one session template (``python -m venv`` costs seconds, a copy does not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.errors import OperationFailed
+from rocmdoctor.installer import (
+    Snapshot,
+    install,
+    install_argv,
+    install_env,
+    probe,
+    resolve_closure,
+    verify,
+    write_lock,
+)
+from rocmdoctor.plan import Plan, Requirement
+from rocmdoctor.resolve import ResolveOptions, resolve
+
+sys.path.insert(0, str(Path(__file__).parent))
+from install_helpers import build_rocm_world, serve_index  # noqa: E402
+from test_install_resolve import MATRIX, host  # noqa: E402
+
+# pip and uv must see no configuration of this machine but what a test sets (the decoy among it).
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    root = tmp_path_factory.mktemp("world")
+    dirs = build_rocm_world(root)
+    rocm_url, stop_rocm = serve_index([dirs["rocm"]])
+    pypi_url, stop_pypi = serve_index([dirs["pypi"]])
+    broken_url, stop_broken = serve_index([dirs["rocm"], dirs["broken"]])
+    bare_url, stop_bare = serve_index([dirs["rocm"]], hashes=False)
+    yield {"rocm": rocm_url, "pypi": pypi_url, "broken": broken_url, "nohash": bare_url}
+    for stop in (stop_rocm, stop_pypi, stop_broken, stop_bare):
+        stop()
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory, world: dict[str, str]) -> dict[str, Path]:
+    """A bare venv with pip, and one that already holds the previous ROCm torch 2.4.1 (for rollbacks)."""
+    base = tmp_path_factory.mktemp("venvs")
+    bare = base / "bare"
+    subprocess.run([sys.executable, "-m", "venv", str(bare)], check=True)
+    old = base / "old"
+    shutil.copytree(bare, old, symlinks=True)
+    pins = ["torch==2.4.1+rocm6.1", "torchaudio==2.4.1+rocm6.1"]
+    subprocess.run([str(old / "bin/python"), "-m", "pip", "install", "-q", "--index-url", world["rocm"], *pins],
+                   check=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull})
+    return {"bare": bare, "old": old}
+
+
+def venv(template: dict[str, Path], kind: str, tmp_path: Path) -> str:
+    dest = tmp_path / f"venv-{kind}"
+    shutil.copytree(template[kind], dest, symlinks=True)
+    return str(dest / "bin/python")
+
+
+def freeze(python: str) -> bytes:
+    return subprocess.run([python, "-m", "pip", "freeze", "--all"], check=True, capture_output=True,
+                          env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull}).stdout
+
+
+def torch_version(python: str) -> str:
+    return subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True,
+                          text=True).stdout.strip()
+
+
+def plan_for(url: str, spec: str = "2.5", companions: tuple[str, ...] = ("torchvision", "torchaudio")) -> Plan:
+    return resolve(host("gfx90a"), MATRIX, ResolveOptions(torch_spec=spec, companions=companions, index_url=url))
+
+
+@pytest.fixture
+def decoy_env(monkeypatch: pytest.MonkeyPatch, world: dict[str, str]) -> None:
+    """The user's configuration points at "PyPI" with its newer CUDA torch, as in the bug reports."""
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", world["pypi"])
+    monkeypatch.setenv("UV_EXTRA_INDEX_URL", world["pypi"])
+    monkeypatch.setenv("UV_INDEX", world["pypi"])
+
+
+def test_decoy_is_a_real_threat_for_a_bare_install(world: dict[str, str], template: dict[str, Path],
+                                                   tmp_path: Path) -> None:
+    """Without rocmdoctor, --index-url ROCm plus the configured extra index installs the CUDA torch."""
+    py = venv(template, "bare", tmp_path)
+    env = {**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull, "PIP_EXTRA_INDEX_URL": world["pypi"]}
+    subprocess.run([py, "-m", "pip", "install", "-q", "--index-url", world["rocm"], "torch"], check=True, env=env)
+    assert torch_version(py) == "2.6.0"
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+@pytest.mark.usefixtures("decoy_env")
+def test_install_picks_rocm_never_the_decoy(world: dict[str, str], template: dict[str, Path], tmp_path: Path,
+                                            installer: str) -> None:
+    py = venv(template, "bare", tmp_path)
+    plan = plan_for(world["rocm"])
+    lines: list[str] = []
+    result = install(plan, probe(py), installer, on_line=lines.append)
+    assert result.ok, (result.problems, result.output_tail)
+    frozen = freeze(py).decode()
+    for pin in ("torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2",
+                "pytorch_triton_rocm==3.1.0", "filelock==3.16.1", "numpy==2.1.3"):
+        assert pin.replace("_", "-").lower() in frozen.replace("_", "-").lower()
+    assert "99.0.0" not in frozen and "2.6.0" not in frozen
+    target = probe(py)
+    assert target.torch_build == "rocm" and target.torch_version == "2.5.1+rocm6.2"
+    assert lines and not any(Path(py).parent.parent.glob("lib/python3.*/.rocmdoctor-rollback-*"))
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_snapshot_undoes_a_bare_install_that_fails_midway(world: dict[str, str], template: dict[str, Path],
+                                                          tmp_path: Path, installer: str) -> None:
+    """The installer alone leaves a half-changed environment; Snapshot.restore makes it byte-identical."""
+    py = venv(template, "old", tmp_path)
+    before = freeze(py)
+    target = probe(py)
+    snap = Snapshot.take(target)
+    plan = plan_for(world["broken"])
+    cons = tmp_path / "c.txt"
+    cons.write_text(plan.constraints())
+    env = {**install_env(plan, installer, str(cons), str(tmp_path)), "PIP_CONFIG_FILE": os.devnull}
+    proc = subprocess.run(install_argv(plan, installer, py, str(cons)), env=env, capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert freeze(py) != before and snap.changed()  # the failure really changed things
+    assert snap.restore() == []
+    snap.discard()
+    assert freeze(py) == before
+    assert torch_version(py) == "2.4.1+rocm6.1"
+    assert not snap.changed()
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_install_failing_midway_restores_exactly(world: dict[str, str], template: dict[str, Path],
+                                                 tmp_path: Path, installer: str) -> None:
+    py = venv(template, "old", tmp_path)
+    before = freeze(py)
+    result = install(plan_for(world["broken"]), probe(py), installer)
+    assert not result.ok and result.installer_rc != 0 and result.restored and result.restore_problems == []
+    assert any("version.py" in p for p in result.problems), result.problems
+    assert freeze(py) == before
+    assert torch_version(py) == "2.4.1+rocm6.1"
+
+
+def test_verification_failure_rolls_back(world: dict[str, str], template: dict[str, Path], tmp_path: Path) -> None:
+    """A plan that (wrongly) points at the CUDA torch installs fine, fails verification, and is undone."""
+    py = venv(template, "old", tmp_path)
+    before = freeze(py)
+    plan = Plan(index_url=world["pypi"], requirements=[Requirement("torch", "2.6.0")], python="3.11", rocm="6.2")
+    result = install(plan, probe(py), "pip")
+    assert result.installer_rc == 0 and not result.ok and result.restored
+    text = " | ".join(result.problems)
+    assert "not a ROCm build" in text and "torch.version.cuda is 12.4" in text and "libcudart" in text
+    assert freeze(py) == before and torch_version(py) == "2.4.1+rocm6.1"
+
+
+def test_verify_gpu_checks_on_a_gpu_host(world: dict[str, str], template: dict[str, Path], tmp_path: Path) -> None:
+    py = venv(template, "old", tmp_path)
+    plan = resolve(host("gfx90a"), MATRIX, ResolveOptions(torch_spec="2.4"))
+    assert verify(plan, py, gpu_check=False) == []
+    problems = verify(plan, py, gpu_check=True)  # the stand-in torch, like a real one here, sees no GPU
+    assert any("is_available() is False" in p for p in problems)
+    assert any("lacks gfx90a" in p for p in problems)
+    other = plan_for(world["rocm"])
+    assert any("plan asked for 2.5.1+rocm6.2" in p for p in verify(other, py, gpu_check=False))
+
+
+def test_interrupt_restores(world: dict[str, str], template: dict[str, Path], tmp_path: Path) -> None:
+    """SIGINT while pip runs: the child stops, the environment is restored, KeyboardInterrupt propagates."""
+    root = tmp_path / "slow"
+    dirs = build_rocm_world(root)
+    url, stop = serve_index([dirs["rocm"]], delays={"torchaudio-2.5.1": 30})
+    try:
+        py = venv(template, "old", tmp_path)
+        before = freeze(py)
+        plan_file = tmp_path / "plan.json"
+        plan_file.write_text(json.dumps(plan_for(url).to_dict()))
+        code = (
+            "import json, sys\n"
+            "from rocmdoctor.installer import install, probe\nfrom rocmdoctor.plan import Plan\n"
+            "plan = Plan.from_dict(json.load(open(sys.argv[1])))\n"
+            "try:\n    install(plan, probe(sys.argv[2]), 'pip')\n"
+            "except KeyboardInterrupt:\n    print('INTERRUPTED-RESTORED'); sys.exit(130)\n"
+        )
+        proc = subprocess.Popen([sys.executable, "-c", code, str(plan_file), py], stdout=subprocess.PIPE, text=True,
+                                env=CLEAN_ENV)
+        assert stop.wait_for("torchaudio-2.5.1", timeout=60)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "INTERRUPTED-RESTORED" in out
+        assert freeze(py) == before
+    finally:
+        stop()
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_lock_installs_with_require_hashes(world: dict[str, str], template: dict[str, Path], tmp_path: Path,
+                                           installer: str) -> None:
+    plan = plan_for(world["rocm"])
+    cons = tmp_path / "c.txt"
+    cons.write_text(plan.constraints())
+    env = install_env(plan, installer, str(cons), str(tmp_path))
+    closure = resolve_closure(plan, installer, sys.executable, None, str(tmp_path), env, str(cons))
+    assert sorted(n for n, _ in closure) == [
+        "filelock", "numpy", "pytorch-triton-rocm", "torch", "torchaudio", "torchvision", "typing-extensions"]
+    lock = tmp_path / "torch.lock"
+    text = write_lock(plan, closure, str(lock))
+    assert "torch==2.5.1+rocm6.2 \\\n    --hash=sha256:" in text
+    assert text.count("--hash=sha256:") == len(closure)
+    if installer == "pip":  # the lock really installs, with plain pip and --require-hashes
+        py = venv(template, "bare", tmp_path)
+        subprocess.run([py, "-m", "pip", "install", "-q", "--require-hashes", "-r", str(lock), "--index-url",
+                        world["rocm"]], check=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull})
+        assert torch_version(py) == "2.5.1+rocm6.2"
+        tampered = tmp_path / "tampered.lock"
+        tampered.write_text(text.replace("--hash=sha256:", "--hash=sha256:0", 1).replace(
+            "sha256:0" + text.split("--hash=sha256:")[1][:64], "sha256:" + "0" * 64, 1))
+        py2 = venv(template, "bare", tmp_path / "t")
+        bad = subprocess.run([py2, "-m", "pip", "install", "-q", "--require-hashes", "-r", str(tampered)],
+                             capture_output=True, text=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull})
+        assert bad.returncode != 0 and "HASH" in bad.stdout + bad.stderr
+
+
+def test_install_from_lock_with_require_hashes(world: dict[str, str], template: dict[str, Path],
+                                               tmp_path: Path) -> None:
+    plan = plan_for(world["rocm"], companions=())
+    cons = tmp_path / "c.txt"
+    cons.write_text(plan.constraints())
+    env = install_env(plan, "pip", str(cons), str(tmp_path))
+    lock = tmp_path / "torch.lock"
+    write_lock(plan, resolve_closure(plan, "pip", sys.executable, "3.11", str(tmp_path), env, str(cons)), str(lock))
+    py = venv(template, "bare", tmp_path)
+    result = install(plan, probe(py), "pip", lock=str(lock))
+    assert result.ok, result.problems
+    assert torch_version(py) == "2.5.1+rocm6.2"
+
+
+def test_lock_refuses_an_index_without_hashes(world: dict[str, str], tmp_path: Path) -> None:
+    plan = plan_for(world["nohash"], companions=())
+    with pytest.raises(OperationFailed, match="no sha256"):
+        write_lock(plan, [("torch", "2.5.1+rocm6.2")], str(tmp_path / "x.lock"))
