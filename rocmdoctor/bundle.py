@@ -20,7 +20,6 @@ import json
 import os
 import re
 import stat
-import tarfile
 import zlib
 from collections.abc import Callable
 from dataclasses import fields
@@ -52,7 +51,6 @@ from rocmdoctor.parse import (
     pip,
     rocminfo,
     smi,
-    sniff,
     torch_probe,
     users,
     versions,
@@ -188,6 +186,8 @@ def _link_inside(member: str, target: str, hard: bool) -> Optional[str]:
 
 def _tar_tree(path: Path) -> _Tree:
     """Read a tar(.gz) bundle into memory after validating every member."""
+    import tarfile  # only tar bundles pay for it
+
     tree = _Tree()
     data: dict[str, bytes] = {}
     hard_links: list[tuple[str, str]] = []
@@ -694,6 +694,10 @@ def _read_root(acc: _Acc, tree: _Tree) -> None:
                 acc.container.in_container = True
                 acc.container.source = src(name, None, "container cgroup")
                 acc.container_seen = True
+        elif host_path == "/proc/cmdline":
+            text = (tree.text(name) or "").strip()
+            acc.saw("cmdline")
+            acc.host.cmdline = Fact(text, src(name, 1, text))
         elif host_path == "/proc/cpuinfo":
             cm = re.search(r"^model name\s*:\s*(.+)$", tree.text(name) or "", re.M)
             if cm:
@@ -752,7 +756,7 @@ def _read_cmds(acc: _Acc, tree: _Tree, entries: dict[str, dict[str, Any]]) -> No
             continue
         stderr = tree.text(f"cmd/{base}.stderr")
         kind = CMD_KINDS.get(base)
-        kinds = [kind] if kind else sniff.sniff(text)
+        kinds = [kind] if kind else _sniff(text)
         for k in kinds:
             if k == "docker-info":
                 _h_docker_info(acc, text, name, stderr)
@@ -791,9 +795,15 @@ def _read_logs(acc: _Acc, tree: _Tree) -> None:
             _h_dkms(acc, text, name)
 
 
+def _sniff(text: str) -> list[str]:
+    from rocmdoctor.parse.sniff import sniff  # only bare files and unknown commands need it
+
+    return sniff(text)
+
+
 def _apply_bare(acc: _Acc, text: str, file: str) -> list[str]:
     """Treat one pasted file as the parts of a bundle that its content shows."""
-    kinds = sniff.sniff(text)
+    kinds = _sniff(text)
     for k in kinds:
         KIND_HANDLERS[k](acc, text, file)
     matches = logscan.scan(text, file)

@@ -305,8 +305,18 @@ class Snapshot:
             shutil.copy2(src, tmp)
         os.replace(tmp, path)
 
-    def discard(self) -> None:
-        """Drop the backup (after success, or after a restore)."""
+    def discard(self, background: bool = False) -> None:
+        """Drop the backup (after success, or after a restore). ``background``: hand the deletion of the
+        (possibly tens of thousands of) links to a detached ``rm`` so the user does not wait for it."""
+        if background and shutil.which("rm"):
+            trash = f"{self.backup}.trash"
+            try:
+                os.rename(self.backup, trash)
+                subprocess.Popen(["rm", "-rf", "--", trash], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+                return
+            except OSError:
+                pass
         shutil.rmtree(self.backup, ignore_errors=True)
 
 
@@ -634,7 +644,7 @@ def install(
                 result.restore_problems = snap.restore()
                 result.restored = True
     finally:
-        snap.discard()
+        snap.discard(background=True)
         if own_dir:
             shutil.rmtree(work, ignore_errors=True)
         result.seconds = time.monotonic() - start

@@ -668,12 +668,6 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
         out.append(Finding("smoke.no-gpu", Severity.FAIL, "torch sees no usable GPU: nothing was verified",
                            detail="torch.cuda.is_available() is False in the target interpreter.",
                            evidence=ev, fix=_fix_for("smoke.no-gpu")))
-    missing = [r for r in report.devices if r.fatal and r.fatal.get("reason") == "no-such-device"]
-    if missing:
-        out.append(Finding("smoke.enumeration-mismatch", Severity.FAIL,
-                           f"Requested GPU(s) not visible to torch: {_where(missing)}",
-                           evidence=[str(r.fatal.get("detail", "")) for r in missing if r.fatal],
-                           fix=_fix_for("smoke.enumeration-mismatch")))
 
     timed = [r for r in allruns if r.timed_out]
     if timed:
@@ -761,6 +755,11 @@ def _enumeration_findings(report: SmokeReport, host: Optional[Host]) -> list[Fin
     ev = [f"torch GPU {d.get('index')}: {d.get('name')} ({d.get('gcn_arch_name') or d.get('arch')}, "
           f"{(d.get('total_memory') or 0) / 2**30:.0f} GiB)" for d in devs]
     ev += [f"{k}={v}" for k, v in (enum.get("env") or {}).items()]
+    missing = [r for r in report.devices if r.fatal and r.fatal.get("reason") == "no-such-device"]
+    if missing:
+        return [Finding(fid, Severity.FAIL, f"Requested GPU(s) not visible to torch: {_where(missing)}",
+                        detail=str(missing[0].fatal.get("detail", "")) if missing[0].fatal else "",
+                        evidence=ev, fix=_fix_for(fid))]
     title_ok = f"torch sees {len(devs)} GPU(s): " + ", ".join(sorted({str(d.get('name')) for d in devs}))
     if host is None or not host.gpus or not enum.get("hip"):
         why = ("host model not available" if host is None or not host.gpus

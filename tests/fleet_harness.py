@@ -18,6 +18,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tarfile
 import time
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ class HostSpec:
     """One test host. ``kind`` picks the behaviour; ``root_args`` shape its fixture tree."""
 
     alias: str
-    kind: str = "normal"  # normal | nopython | garbage | hang | midstream | refused | badkey
+    kind: str = "normal"  # normal | nopython | garbage | hang | midstream | refused | badkey | torch | hungtool
     root_args: dict = field(default_factory=dict)
 
 
@@ -115,10 +116,11 @@ def _free_port(addr: str) -> Optional[int]:
 
 def _is_our_sshd(pid: int, cfg: Path) -> bool:
     try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
     except OSError:
         return False
-    return any(b"sshd" in c for c in cmd[:1]) and str(cfg).encode() in cmd
+    # a listening sshd rewrites its title to "sshd: /usr/sbin/sshd -f CFG ... [listener] ..."
+    return b"sshd" in cmd and f"-f {cfg} ".encode() in cmd + b" "
 
 
 class Fleet:
@@ -153,6 +155,11 @@ class Fleet:
         fake.write_text("#!/bin/sh\ncat >/dev/null\necho 'Segmentation fault: this is not a tar.gz at all'\n"
                         "echo 'garbage garbage garbage'\nexit 0\n")
         fake.chmod(0o755)
+        hung = self.base / "bin-hungtool"
+        hung.mkdir(exist_ok=True)
+        tool = hung / "rocm-smi"
+        tool.write_text("#!/bin/sh\nexec sleep 1000\n")  # a tool wedged on a broken GPU
+        tool.chmod(0o755)
         return nopy, junk
 
     def _half_gzip(self) -> Path:
@@ -217,6 +224,8 @@ class Fleet:
         force = {
             "nopython": f'PATH={nopy}; export PATH; exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"',
             "garbage": f'PATH={junk}:$PATH; export PATH; exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"',
+            "hungtool": f'PATH={b / "bin-hungtool"}:$PATH; export PATH; exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"',
+            "torch": f'PATH={Path(sys.executable).parent}:$PATH; export PATH; exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"',
             "hang": f"echo $$ >> {b / 'run' / (h.spec.alias + '.session.pid')}; exec sleep 1000",
             "midstream": f"cat >/dev/null; exec head -c 100000 {half}",
         }.get(h.spec.kind)

@@ -34,7 +34,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable, Optional
 
-__all__ = ["Stop", "build_rocm_world", "build_wheel", "normalize", "serve_index"]
+__all__ = [
+    "Stop", "build_rocm_world", "build_wheel", "build_world_for_pins", "fake_torch_files", "make_venv", "normalize",
+    "serve_index", "wait",
+]
 
 
 def normalize(name: str) -> str:
@@ -305,3 +308,24 @@ def build_world_for_pins(root: Path, pins: Iterable[str], py: str = "cp311") -> 
                         [] if "triton" in name else [f"torch=={public}"])
     build_wheel(root, "filelock", "3.16.1", "py3-none-any", {"filelock_stub/__init__.py": "__version__ = '3.16.1'\n"})
     return root
+
+
+_TEMPLATE: dict[str, Path] = {}
+
+
+def make_venv(dest: Path | str) -> str:
+    """A fresh venv with pip at ``dest``; returns its interpreter. ``python -m venv`` runs once per process
+    (it costs seconds); every later venv is a copy of that template (sys.prefix follows the copy)."""
+    import atexit
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    if "bare" not in _TEMPLATE:
+        base = Path(tempfile.mkdtemp(prefix="rocmdoctor-venv-template-"))
+        atexit.register(shutil.rmtree, base, True)
+        subprocess.run([sys.executable, "-m", "venv", str(base / "bare")], check=True)
+        _TEMPLATE["bare"] = base / "bare"
+    shutil.copytree(_TEMPLATE["bare"], dest, symlinks=True)
+    return str(Path(dest) / "bin" / "python")

@@ -35,6 +35,7 @@ def full_bundle(top: Path) -> Path:
         "root/etc/os-release": 'NAME="Ubuntu"\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\nID=ubuntu\n'
                                'ID_LIKE=debian\nVERSION_ID="22.04"\n',
         "root/proc/version": "Linux version 6.5.0-14-generic (buildd@x) (gcc) #14~22.04.1-Ubuntu SMP\n",
+        "root/proc/cmdline": "BOOT_IMAGE=/vmlinuz-6.5.0-14-generic ro quiet splash\n",
         "root/proc/modules": "amdgpu 15286272 12 - Live 0x0000000000000000\ndrm 1 0 - Live 0x0\n",
         "root/sys/module/amdgpu/version": "6.8.5\n",
         "root/sys/class/kfd/kfd/topology/nodes/0/properties": KFD_CPU,
@@ -81,11 +82,12 @@ def test_full_bundle_directory(tmp_path):
     assert host.hostname == "grom-desktop" and host.created == "2026-04-12T21:17:48Z"
     assert {"rocminfo", "kfd", "drm", "os-release", "uname", "dkms", "pip", "torch-probe", "id", "stat-dev",
             "env", "logs", "rocm-smi", "modules", "rocm-info-version", "hipconfig", "docker-info", "group",
-            "rocm_agent_enumerator", "proc-version"} <= host.captured
+            "rocm_agent_enumerator", "proc-version", "cmdline", "module-version"} <= host.captured
     assert "amd-smi" not in host.captured and host.commands_missing == ["amd-smi"]
     assert (host.os.id, host.os.version_id, host.os.version) == ("ubuntu", "22.04", "22.04.4")
     assert host.kernel.release == "6.5.0-14-generic" and host.kernel.source is not None
     assert host.kernel.source.file == "cmd/uname-r.txt" and host.kernel.machine == "x86_64"
+    assert host.cmdline is not None and host.cmdline.value.endswith("quiet splash")
     assert host.amdgpu_loaded is not None and host.amdgpu_loaded.value is True
     assert host.amdgpu_loaded.source.file == "root/proc/modules"
     assert host.amdgpu_version is not None and host.amdgpu_version.value == "6.8.5"

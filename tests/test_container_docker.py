@@ -15,7 +15,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from container_helpers import (
     BASE_PYTHON,
     docker_client,
@@ -27,6 +26,7 @@ from container_helpers import (
     sha256_file,
     wheel_name_version,
 )
+
 from rocmdoctor.container.render_docker import render_context
 from rocmdoctor.container.render_runargs import RunOptions
 from rocmdoctor.container.spec import build_spec
@@ -36,10 +36,28 @@ from rocmdoctor.plan import Plan, Requirement
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-# rocmdoctor's runtime dependencies (pyudev is not on this machine's mirror and `check` does not need it).
-DEPS = ("typer", "click", "rich", "markdown-it-py", "mdurl", "pygments", "packaging", "shellingham",
-        "typing-extensions", "psutil", "requests", "urllib3", "idna", "certifi", "charset-normalizer", "docker")
+# Not on this machine's mirror, and not imported by `rocmdoctor check`: left out of the image.
+ABSENT_OK = {"pyudev"}
 IMAGE = "rocmdoctor-test-image"
+
+
+def _closure(root: str) -> list[str]:
+    """rocmdoctor's runtime dependency closure, from the installed distributions' metadata."""
+    from packaging.requirements import Requirement as Req
+
+    seen: list[str] = []
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        for text in md.requires(name) or []:
+            req = Req(text)
+            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                continue
+            key = re.sub(r"[-_.]+", "-", req.name).lower()
+            if key not in seen and key not in ABSENT_OK:
+                seen.append(key)
+                todo.append(key)
+    return sorted(seen)
 
 
 def _dep_wheel(name: str) -> Path:
@@ -63,7 +81,7 @@ def world(tmp_path_factory):
     torch = local_wheel("torch-2.13.0*cp311*.whl")
     if torch is None:
         pytest.skip("torch 2.13.0 CPU wheel not on local disk (/opt/wheels)")
-    wheels = [torch, *(_dep_wheel(n) for n in DEPS), self_wheel(tmp_path_factory.mktemp("self"))]
+    wheels = [torch, *(_dep_wheel(n) for n in _closure("rocmdoctor")), self_wheel(tmp_path_factory.mktemp("self"))]
     url, stop = serve_wheels(wheels)
     pins = installed_versions(client, base, [f"python{BASE_PYTHON}", f"python{BASE_PYTHON}-venv"])
     reqs = [Requirement(*wheel_name_version(w), sha256=[sha256_file(w)]) for w in wheels]
@@ -77,6 +95,15 @@ def world(tmp_path_factory):
     (ctx / "app" / "train.py").write_text("print('hello from the app')\n")
     yield {"client": client, "ctx": ctx, "spec": spec, "plan": plan, "base": base}
     stop()
+    current = client.images.get(f"{IMAGE}:test").id
+    for image_id in set(_BUILT) - {current}:  # superseded builds of this session (shared layers stay)
+        try:
+            client.images.remove(image_id)
+        except Exception:
+            pass
+
+
+_BUILT: list[str] = []  # image ids this session built: untagged leftovers are removed at the end
 
 
 def _build(client, ctx: Path) -> tuple[str, list[str]]:
@@ -87,7 +114,9 @@ def _build(client, ctx: Path) -> tuple[str, list[str]]:
             raise AssertionError(f"docker build failed: {chunk['error']}\n{''.join(lines[-30:])}")
         if "stream" in chunk:
             lines.append(chunk["stream"])
-    return client.images.get(f"{IMAGE}:test").id, "".join(lines).splitlines()
+    image_id = client.images.get(f"{IMAGE}:test").id
+    _BUILT.append(image_id)
+    return image_id, "".join(lines).splitlines()
 
 
 def _step_cached(log: list[str], pattern: str) -> bool:
@@ -168,3 +197,19 @@ def test_app_change_reuses_the_torch_layer(built):
     assert _step_cached(log, r"RUN pip install .*requirements\.lock"), "\n".join(log)
     assert _step_cached(log, r"RUN pip install .*rocmdoctor\.lock")
     assert not _step_cached(log, r"COPY .*app/ /app/")  # the app layer itself was rebuilt
+
+
+def test_container_test_cli_end_to_end(built):
+    """`rocmdoctor container test IMAGE --json`: check and smoke inside, the shared JSON report, exit 0/1."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "container", "test", f"{IMAGE}:test", "--json",
+                           "--timeout", "120"], capture_output=True, text=True, timeout=400)
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "rocmdoctor-report/1"
+    ids = {f["id"]: f["severity"] for f in doc["findings"]}
+    assert ids["container.test.check"] == "ok" and "container.test.smoke" in ids
+    assert [r["argv"][:2] for r in doc["runs"]] == [["rocmdoctor", "check"], ["rocmdoctor", "smoke"]]
+    worst_bad = any(f["severity"] in ("fail", "error") for f in doc["findings"])
+    assert proc.returncode == (1 if worst_bad else 0), proc.stderr

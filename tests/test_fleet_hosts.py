@@ -140,3 +140,15 @@ def test_cli_no_hosts_is_usage_error():
                        timeout=60)
     assert r.returncode == 2
     assert "no hosts" in r.stderr
+
+
+def test_cli_bad_paths_are_usage_errors(tmp_path: Path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    for args in (["--baseline", str(tmp_path / "nope.tar.gz")], ["--prometheus", str(f)],
+                 ["--json", str(tmp_path)], ["-f", str(tmp_path / "missing")],
+                 ["--ssh-config", str(tmp_path / "missing")]):
+        r = subprocess.run([sys.executable, "-m", "rocmdoctor", "fleet", "audit", "h1", *args],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, (args, r.stderr)
+        assert "Traceback" not in r.stderr and "rocmdoctor: error:" in r.stderr

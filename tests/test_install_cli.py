@@ -15,7 +15,7 @@ import pytest
 from rocmdoctor.paths import FIXTURES_DIR
 
 sys.path.insert(0, str(Path(__file__).parent))
-from install_helpers import build_wheel, build_world_for_pins, fake_torch_files, serve_index
+from install_helpers import build_wheel, build_world_for_pins, fake_torch_files, make_venv, serve_index
 
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
 MI210 = FIXTURES_DIR / "derived-healthy-mi210-x4-rocm6.2.2"
@@ -121,9 +121,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, 
 
 def test_cli_install_verify_and_cuda_confirmation(index: tuple[str, str, list[str]], tmp_path: Path) -> None:
     url, decoy, pins = index
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    py = str(venv / "bin/python")
+    py = make_venv(tmp_path / "venv")
     # A CUDA torch is present (from "PyPI"): without --yes and without a TTY, nothing changes.
     subprocess.run([py, "-m", "pip", "install", "-q", "--index-url", decoy, "torch"], check=True,
                    env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull})

@@ -33,8 +33,8 @@ from rocmdoctor.plan import Plan, Requirement
 from rocmdoctor.resolve import ResolveOptions, resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
-from install_helpers import build_rocm_world, serve_index  # noqa: E402
-from test_install_resolve import MATRIX, host  # noqa: E402
+from install_helpers import build_rocm_world, make_venv, serve_index, wait
+from test_install_resolve import MATRIX, host
 
 # pip and uv must see no configuration of this machine but what a test sets (the decoy among it).
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
@@ -48,7 +48,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     pypi_url, stop_pypi = serve_index([dirs["pypi"]])
     broken_url, stop_broken = serve_index([dirs["rocm"], dirs["broken"]])
     bare_url, stop_bare = serve_index([dirs["rocm"]], hashes=False)
-    yield {"rocm": rocm_url, "pypi": pypi_url, "broken": broken_url, "nohash": bare_url}
+    yield {"rocm": rocm_url, "pypi": pypi_url, "broken": broken_url, "nohash": bare_url, "rocm_dir": str(dirs["rocm"])}
     for stop in (stop_rocm, stop_pypi, stop_broken, stop_bare):
         stop()
 
@@ -58,7 +58,7 @@ def template(tmp_path_factory: pytest.TempPathFactory, world: dict[str, str]) ->
     """A bare venv with pip, and one that already holds the previous ROCm torch 2.4.1 (for rollbacks)."""
     base = tmp_path_factory.mktemp("venvs")
     bare = base / "bare"
-    subprocess.run([sys.executable, "-m", "venv", str(bare)], check=True)
+    make_venv(bare)
     old = base / "old"
     shutil.copytree(bare, old, symlinks=True)
     pins = ["torch==2.4.1+rocm6.1", "torchaudio==2.4.1+rocm6.1"]
@@ -120,7 +120,7 @@ def test_install_picks_rocm_never_the_decoy(world: dict[str, str], template: dic
     assert "99.0.0" not in frozen and "2.6.0" not in frozen
     target = probe(py)
     assert target.torch_build == "rocm" and target.torch_version == "2.5.1+rocm6.2"
-    assert lines and not any(Path(py).parent.parent.glob("lib/python3.*/.rocmdoctor-rollback-*"))
+    assert lines and wait(lambda: not any(Path(py).parent.parent.glob("lib/python3.*/.rocmdoctor-rollback-*")))
 
 
 @pytest.mark.parametrize("installer", ["pip", "uv"])
@@ -182,9 +182,7 @@ def test_verify_gpu_checks_on_a_gpu_host(world: dict[str, str], template: dict[s
 
 def test_interrupt_restores(world: dict[str, str], template: dict[str, Path], tmp_path: Path) -> None:
     """SIGINT while pip runs: the child stops, the environment is restored, KeyboardInterrupt propagates."""
-    root = tmp_path / "slow"
-    dirs = build_rocm_world(root)
-    url, stop = serve_index([dirs["rocm"]], delays={"torchaudio-2.5.1": 30})
+    url, stop = serve_index([world["rocm_dir"]], delays={"torchaudio-2.5.1": 30})
     try:
         py = venv(template, "old", tmp_path)
         before = freeze(py)

@@ -162,3 +162,11 @@ def test_signatures_on_every_capture_with_a_known_error():
     assert ids(VEGA, "rocminfo.txt") == []
     assert ids(DKMS_OK, "dkms_status.txt") == []
     assert ids(RX6750, "collect_env.partial.txt") == []
+
+
+def test_extra_index_url_install_is_flagged_but_index_url_is_not():
+    risky = scan(capture("rx6800-cpu-torch-wheel-py37-is_available-false", "install_command.txt"), "logs/i.txt")
+    assert [(m.signature, m.groups["index"]) for m in risky] == [
+        ("pip-extra-index-url", "https://download.pytorch.org/whl/nightly/rocm5.4.3/")]
+    fine = scan(capture("wsl-rx7900-torch-rocm6.2-hipErrorNoDevice-radeon-wheels", "fix_commands.txt"), "l")
+    assert fine == []

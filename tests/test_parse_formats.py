@@ -263,7 +263,7 @@ def test_merge_igpu_and_dgpu_by_bus_and_extra_drm_card():
     assert notes == []
 
 
-# One real-world line per signature (from the captures' threads and the notes); each must match only its own.
+# One real-world line per signature (from the captures' threads and the notes); each must match its own.
 SIGNATURE_EXAMPLES = {
     "no-binary-for-gpu": "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
     "rocblas-tensile-missing-arch": "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
@@ -276,7 +276,7 @@ SIGNATURE_EXAMPLES = {
     "dkms-dpkg-configure-failed": "dpkg: error processing package amdgpu-dkms (--configure):",
     "dkms-crash-report": "ERROR: Cannot create report: [Errno 17] File exists: '/var/crash/amdgpu-dkms.0.crash'",
     "hip-invalid-argument": "RuntimeError: HIP error: invalid argument",
-    "hsa-memory-avail-query-failed": ":1:rocdevice.cpp :1885: 1 us: [pid:1] HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.",
+    "hsa-memory-avail-query-failed": ":1:rocdevice.cpp :1885: [pid:1] HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.",
     "collect-env-crash": 'File "/x/site-packages/torch/utils/collect_env.py", line 437, in get_env_info',
     "ollama-unsupported-gpu-target": 'msg="amdgpu [0] gfx1103 is not supported by /tmp/o/rocm [gfx1030 gfx1100]"',
     "ollama-unsupported-gpu-type": 'level=WARN msg="amdgpu is not supported" gpu=0 gpu_type=gfx1103 library=/usr/lib',
@@ -287,6 +287,7 @@ SIGNATURE_EXAMPLES = {
     "gpu-memory-access-fault": "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f. Reason: x",
     "segfault": "Segmentation fault (core dumped)",
     "rock-not-loaded": "ROCk module is NOT loaded, possibly no GPU devices",
+    "pip-extra-index-url": "pip3 install --pre torch --extra-index-url https://download.pytorch.org/whl/nightly/rocm5.4.3/",
 }
 
 

@@ -47,6 +47,12 @@ def register(app: typer.Typer) -> None:
         for name, p in (("-f", hostfile), ("--inventory", inventory)):
             if p is not None and not p.is_file():
                 raise BadInput(f"{name} {p}: no such file")
+        for name, p in (("--prometheus", prometheus), ("--save-bundles", save_bundles)):
+            if p is not None and p.exists() and not p.is_dir():
+                raise BadInput(f"{name} {p}: exists and is not a directory")
+        for name, p in (("--json", json_file), ("--html", html_file)):
+            if p is not None and p.is_dir():
+                raise BadInput(f"{name} {p}: is a directory")
         targets = hosts_mod.collect_targets(hosts or [], hostfile, inventory)
         if not transport.ssh_available():
             raise BadInput("no `ssh` client found on PATH (install openssh-client)")
@@ -115,12 +121,16 @@ def _run_with_progress(targets, opts, base_fp):  # type: ignore[no-untyped-def]
 def _emit(report, json_file, html_file, prometheus) -> None:  # type: ignore[no-untyped-def]
     from rich.console import Console
 
+    from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
 
     report_mod.print_terminal(report, Console())
-    if json_file is not None:
-        report_mod.write_json(report, json_file)
-    if html_file is not None:
-        report_mod.write_html(report, html_file)
-    if prometheus is not None:
-        report_mod.write_prometheus(report, prometheus)
+    writers = ((json_file, report_mod.write_json, "--json"), (html_file, report_mod.write_html, "--html"),
+               (prometheus, report_mod.write_prometheus, "--prometheus"))
+    for path, write, flag in writers:
+        if path is None:
+            continue
+        try:
+            write(report, path)
+        except OSError as exc:
+            raise OperationFailed(f"cannot write {flag} {path}: {exc.strerror or exc}") from None

@@ -135,8 +135,16 @@ def run(
             err.print("--from: planning for the captured host only; nothing is installed here.")
         dry_run = True
     else:
-        target = probe(python or default_python())
-        host = capture_local_host(target.executable)
+        from concurrent.futures import ThreadPoolExecutor
+
+        py = python or default_python()
+        if py.startswith("-"):
+            raise BadInput(f"--python {py!r} is not an interpreter path")
+        with ThreadPoolExecutor(max_workers=2) as pool:  # both mostly wait on subprocesses
+            probing = pool.submit(probe, py)
+            capturing = pool.submit(capture_local_host, py)
+            target = probing.result()
+            host = capturing.result()
         host.python.version = target.version
         host.python.implementation = target.implementation
         host.python.executable = target.executable

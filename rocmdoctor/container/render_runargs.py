@@ -53,10 +53,13 @@ def run_flags(opts: RunOptions) -> list[str]:
     else:
         flags += ["--device", f"amd.com/gpu={opts.gpus}"]
     if opts.engine == "podman":
-        flags += ["--group-add", "keep-groups"]  # rootless podman: the toolkit's documented way
-    if opts.render_gid is not None:
-        flags += ["--group-add", str(opts.render_gid)]
-    flags += ["--group-add", "video"]
+        # Rootless podman passes the user's own supplementary groups (render, video) through; podman
+        # refuses keep-groups together with any other --group-add, so it stands alone.
+        flags += ["--group-add", "keep-groups"]
+    else:
+        if opts.render_gid is not None:
+            flags += ["--group-add", str(opts.render_gid)]
+        flags += ["--group-add", "video"]
     flags += ["--security-opt", "seccomp=unconfined", "--ipc=host", "--shm-size", opts.shm_size]
     return flags
 

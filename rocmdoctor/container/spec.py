@@ -4,6 +4,13 @@ It is built from the install resolver's :class:`~rocmdoctor.plan.Plan`, so a con
 wheels ``install torch`` would install, hash-locked. Everything a renderer needs is decided here, once:
 renderers only format. All collections are tuples in a fixed order so that the same inputs always
 render byte-identical files (no dict-order, time or host leaks into the output).
+
+How rocmdoctor gets into the image (for the HEALTHCHECK and ``container test``): as one more locked
+wheel, ``rocmdoctor==<this version>`` with its sha256, from the same index as the plan (the CLI adds it
+as ``--with rocmdoctor==X``; its dependencies are part of the plan's lock). It is installed from its
+own lock file (``rocmdoctor.lock``) in its own layer after torch's, so upgrading rocmdoctor never
+reinstalls torch. A wheel built from a checkout works the same way once it is on an index (the tests
+serve one from 127.0.0.1). ``--no-healthcheck`` leaves rocmdoctor out entirely.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ _ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 _PY_RE = re.compile(r"^3\.[0-9]{1,2}$")
 _HASH_RE = re.compile(r"^[0-9a-f]{64}$")
+_REQ_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_REQ_VERSION_RE = re.compile(r"^[A-Za-z0-9.+!_-]+$")
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,8 @@ class ContainerSpec:
 
 
 def _wheel(req: Requirement) -> LockedWheel:
+    if not _REQ_NAME_RE.match(req.name or "") or not _REQ_VERSION_RE.match(req.version or ""):
+        raise BadInput(f"plan requirement {req.name!r}=={req.version!r}: not a NAME==VERSION pin")
     hashes = tuple(sorted({h.lower().removeprefix("sha256:") for h in req.sha256}))
     if not hashes:
         raise BadInput(
@@ -194,6 +205,7 @@ def _wheel(req: Requirement) -> LockedWheel:
 def plan_label(plan: Plan) -> str:
     """The plan as compact, key-sorted JSON (byte-stable), with the hashes that make it exact."""
     d = plan.to_dict()
+    d["requirements"] = sorted(d["requirements"], key=str.lower)  # canonical: plan order is not an input
     d["hashes"] = {r.name: sorted(r.sha256) for r in sorted(plan.requirements, key=lambda r: r.name.lower())}
     return json.dumps(d, sort_keys=True, separators=(",", ":"))
 

@@ -31,7 +31,7 @@ class AuditOptions:
     stagger: float = transport.DEFAULT_STAGGER_S
     select: Optional[list[str]] = None
     skip: Optional[list[str]] = None
-    live_programs: Optional[list[Path]] = None  # None -> the shipped level-1 smoke programs
+    live_program: Optional[Path] = None  # None -> the shipped smoke program (checks/smoke_torch.py)
 
 
 def load_bundle(path: Path) -> Host:
@@ -149,10 +149,10 @@ def run_audit(
     if opts.live:
         from rocmdoctor.fleet import live
 
-        programs = live.programs(opts.live_programs)
+        prog = opts.live_program or live.program()
 
         async def after(res: transport.HostResult) -> None:
-            res.extra["live"] = await live.run_live(res.target, opts, programs)
+            res.extra["live"] = await live.run_live(res.target, opts, prog)
 
     matrix = _matrix()
     keep = opts.save_bundles

@@ -1,108 +1,173 @@
-"""``fleet audit --live``: run smoke level 1 on each host that has python3 and torch.
+"""``fleet audit --live``: run smoke level 1 on each host whose ``python3`` has torch.
 
-The smoke programs (``checks/*.py``, written to run inside a Python that has torch) are streamed to
-``python3 -`` over the same kind of ssh call as the capture; they print JSON lines which become
-findings. A host without an importable torch gets one ``skip`` finding, never a failure.
+The smoke program (``checks/smoke_torch.py``: stdlib + torch only, one JSON record a line) is streamed
+over the same kind of ssh call as the capture, inside a small constant driver that saves it to a temp
+file on the host, runs it for GPU 0 with ``--enumerate`` and then for every other GPU torch sees (one
+process each, in parallel, as ``rocmdoctor smoke`` does locally), and tags every line with its device.
+The records are judged locally by :func:`rocmdoctor.smoke.judge`, so a fleet node's smoke findings are
+the same as ``rocmdoctor smoke`` on that node. A host without an importable torch gets one ``skip``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from rocmdoctor.fleet import remote, transport
+from rocmdoctor.fleet import transport
 from rocmdoctor.model import Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from rocmdoctor.fleet.audit import AuditOptions
     from rocmdoctor.fleet.hosts import Target
 
-_LEVEL1 = re.compile(r"^LEVEL\s*(?::\s*int\s*)?=\s*1\b", re.M)
+NO_TORCH_EXIT = 86
 LIVE_TIMEOUT_S = 60.0
+_PROG_EOF = "__ROCMDOCTOR_SMOKE_EOF__"
 
-
-def programs(explicit: Optional[list[Path]] = None) -> list[Path]:
-    """The level-1 smoke programs: the smoke module's own list if it offers one, else ``LEVEL = 1`` files."""
-    if explicit is not None:
-        return list(explicit)
+# Runs on the host under python3; argv[1] = per-process timeout, argv[2:] = extra program args.
+_DRIVER = r'''
+import json, os, subprocess, sys, tempfile, threading
+prog = sys.stdin.read()
+try:
+    import importlib.util
+    if importlib.util.find_spec("torch") is None:
+        raise ImportError
+except Exception:
+    sys.stderr.write("rocmdoctor: torch not importable by python3\n"); sys.exit(86)
+fd, path = tempfile.mkstemp(suffix=".py"); os.write(fd, prog.encode()); os.close(fd)
+limit = float(sys.argv[1]); extra = sys.argv[2:]
+lock = threading.Lock()
+def run(dev, first):
+    argv = [sys.executable, "-u", path, "--level", "1", "--mode", "device", "--device", "cuda:%d" % dev] + extra
+    if first:
+        argv.append("--enumerate")
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        from rocmdoctor import smoke  # type: ignore[attr-defined]
-
-        listed = smoke.level_programs(1)  # type: ignore[attr-defined]
-        return [Path(p) for p in listed]
-    except (ImportError, AttributeError, NotImplementedError, TypeError):
-        pass
-    from rocmdoctor.paths import CHECKS_DIR
-
-    out = []
-    for p in sorted(Path(CHECKS_DIR).glob("*.py")):
-        if p.name.startswith("_"):
-            continue
-        try:
-            if _LEVEL1.search(p.read_text(encoding="utf-8")):
-                out.append(p)
-        except OSError:
-            continue
+        out, err = p.communicate(timeout=limit); to = False
+    except subprocess.TimeoutExpired:
+        p.kill(); out, err = p.communicate(); to = True
+    with lock:
+        for line in out.decode("utf-8", "replace").splitlines():
+            print(json.dumps({"dev": dev, "line": line}))
+        print(json.dumps({"dev": dev, "exit": p.returncode, "timed_out": to,
+                          "stderr": err.decode("utf-8", "replace")[-4000:]}))
+        sys.stdout.flush()
     return out
-
-
-def parse_lines(name: str, text: str) -> list[Finding]:
-    """JSON lines with id + severity become findings; anything else is ignored (stderr noise, logs)."""
-    out: list[Finding] = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
+try:
+    first = run(0, True)
+    count = 1
+    for line in first.decode("utf-8", "replace").splitlines():
         try:
-            obj = json.loads(line)
+            rec = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(obj, dict) or "id" not in obj or "severity" not in obj:
+        if isinstance(rec, dict) and rec.get("type") == "enumeration" and rec.get("available"):
+            count = int(rec.get("count") or 1)
+    ts = [threading.Thread(target=run, args=(i, False)) for i in range(1, count)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+finally:
+    os.unlink(path)
+'''
+
+
+def program() -> Optional[Path]:
+    """The shipped smoke program, or None if this rocmdoctor has none."""
+    try:
+        from rocmdoctor import smoke
+
+        p = Path(smoke.PROGRAM)
+    except (ImportError, AttributeError):
+        from rocmdoctor.paths import CHECKS_DIR
+
+        p = Path(CHECKS_DIR) / "smoke_torch.py"
+    return p if p.is_file() else None
+
+
+def payload(prog_text: str, per_process_timeout: float) -> bytes:
+    """sh script: run the driver with python3, the smoke program on the driver's stdin (a here-doc)."""
+    if f"\n{_PROG_EOF}\n" in f"\n{prog_text}\n":
+        raise ValueError("program contains the here-document delimiter")
+    driver = _DRIVER.replace("'", "'\\''")
+    return (
+        "command -v python3 >/dev/null 2>&1 || { echo 'rocmdoctor: no python3' >&2; exit 86; }\n"
+        f"python3 -c '{driver}' {float(per_process_timeout):g} <<'{_PROG_EOF}'\n{prog_text}\n{_PROG_EOF}\n"
+    ).encode()
+
+
+def _skip(detail: str) -> list[Finding]:
+    return [Finding(id="fleet.live-skipped", severity=Severity.SKIP,
+                    title="Live smoke tests skipped: no python3 with torch on this host", detail=detail,
+                    fix=Fix(explanation="install torch for the host's python3 to run `--live` smoke tests there"))]
+
+
+def judge_records(lines: list[dict[str, Any]]) -> list[Finding]:
+    """Rebuild one ProcessRun per device from the tagged lines and judge them like `rocmdoctor smoke`."""
+    from rocmdoctor import smoke
+
+    runs: dict[int, Any] = {}
+    report = smoke.SmokeReport(options=smoke.SmokeOptions(python="python3", level=1))
+    for item in lines:
+        dev = item.get("dev")
+        if not isinstance(dev, int):
             continue
+        run = runs.get(dev)
+        if run is None:
+            run = runs[dev] = smoke.ProcessRun(key=f"cuda:{dev}", kind="device", argv=["python3", "-"], index=dev)
+        if "line" in item:
+            try:
+                rec = json.loads(str(item["line"]))
+            except ValueError:
+                continue
+            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+                continue
+            run.records.append(rec)
+            if rec["type"] == "fatal":
+                run.fatal = rec
+            if rec["type"] == "enumeration" and report.enumeration is None:
+                report.enumeration = rec
+        else:
+            run.exit_code = item.get("exit")
+            run.timed_out = bool(item.get("timed_out"))
+            run.stderr = str(item.get("stderr") or "")
+    report.devices = [runs[k] for k in sorted(runs)]
+    for run in report.devices:
+        smoke._describe(run, report.enumeration)
+    return smoke.judge(report, None, None)
+
+
+async def run_live(target: Target, opts: AuditOptions, prog: Optional[Path]) -> list[Finding]:
+    """Smoke level 1 on ``target``: findings from the smoke judge, a skip when torch is absent there."""
+    if prog is None:
+        return [Finding(id="fleet.live-skipped", severity=Severity.SKIP, title="No smoke program shipped",
+                        detail="this rocmdoctor has no checks/smoke_torch.py")]
+    limit = min(opts.timeout, LIVE_TIMEOUT_S)
+    try:
+        data = payload(prog.read_text(encoding="utf-8"), limit)
+    except (OSError, ValueError) as exc:
+        return [Finding(id="fleet.live-failed", severity=Severity.ERROR, title="Smoke program unreadable",
+                        detail=str(exc))]
+    res = await transport.run_ssh(transport.ssh_argv(opts.ssh, target), data, limit * 2 + 10)
+    if res.timed_out:
+        return [Finding(id="fleet.live-timeout", severity=Severity.FAIL, title="Live smoke tests did not finish",
+                        detail=f"no answer within {limit * 2 + 10:g} s")]
+    if res.rc == NO_TORCH_EXIT:
+        return _skip((res.stderr.strip().splitlines() or [""])[-1])
+    lines = []
+    for raw in res.stdout.decode("utf-8", "replace").splitlines():
         try:
-            sev = Severity(str(obj["severity"]))
+            item = json.loads(raw)
         except ValueError:
             continue
-        ev = obj.get("evidence")
-        out.append(Finding(id=str(obj["id"]), severity=sev, title=str(obj.get("title", obj["id"])),
-                           detail=str(obj.get("detail", "")),
-                           evidence=[str(e) for e in ev] if isinstance(ev, list) else [f"program {name}"]))
-    return out
-
-
-async def run_live(target: Target, opts: AuditOptions, progs: list[Path]) -> list[Finding]:
-    """Run each program on ``target``; findings from their JSON lines, skip when torch is absent."""
-    if not progs:
-        return [Finding(id="fleet.live-skipped", severity=Severity.SKIP, title="No level-1 smoke programs found",
-                        detail="this rocmdoctor ships no level-1 smoke programs")]
-    out: list[Finding] = []
-    for prog in progs:
-        try:
-            payload = remote.program_script(prog.read_text(encoding="utf-8"), ["--level", "1"])
-        except (OSError, ValueError) as exc:
-            out.append(Finding(id="fleet.live-failed", severity=Severity.ERROR, title="Smoke program unreadable",
-                               detail=f"{prog.name}: {exc}"))
-            continue
-        argv = transport.ssh_argv(opts.ssh, target)
-        res = await transport.run_ssh(argv, payload, min(opts.timeout, LIVE_TIMEOUT_S) if opts.timeout else
-                                      LIVE_TIMEOUT_S)
-        text = res.stdout.decode("utf-8", "replace")
-        if res.timed_out:
-            out.append(Finding(id="fleet.live-timeout", severity=Severity.FAIL,
-                               title="Smoke program did not finish in time", detail=f"{prog.name} killed"))
-            continue
-        if res.rc == remote.NO_TORCH_EXIT:
-            return [Finding(id="fleet.live-skipped", severity=Severity.SKIP,
-                            title="Live smoke tests skipped: no python3 with torch on this host",
-                            detail=res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "",
-                            fix=Fix(explanation="install torch on the host to run `--live` smoke tests there"))]
-        found = parse_lines(prog.name, text)
-        if res.rc != 0 and not any(f.severity.rank >= Severity.FAIL.rank for f in found):
-            tail = (res.stderr.strip().splitlines() or [""])[-1][:200]
-            found.append(Finding(id="fleet.live-failed", severity=Severity.FAIL,
-                                 title="Smoke program failed on this host",
-                                 detail=f"{prog.name} exit {res.rc}: {tail}"))
-        out.extend(found)
-    return out
+        if isinstance(item, dict):
+            lines.append(item)
+    if not lines:
+        tail = (res.stderr.strip().splitlines() or [""])[-1][:200]
+        return [Finding(id="fleet.live-failed", severity=Severity.FAIL, title="Live smoke tests did not run",
+                        detail=f"ssh exit {res.rc}: {tail}")]
+    try:
+        return judge_records(lines)
+    except Exception as exc:  # the smoke judge must not take the audit down
+        return [Finding(id="fleet.live-failed", severity=Severity.ERROR, title="Judging smoke results crashed",
+                        detail=f"{type(exc).__name__}: {exc}")]

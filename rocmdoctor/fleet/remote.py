@@ -13,7 +13,6 @@ from typing import Optional
 
 CAPTURE_PY = Path(__file__).resolve().parent.parent / "capture.py"
 _PY_EOF = "__ROCMDOCTOR_CAPTURE_PY_EOF__"
-_PROG_EOF = "__ROCMDOCTOR_PROGRAM_EOF__"
 
 # Raw files the sh fallback copies (globs are expanded below $ROCMDOCTOR_ROOT by the shell).
 FALLBACK_FILES = (
@@ -57,7 +56,7 @@ rd_cmd() {  # name command...
   if [ -n "$R" ] && [ -f "$R/.cmd/$n.txt" ]; then cat "$R/.cmd/$n.txt" > "$T/cmd/$n.txt"; return; fi
   if [ -n "$R" ] && [ -f "$R/.cmd/$n.json" ]; then cat "$R/.cmd/$n.json" > "$T/cmd/$n.json"; return; fi
   command -v "$1" >/dev/null 2>&1 || { echo "$1" >> "$P/missing"; return; }
-  if command -v timeout >/dev/null 2>&1; then timeout 20 "$@" > "$T/cmd/$n.txt" 2> "$T/cmd/$n.stderr"
+  if command -v timeout >/dev/null 2>&1; then timeout @CMD_TIMEOUT@ "$@" > "$T/cmd/$n.txt" 2> "$T/cmd/$n.stderr"
   else "$@" > "$T/cmd/$n.txt" 2> "$T/cmd/$n.stderr"; fi
   [ -s "$T/cmd/$n.stderr" ] || rm -f "$T/cmd/$n.stderr"
 }
@@ -72,11 +71,18 @@ cd "$P" && tar -cf - rocmdoctor-capture | gzip -c
 """
 
 
-def fallback_script() -> str:
+def command_timeout(host_timeout: float) -> int:
+    """Per-command limit on the host: well inside the host's own timeout, so that one hung tool
+    (rocm-smi on a wedged GPU) still yields a bundle that says so instead of a fleet.timeout."""
+    return max(1, min(10, int(host_timeout / 3)))
+
+
+def fallback_script(host_timeout: float = 60.0) -> str:
     """The POSIX sh capture used when the host has no python3 (raw files + recorded/real commands)."""
     files = " ".join(FALLBACK_FILES)
     cmds = "\n".join(f"rd_cmd {name} {argv}" for name, argv in FALLBACK_COMMANDS)
-    return _FALLBACK.replace("@FILES@", files).replace("@COMMANDS@", cmds)
+    return (_FALLBACK.replace("@FILES@", files).replace("@COMMANDS@", cmds)
+            .replace("@CMD_TIMEOUT@", str(command_timeout(host_timeout))))
 
 
 def capture_source() -> Optional[str]:
@@ -88,30 +94,18 @@ def capture_source() -> Optional[str]:
 
 
 def capture_script(timeout: float) -> bytes:
-    """The whole stdin payload for one host: python3 capture if possible, else the sh fallback."""
+    """The whole stdin payload for one host: python3 capture if possible, else the sh fallback.
+
+    ``timeout`` is the host's whole budget; each command on the host gets :func:`command_timeout`.
+    """
     src = capture_source()
     parts: list[str] = []
     if src is not None and f"\n{_PY_EOF}\n" not in f"\n{src}\n":
-        t = max(1, int(timeout))
+        t = command_timeout(timeout)
         parts.append(
             "if command -v python3 >/dev/null 2>&1; then\n"
             f"python3 - --stdout-tar --timeout {t} <<'{_PY_EOF}'\n{src}\n{_PY_EOF}\n"
             "exit $?\nfi\n"
         )
-    parts.append(fallback_script())
+    parts.append(fallback_script(timeout))
     return "".join(parts).encode("utf-8")
-
-
-def program_script(program: str, args: list[str]) -> bytes:
-    """Run one smoke program with the host's python3 when torch imports there; exit 86 when it does not."""
-    if f"\n{_PROG_EOF}\n" in f"\n{program}\n":
-        raise ValueError("program contains the here-document delimiter")
-    quoted = " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
-    return (
-        "command -v python3 >/dev/null 2>&1 || { echo 'rocmdoctor: no python3' >&2; exit 86; }\n"
-        "python3 -c 'import torch' >/dev/null 2>&1 || { echo 'rocmdoctor: torch not importable' >&2; exit 86; }\n"
-        f"python3 - {quoted} <<'{_PROG_EOF}'\n{program}\n{_PROG_EOF}\n"
-    ).encode()
-
-
-NO_TORCH_EXIT = 86

@@ -191,10 +191,10 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     console.print(head)
     if report.groups:
         t = Table(title="Configurations", title_justify="left")
-        t.add_column("hosts")
+        t.add_column("hosts", overflow="fold", min_width=12)
         t.add_column("n", justify="right")
         for k in FINGERPRINT_FIELDS:
-            t.add_column(FIELD_TITLES[k])
+            t.add_column(FIELD_TITLES[k], overflow="fold")
         for g in report.groups:
             mark = " (baseline)" if g.reference and report.reference_kind == "baseline" else (
                 " (majority)" if g.reference else "")
@@ -205,7 +205,7 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     if shown:
         t = Table(title="Findings", title_justify="left")
         for col in ("severity", "check", "hosts", "title"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for f in shown:
             st = SEV_STYLE.get(f.severity.value, "")
             t.add_row(f"[{st}]{f.severity.value}[/]", f.id, f"{f.hostset} ({len(f.hosts)})", f.title)

@@ -287,8 +287,24 @@ async def fan_out(
     return results
 
 
+def raise_fd_limit(jobs: int) -> None:
+    """Each host in flight holds 3 pipe ends here (ssh's stdin/stdout/stderr); -j 512 needs more
+    than the usual soft limit of 1024 open files, so lift the soft limit toward the hard one."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 64 + 4 * jobs
+        if soft != resource.RLIM_INFINITY and soft < want:
+            new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
     """Run :func:`fan_out` to completion; on Ctrl-C return what was gathered and ``interrupted=True``."""
+    raise_fd_limit(int(args[3]) if len(args) > 3 else int(kwargs.get("jobs", 64)))
     results: dict[str, HostResult] = kwargs.pop("results", None) or {}
     interrupted = False
     loop = asyncio.new_event_loop()
