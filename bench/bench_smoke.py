@@ -10,7 +10,7 @@ program/anchor, and what the runner itself adds (smoke - program). Also shows th
 in parallel: K concurrent programs take about max(), not sum(), on a machine with >= K free cores.
 
 Never asserts: numbers are reported, not tested. Writes bench/results/smoke.json.
-usage: bench_smoke.py [--runs 5] [--quick] [--parallel 2]
+usage: bench_smoke.py [--runs 5] [--full] [--parallel 2]
 """
 
 from __future__ import annotations
@@ -52,10 +52,12 @@ def parallel(k: int, quick: list[str]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="tiny sizes (what the tests use)")
+    ap.add_argument("--full", action="store_true",
+                    help="full level-1 sizes (slow on a CPU: fp16 GEMM has no fast CPU kernel); default --quick "
+                         "sizes, so that the overhead (start, imports, scheduling) is what is measured")
     ap.add_argument("--parallel", type=int, default=2, help="concurrent programs for the parallel-start check")
     a = ap.parse_args()
-    quick = ["--quick"] if a.quick else []
+    quick = [] if a.full else ["--quick"]
     cmds = {
         "anchor: python -c 'import torch'": [PY, "-c", "import torch"],
         "program: checks/smoke_torch.py --device cpu": [PY, str(PROGRAM), "--device", "cpu", "--enumerate", *quick],
@@ -78,7 +80,7 @@ def main() -> None:
     print(f"runner overhead (smoke - program): {smoke - program:.3f} s")
     print(f"parallel start: 1 program {one:.3f} s, {a.parallel} at once {many:.3f} s "
           f"(sum would be {one * a.parallel:.3f} s; {os.cpu_count()} CPUs)")
-    out = {"runs": a.runs, "quick": a.quick, "cpus": os.cpu_count(), "load": os.getloadavg(),
+    out = {"runs": a.runs, "quick": not a.full, "cpus": os.cpu_count(), "load": os.getloadavg(),
            "median_s": med, "samples_s": samples, "ratio_smoke_to_anchor": smoke / anchor,
            "ratio_program_to_anchor": program / anchor, "runner_overhead_s": smoke - program,
            "parallel": {"one_s": one, "k": a.parallel, "k_s": many}}

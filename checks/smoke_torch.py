@@ -550,6 +550,7 @@ def check_stress(torch, dev, n, seconds, tolerances):
         samples, iters, worst, bad_iters = [], 0, err, 1 if bad else 0
         deadline = time.perf_counter() + seconds
         batch = 4
+        max_batch = max(1, min(4096, dev.free_bytes() // 8 // (n * n * 2)))  # results held per batch
         while time.perf_counter() < deadline or not samples:
             outs = []
             dev.sync()
@@ -567,7 +568,7 @@ def check_stress(torch, dev, n, seconds, tolerances):
                     bad_iters += 1
                 worst = max(worst, ratio if math.isfinite(ratio) else float("inf"))
             iters += batch
-            if secs < 0.05 and batch < 4096:
+            if secs < 0.05 and batch * 2 <= max_batch:
                 batch *= 2  # keep each timed sample long enough to mean something
     except Exception as exc:
         result("stress", "fail", _short(exc))

@@ -198,6 +198,27 @@ def _scan(root: str, shallow: bool) -> dict[str, _Entry]:
     return out
 
 
+def _record_files(site: str, names: tuple[str, ...]) -> set[str]:
+    """Absolute paths listed in the RECORD of the named distributions installed in ``site``."""
+    import csv
+
+    out: set[str] = set()
+    wanted = {_normalize(n) for n in names}
+    try:
+        infos = [e for e in os.scandir(site) if e.name.endswith(".dist-info")]
+    except OSError:
+        return out
+    for info in infos:
+        if _normalize(info.name[: -len(".dist-info")].rsplit("-", 1)[0]) not in wanted:
+            continue
+        try:
+            with open(os.path.join(info.path, "RECORD"), newline="") as fh:
+                out.update(os.path.normpath(os.path.join(site, row[0])) for row in csv.reader(fh) if row)
+        except OSError:
+            continue
+    return out
+
+
 class Snapshot:
     """The files of an environment at one moment, with a backup that makes restoring them exact."""
 
@@ -208,8 +229,13 @@ class Snapshot:
         self.copied = 0  # files that had to be copied because a hard link was impossible
 
     @classmethod
-    def take(cls, target: Target) -> Snapshot:
-        """Record and back up site-packages (purelib/platlib) and the top level of the scripts directory."""
+    def take(cls, target: Target, untouched: tuple[str, ...] = ("pip",)) -> Snapshot:
+        """Record and back up site-packages (purelib/platlib) and the top level of the scripts directory.
+
+        The files of the ``untouched`` distributions (the installer's own pip, never part of a torch closure)
+        are recorded but not backed up: that halves the cost in a fresh venv. Should they change anyway,
+        :meth:`restore` reports it instead of pretending.
+        """
         roots: list[tuple[str, bool]] = []
         for d in (target.purelib, target.platlib):
             if d not in [r for r, _ in roots]:
@@ -222,13 +248,14 @@ class Snapshot:
         except OSError:
             backup = tempfile.mkdtemp(prefix="rocmdoctor-rollback-")
         snap = cls(roots, backup)
+        skip = _record_files(target.purelib, untouched)
         for i, (root, shallow) in enumerate(roots):
             entries = _scan(root, shallow)
             snap.entries.append(entries)
             dest_root = os.path.join(backup, str(i))
             made: set[str] = set()
             for rel, e in entries.items():
-                if e.kind != "f":
+                if e.kind != "f" or os.path.join(root, rel) in skip:
                     continue
                 dest = os.path.join(dest_root, rel)
                 parent_dir = os.path.dirname(dest)
@@ -292,7 +319,11 @@ class Snapshot:
         except FileNotFoundError:
             pass
         src = os.path.join(self.backup, str(i), rel)
-        bst = os.stat(src)
+        try:
+            bst = os.stat(src)
+        except FileNotFoundError:
+            problems.append(f"{path} changed, but it belongs to a distribution that was not backed up")
+            return
         if bst.st_size != e.size or bst.st_mtime_ns != e.mtime_ns:
             problems.append(f"{path} was modified in place by the installer; its old content is lost")
         os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -59,7 +59,8 @@ class ResolveOptions:
     channel: str = "pytorch"
     companions: tuple[str, ...] = ()  # ("torchvision", "torchaudio")
     python_version: Optional[str] = None  # overrides the host's interpreter ("3.11")
-    index_url: Optional[str] = None  # a mirror of the channel's index (also used for AMD's find-links)
+    index_url: Optional[str] = None  # a mirror of the channel's index (for --channel amd: of PyPI)
+    find_links: Optional[str] = None  # a mirror of AMD's repo.radeon.com directory (--channel amd only)
 
 
 @dataclass
@@ -297,11 +298,20 @@ def _judge(
     return out
 
 
-def _pin(version: str, label: str, nightly: bool = False) -> str:
-    """The exact version to pin; a nightly ("2.14.0.dev") pins the dated builds by prefix ("2.14.0.dev*")."""
-    if nightly:
+def _pin(version: str, label: str, channel: str = "pytorch") -> str:
+    """The exact version to pin.
+
+    A nightly ("2.14.0.dev") pins the dated builds by prefix ("2.14.0.dev*"). AMD's wheels carry a git hash per
+    package ("+rocm6.4.1.git1ded221d"): a full label is pinned as is, otherwise the public version is pinned —
+    it matches AMD's labelled build, which pip ranks above an unlabelled PyPI one (verification checks the rest).
+    """
+    if channel == "nightly":
         return version if version.endswith("*") else f"{version}*"
-    return version if "+" in version or not label else f"{version}{label}"
+    if "+" in version or not label:
+        return version
+    if channel == "amd" and ".git" not in label:
+        return version
+    return f"{version}{label}"
 
 
 def _refusal(
@@ -362,6 +372,8 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
             f"install torch only installs PyTorch and its companions ({', '.join(COMPANIONS)}), not {', '.join(bad)}; "
             "install other packages afterwards with `pip install -c <constraints>` so they keep this torch"
         )
+    if options.find_links and options.channel != "amd":
+        raise BadInput("--find-links only applies to --channel amd (AMD's flat repo.radeon.com directories)")
     python = _python_version(host, options)
     _check_platform(host)
     spec = torch_specifier(options.torch_spec)
@@ -394,12 +406,13 @@ def _plan(
     companions: tuple[str, ...], rejected: list[Rejected], notes: list[str], warnings: list[str],
     env: dict[str, str], spec_text: str, gfx: list[str],
 ) -> Plan:
-    nightly = v.channel == "nightly"
-    reqs = [Requirement("torch", _pin(v.torch, v.local_label, nightly))]
-    if v.triton_package and v.triton_version and not nightly:  # a nightly torch pins its own dated triton
+    reqs = [Requirement("torch", _pin(v.torch, v.local_label, v.channel))]
+    if v.triton_package and v.triton_version and v.channel != "nightly":  # a nightly pins its own dated triton
         reqs.append(Requirement(v.triton_package, v.triton_version))
+    # Companions of AMD's channel carry their own git hash, so only the public version can be pinned.
+    label = "" if v.channel == "amd" else v.local_label
     for c in companions:
-        reqs.append(Requirement(c, _pin(getattr(v, c), v.local_label, nightly)))
+        reqs.append(Requirement(c, _pin(getattr(v, c), label, v.channel)))
     reasons = [
         f"torch {v.torch} is the newest build matching {spec_text} that fits this host "
         f"(ROCm {v.rocm} build from the {v.channel} channel).",
@@ -423,8 +436,8 @@ def _plan(
     index_url = options.index_url or v.index_url
     find_links: list[str] = []
     if v.find_links:
-        find_links = [options.index_url or v.index_url]
-        index_url = PYPI_SIMPLE
+        find_links = [options.find_links or v.index_url]
+        index_url = options.index_url or PYPI_SIMPLE
     return Plan(
         index_url=index_url,
         requirements=reqs,

@@ -78,6 +78,7 @@ PEAKS = {
 PRODUCT_CUS = {"MI50 (32GB)": 60, "MI50 (16GB)": 60, "MI100": 120, "MI210": 104, "MI250": 208, "MI250X": 220,
                "MI300A": 228, "MI300X": 304, "MI325X": 304, "MI350X": 256, "MI355X": 256, "Radeon PRO W6800": 60,
                "Radeon RX 6900 XT": 80, "Radeon PRO W7900": 96, "Radeon RX 7800 XT": 60}
+HANDLED_FATAL = ("no-torch", "torch-import-failed", "no-gpu", "no-such-device")  # each has its own finding
 PROCESS_IDS = ("smoke.no-gpu", "smoke.no-torch", "smoke.torch-import-failed", "smoke.enumeration-mismatch",
                "smoke.timeout", "smoke.crashed")
 
@@ -634,6 +635,12 @@ def judge(report: SmokeReport, host: Optional[Host], matrix: Optional[Matrix],
     findings += _process_findings(report, matrix)
     findings += _enumeration_findings(report, host)
     findings += _check_findings(report)
+    if not any(r.completed for r in report.devices) and not any(
+            f.severity in (Severity.FAIL, Severity.ERROR) for f in findings):
+        # Never pretend: no program finished, so nothing was verified, whatever the reason.
+        findings.append(Finding("smoke.crashed", Severity.FAIL, "No smoke program finished: nothing was verified",
+                                evidence=[f"{r.label}: {r.status}, exit code {r.exit_code}" for r in report.devices],
+                                fix=_fix_for("smoke.crashed")))
     return findings
 
 
@@ -694,7 +701,8 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
             prev = sig_hits.get(fid)
             ev = (prev[1] if prev else []) + [f"{r.label}: {line}"]
             sig_hits[fid] = (prev[0] if prev else sig, ev, (prev[2] if prev else False) or failed)
-        if failed and r.fatal is None and not matches:
+        if (failed and r.fatal is None and not matches) or (r.fatal is not None
+                                                            and r.fatal.get("reason") not in HANDLED_FATAL):
             crashed.append(r)
     for fid, (sig, ev, failed) in sig_hits.items():
         fix = Fix(sig.explanation, list(sig.commands), sig.url)
@@ -706,6 +714,8 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
         ev = []
         for r in crashed:
             how = r.signal_name or f"exit code {r.exit_code}"
+            if r.fatal is not None:
+                how = f"{r.fatal.get('reason')}: {r.fatal.get('detail', '')}"
             tail = " | ".join(r.stderr.strip().splitlines()[-3:])[-400:]
             ev.append(f"{r.label}: {how}" + (f"; stderr: {tail}" if tail else ""))
         out.append(Finding("smoke.crashed", Severity.FAIL, f"Smoke program crashed on {_where(crashed)}",

@@ -16,6 +16,7 @@ if command -v apt-get >/dev/null 2>&1; then
   command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  [ -x /usr/bin/docker-registry ] || need+=(docker-registry)
   if [ "${#need[@]}" -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive

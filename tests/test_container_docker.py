@@ -82,6 +82,10 @@ def world(tmp_path_factory):
     if torch is None:
         pytest.skip("torch 2.13.0 CPU wheel not on local disk (/opt/wheels)")
     wheels = [torch, *(_dep_wheel(n) for n in _closure("rocmdoctor")), self_wheel(tmp_path_factory.mktemp("self"))]
+    try:  # the previous run's image: superseded by this run's build, removed at the end like ours
+        _BUILT.append(client.images.get(f"{IMAGE}:test").id)
+    except Exception:
+        pass
     url, stop = serve_wheels(wheels)
     pins = installed_versions(client, base, [f"python{BASE_PYTHON}", f"python{BASE_PYTHON}-venv"])
     reqs = [Requirement(*wheel_name_version(w), sha256=[sha256_file(w)]) for w in wheels]
@@ -99,8 +103,8 @@ def world(tmp_path_factory):
     for image_id in set(_BUILT) - {current}:  # superseded builds of this session (shared layers stay)
         try:
             client.images.remove(image_id)
-        except Exception:
-            pass
+        except Exception as exc:
+            print("could not remove", image_id, exc)
 
 
 _BUILT: list[str] = []  # image ids this session built: untagged leftovers are removed at the end

@@ -29,11 +29,12 @@ from rocmdoctor.installer import (
     verify,
     write_lock,
 )
+from rocmdoctor.matrix import Matrix, TorchVariant
 from rocmdoctor.plan import Plan, Requirement
 from rocmdoctor.resolve import ResolveOptions, resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
-from install_helpers import build_rocm_world, make_venv, serve_index, wait
+from install_helpers import build_rocm_world, build_wheel, fake_torch_files, make_venv, serve_index, wait
 from test_install_resolve import MATRIX, host
 
 # pip and uv must see no configuration of this machine but what a test sets (the decoy among it).
@@ -252,3 +253,45 @@ def test_lock_refuses_an_index_without_hashes(world: dict[str, str], tmp_path: P
     plan = plan_for(world["nohash"], companions=())
     with pytest.raises(OperationFailed, match="no sha256"):
         write_lock(plan, [("torch", "2.5.1+rocm6.2")], str(tmp_path / "x.lock"))
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_amd_channel_uses_find_links_and_beats_pypi(template: dict[str, Path], tmp_path: Path,
+                                                    installer: str) -> None:
+    """AMD's flat directory via --find-links; the dependency index ("PyPI") also offers CUDA torch 2.6.0 and a
+    plain torchvision 0.21.0, which must lose to AMD's labelled builds."""
+    tag = "cp311-cp311-linux_x86_64"
+    flat, deps = tmp_path / "amd", tmp_path / "deps"
+    label = "+rocm6.4.1.git1ded221d"
+    build_wheel(flat, "torch", f"2.6.0{label}", tag, fake_torch_files(f"2.6.0{label}", "6.4.43482", None,
+                ["libamdhip64.so"]), ["pytorch-triton-rocm==3.2.0+rocm6.4.1.git6da9e660", "filelock"])
+    build_wheel(flat, "pytorch_triton_rocm", "3.2.0+rocm6.4.1.git6da9e660", tag, {"triton/__init__.py": ""})
+    build_wheel(flat, "torchvision", "0.21.0+rocm6.4.1.git4040d51f", tag, {"torchvision/__init__.py": ""},
+                ["torch==2.6.0"])
+    build_wheel(deps, "torch", "2.6.0", tag, fake_torch_files("2.6.0", None, "12.4", ["libcudart.so.12"]))
+    build_wheel(deps, "torchvision", "0.21.0", tag, {"torchvision/__init__.py": ""}, ["torch==2.6.0"])
+    build_wheel(deps, "filelock", "3.16.1", "py3-none-any", {"filelock_stub/__init__.py": ""})
+    amd_url, stop_amd = serve_index([flat])
+    deps_url, stop_deps = serve_index([deps])
+    try:
+        amd = TorchVariant(
+            torch="2.6.0", rocm="6.4.1", index_url="https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4.1/",
+            channel="amd", triton_package="pytorch-triton-rocm", triton_version="3.2.0", torchvision="0.21.0",
+            torchaudio=None, pythons=("3.11",), gfx=("gfx942",), local_label=label, find_links=True,
+        )
+        m = Matrix(torch=(amd,), gpus=MATRIX.gpus, releases=MATRIX.releases)
+        flat_url = amd_url.rsplit("/simple", 1)[0] + "/flat/"
+        plan = resolve(host("gfx942"), m, ResolveOptions(channel="amd", companions=("torchvision",),
+                                                          index_url=deps_url, find_links=flat_url))
+        assert plan.find_links == [flat_url] and plan.index_url == deps_url
+        assert [r.pin() for r in plan.requirements] == [
+            f"torch==2.6.0{label}", "pytorch-triton-rocm==3.2.0", "torchvision==0.21.0"]
+        py = venv(template, "bare", tmp_path)
+        result = install(plan, probe(py), installer)
+        assert result.ok, (result.problems, result.output_tail)
+        frozen = freeze(py).decode().lower().replace("_", "-")
+        assert f"torch==2.6.0{label}" in frozen and "torchvision==0.21.0+rocm6.4.1.git4040d51f" in frozen
+        assert "pytorch-triton-rocm==3.2.0+rocm6.4.1.git6da9e660" in frozen
+    finally:
+        stop_amd()
+        stop_deps()

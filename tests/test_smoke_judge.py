@@ -188,3 +188,16 @@ def test_judge_never_raises_on_odd_records(rec: dict) -> None:
     run = _device_run(0, [rec])
     findings = judge(_report([run], _enum([_dev(0)])), None, MATRIX)
     json.dumps([f.to_dict() for f in findings])
+
+
+def test_a_program_that_cannot_start_or_says_nothing_never_passes(tmp_path) -> None:
+    opts = SmokeOptions(python="/usr/bin/python3", timeout=30)
+    cannot = ProcessRun("cuda:0", "device", [str(tmp_path / "no-such-interpreter")], index=0)
+    silent = ProcessRun("cuda:1", "device", ["/bin/true"], index=1)
+    smoke._run_processes([cannot, silent], opts)
+    assert cannot.fatal is not None and cannot.fatal["reason"] == "spawn-failed"
+    assert silent.exit_code == 0 and not silent.completed
+    found = _ids(judge(SmokeReport(options=opts, devices=[cannot, silent]), None, MATRIX))
+    f = found["smoke.crashed"]
+    assert f.severity == Severity.FAIL
+    assert any("spawn-failed" in e for e in f.evidence) and any(e.startswith("GPU 1") for e in f.evidence)

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 INSTALLERS = ("pip", "uv")
 
 
+def _series(version: str) -> str:
+    return ".".join(version.strip().split(".")[:2])
+
+
 def default_python() -> str:
     """The active virtual environment's interpreter, else the one running rocmdoctor."""
     venv = os.environ.get("VIRTUAL_ENV")
@@ -110,7 +114,7 @@ def confirm_replace(target: Target, yes: bool, argv: list[str], err: Console) ->
 def run(
     packages: list[str], python: Optional[str], source: Optional[str], python_version: Optional[str],
     torch_spec: Optional[str], rocm: Optional[str], channel: str, installer: str, index_url: Optional[str],
-    dry_run: bool, lock: Optional[str], as_json: bool, yes: bool, argv: list[str],
+    find_links: Optional[str], dry_run: bool, lock: Optional[str], as_json: bool, yes: bool, argv: list[str],
 ) -> int:
     """The whole command: returns 0, or raises BadInput (2) / OperationFailed (1) / KeyboardInterrupt (130)."""
     import json
@@ -126,8 +130,9 @@ def run(
     out = Console(highlight=False) if not as_json else err
     if installer not in INSTALLERS:
         raise BadInput(f"--installer must be pip or uv, not {installer!r}")
-    if index_url is not None and index_url.startswith("-"):
-        raise BadInput(f"--index-url {index_url!r} is not a URL")
+    for opt, value in (("--index-url", index_url), ("--find-links", find_links)):
+        if value is not None and value.startswith("-"):
+            raise BadInput(f"{opt} {value!r} is not a URL")
     target: Optional[Target] = None
     if source:
         host = load_bundle_host(source)
@@ -145,11 +150,14 @@ def run(
             capturing = pool.submit(capture_local_host, py)
             target = probing.result()
             host = capturing.result()
+        if python_version and not dry_run and _series(python_version) != _series(target.version):
+            raise BadInput(f"--python-version {python_version} differs from {target.executable} ({target.version}): "
+                           "pick the interpreter with --python (or plan only, with --dry-run or --from)")
         host.python.version = target.version
         host.python.implementation = target.implementation
         host.python.executable = target.executable
     options = ResolveOptions(torch_spec=torch_spec, rocm=rocm, channel=channel, companions=tuple(packages),
-                             python_version=python_version, index_url=index_url)
+                             python_version=python_version, index_url=index_url, find_links=find_links)
     try:
         plan = resolve(host, matrix_mod.load(), options)
     except Refused as exc:
@@ -231,7 +239,9 @@ def register(app: typer.Typer) -> None:
                                     "or the nightly index."),
         installer: str = typer.Option("pip", "--installer", metavar="pip|uv", help="Which installer runs."),
         index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL",
-                                                help="A mirror of the channel's index (or AMD's find-links)."),
+                                                help="A mirror of the channel's index (--channel amd: of PyPI)."),
+        find_links: Optional[str] = typer.Option(None, "--find-links", metavar="URL",
+                                                 help="--channel amd: a mirror of AMD's repo.radeon.com directory."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
         lock: Optional[str] = typer.Option(None, "--lock", metavar="FILE",
                                            help="Write a --require-hashes requirements file (and install from it)."),
@@ -243,6 +253,7 @@ def register(app: typer.Typer) -> None:
         code = run(
             packages=list(packages or []), python=python, source=source, python_version=python_version,
             torch_spec=torch_spec, rocm=rocm, channel=channel, installer=installer, index_url=index_url,
+            find_links=find_links,
             dry_run=dry_run, lock=lock, as_json=as_json, yes=yes, argv=sys.argv[1:],
         )
         raise typer.Exit(code)
