@@ -16,12 +16,17 @@ its interpreter mode).
 
 Modes: ``device`` (per-GPU checks of a level), ``p2p`` (peer copies between GPUs), ``allreduce`` (one rank
 of a torch.distributed all-reduce). Fault injection for rocmdoctor's own tests:
-``ROCMDOCTOR_SMOKE_FAULT=hang|abort-nobinary|wrong-result[:check]``.
+``ROCMDOCTOR_SMOKE_FAULT=hang|abort-nobinary|abort|wrong-result[:check,check...]`` (hang: sleeps at start with
+a grandchild; abort-nobinary: prints the exact hipErrorNoBinaryForGpu text to stderr and calls os.abort() where
+the first kernel would launch; abort: the same with an unknown text; wrong-result: one element flipped in the
+named checks' results, the matrix products by default). ``HIPCC`` names the compiler for the HIP check (and
+enables it on ``--device cpu``, for tests with a stand-in).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import json
 import math
@@ -185,6 +190,7 @@ class Dev:
     def free_bytes(self):
         if self.is_gpu:
             try:
+                self.torch.cuda.empty_cache()  # blocks torch keeps cached count as used for the driver
                 free, _total = self.torch.cuda.mem_get_info(self.device)
                 return int(free)
             except Exception:
@@ -211,6 +217,17 @@ def arch_of(torch, index):
     return f"sm_{props.major}{props.minor}", None
 
 
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
 def describe_devices(torch, cpu_mode):
     if cpu_mode:
         mem = None
@@ -218,8 +235,7 @@ def describe_devices(torch, cpu_mode):
             mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         except (ValueError, OSError, AttributeError):
             pass
-        return [{"index": 0, "name": platform.processor() or platform.machine() or "cpu", "arch": "cpu",
-                 "total_memory": mem}]
+        return [{"index": 0, "name": cpu_name(), "arch": "cpu", "total_memory": mem}]
     out = []
     for i in range(torch.cuda.device_count()):
         props = torch.cuda.get_device_properties(i)
@@ -264,6 +280,26 @@ def max_scaled_error(torch, got, ref, rtol, atol):
 
 
 # ----------------------------------------------------------------------------------------------- level 1
+def arch_status(arch, arch_list):
+    """(status, how) for a device arch ("gfx90a" / "sm_90") against torch.cuda.get_arch_list()."""
+    bases = [a.split(":")[0] for a in arch_list]
+    if arch.startswith("gfx"):
+        if arch in bases:
+            return "ok", "compiled in"
+        return "fail", "not compiled into this torch"
+    # NVIDIA: same-major cubins run on newer minors; compute_XY is PTX that the driver JITs
+    major, minor = int(arch[3:-1]), int(arch[-1])
+    sms = [(int(b[3:-1]), int(b[-1])) for b in bases if b.startswith("sm_") and b[3:].isdigit()]
+    ptx = [(int(b[8:-1]), int(b[-1])) for b in bases if b.startswith("compute_") and b[8:].isdigit()]
+    if (major, minor) in sms:
+        return "ok", "compiled in"
+    if any(m == major and n <= minor for m, n in sms):
+        return "ok", "binary-compatible cubin compiled in"
+    if any((m, n) <= (major, minor) for m, n in ptx):
+        return "warn", "only PTX for an older architecture: kernels are JIT-compiled at first use"
+    return "fail", "not compiled into this torch"
+
+
 def check_arch(torch, dev, arch_list):
     if not dev.is_gpu:
         result("arch", "skip", "CPU device: no GPU architecture to check")
@@ -272,22 +308,7 @@ def check_arch(torch, dev, arch_list):
     if not arch_list:
         result("arch", "skip", "torch.cuda.get_arch_list() is empty", arch=arch)
         return
-    bases = [a.split(":")[0] for a in arch_list]
-    if arch.startswith("gfx"):
-        status = "ok" if arch in bases else "fail"
-        how = "compiled in" if status == "ok" else "not compiled into this torch"
-    else:  # NVIDIA: same-major cubins run on newer minors; compute_XY is PTX that the driver JITs
-        major, minor = int(arch[3:-1]), int(arch[-1])
-        sms = [(int(b[3:-1]), int(b[-1])) for b in bases if b.startswith("sm_") and b[3:].isdigit()]
-        ptx = [(int(b[8:-1]), int(b[-1])) for b in bases if b.startswith("compute_") and b[8:].isdigit()]
-        if (major, minor) in sms:
-            status, how = "ok", "compiled in"
-        elif any(m == major and n <= minor for m, n in sms):
-            status, how = "ok", "binary-compatible cubin compiled in"
-        elif any((m, n) <= (major, minor) for m, n in ptx):
-            status, how = "warn", "only PTX for an older architecture: kernels are JIT-compiled at first use"
-        else:
-            status, how = "fail", "not compiled into this torch"
+    status, how = arch_status(arch, arch_list)
     result("arch", status, f"{raw or arch}: {how}", arch=arch, arch_list=arch_list,
            override=os.environ.get("HSA_OVERRIDE_GFX_VERSION"))
 
@@ -303,8 +324,8 @@ def check_alloc(torch, dev, mb):
         result("alloc", "fail", _short(exc), value=mb, unit="MiB")
         return
     status = "ok" if good == n else "fail"
-    result("alloc", status, f"{good} of {n} bytes read back as written", value=mb, unit="MiB",
-           mismatches=n - good)
+    result("alloc", status, f"{mb} MiB: {good} of {n} bytes read back as written", value=n - good,
+           unit="bytes wrong", mismatches=n - good, size_mb=mb)
     del t
 
 
@@ -335,8 +356,8 @@ def check_copy(torch, dev, mb):
     detail = f"{mb} MiB host->device->device->host: {mismatches} byte(s) differ"
     if pinned_ok is not None:
         detail += "; pinned round trip " + ("exact" if pinned_ok else "DIFFERS")
-    result("copy", "ok" if ok else "fail", detail, value=mb, unit="MiB", mismatches=mismatches,
-           pinned_ok=pinned_ok)
+    result("copy", "ok" if ok else "fail", detail, value=mismatches, unit="bytes wrong", mismatches=mismatches,
+           pinned_ok=pinned_ok, size_mb=mb)
 
 
 def check_elementwise(torch, dev, n):
@@ -385,11 +406,18 @@ def check_gemm(torch, dev, n, dtype_name, tolerances):
 
 
 # ----------------------------------------------------------------------------------------------- level 2
+def scratch_dir(prefix):
+    """A temporary directory removed when the program exits normally (a kill leaves it in /tmp)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def load_triton():
     """Import triton and our kernels from a real file (triton reads kernel source with inspect)."""
     import triton
 
-    tmp = tempfile.mkdtemp(prefix="rocmdoctor-triton-")
+    tmp = scratch_dir("rocmdoctor-triton-")
     path = os.path.join(tmp, "rocmdoctor_triton_kernels.py")
     with open(path, "w") as fh:
         fh.write(TRITON_SOURCE)
@@ -461,7 +489,7 @@ def check_hip(torch, dev):
     if not hipcc:
         result("hip", "skip", "hipcc is not on PATH: HIP C++ kernel not built")
         return
-    tmp = tempfile.mkdtemp(prefix="rocmdoctor-hip-")
+    tmp = scratch_dir("rocmdoctor-hip-")
     src, exe = os.path.join(tmp, "axpy.hip"), os.path.join(tmp, "axpy")
     with open(src, "w") as fh:
         fh.write(HIP_SOURCE)
@@ -626,7 +654,7 @@ def check_memtest(torch, dev, sizes):
     tested = len(chunks) * chunk
     result("memtest", "ok" if errors == 0 else "fail",
            f"{tested >> 20} MiB in {len(chunks)} chunks, 5 patterns: {errors} word(s) wrong",
-           value=tested >> 20, unit="MiB", errors=errors)
+           value=errors, unit="words wrong", errors=errors, size_mb=tested >> 20)
 
 
 # ----------------------------------------------------------------------------------------------- modes

@@ -428,6 +428,22 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    """SIGINT/SIGTERM ignored for the duration (main thread only; elsewhere a no-op)."""
+    saved = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            saved[sig] = signal.signal(sig, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
 def run_streaming(argv: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, list[str]]:
     """Run ``argv``, passing each output line to ``on_line``; Ctrl-C stops the child before re-raising."""
     lines: list[str] = []
@@ -536,28 +552,47 @@ def index_hashes(index_url: str, name: str, find_links: tuple[str, ...] = ()) ->
     (and flat find-links pages, whose ``#sha256=`` fragments carry the hashes)."""
     out: dict[str, dict[str, str]] = {}
     project = _normalize(name)
-    pages = [f"{index_url.rstrip('/')}/{project}/", *find_links]
-    for page in pages:
+    for page in (f"{index_url.rstrip('/')}/{project}/", *find_links):
         try:
             ctype, body = _fetch(page, "application/vnd.pypi.simple.v1+json, text/html;q=0.1")
-        except OSError:
+        except (OSError, ValueError):
             continue
-        files: list[tuple[str, Optional[str]]] = []
-        if "json" in ctype:
-            for f in json.loads(body).get("files", []):
-                files.append((str(f.get("filename", "")), (f.get("hashes") or {}).get("sha256")))
-        else:
-            parser = _Links()
+        for version, files in parse_index_page(body, ctype, project).items():
+            out.setdefault(version, {}).update(files)
+    return out
+
+
+def parse_index_page(body: bytes, content_type: str, project: str) -> dict[str, dict[str, str]]:
+    """``{version: {filename: sha256}}`` of ``project`` from one PEP 691 JSON / PEP 503 HTML / flat page.
+    Never raises: a page it cannot read yields nothing."""
+    files: list[tuple[str, object]] = []
+    if "json" in content_type:
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = {}
+        entries = data.get("files", []) if isinstance(data, dict) else []
+        for f in entries if isinstance(entries, list) else []:
+            if isinstance(f, dict) and isinstance(f.get("hashes"), dict):
+                files.append((str(f.get("filename", "")), f["hashes"].get("sha256")))
+    else:
+        parser = _Links()
+        try:
             parser.feed(body.decode("utf-8", "replace"))
-            for href in parser.hrefs:
-                path, _, frag = href.partition("#")
-                fname = urllib.parse.unquote(path.rsplit("/", 1)[-1])
-                m = re.match(r"sha256=([0-9a-fA-F]{64})", frag)
-                files.append((fname, m.group(1).lower() if m else None))
-        for fname, digest in files:
-            parsed = _file_version(fname)
-            if parsed and parsed[0] == project and digest:
-                out.setdefault(parsed[1], {})[fname] = digest
+            parser.close()
+        except Exception:  # html.parser is lenient, but a page is never worth a crash
+            pass
+        for href in parser.hrefs:
+            path, _, frag = href.partition("#")
+            m = re.match(r"sha256=([0-9a-fA-F]{64})", frag)
+            files.append((urllib.parse.unquote(path.rsplit("/", 1)[-1]), m.group(1) if m else None))
+    out: dict[str, dict[str, str]] = {}
+    for fname, digest in files:
+        if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest):
+            continue
+        parsed = _file_version(fname)
+        if parsed and parsed[0] == _normalize(project):
+            out.setdefault(parsed[1], {})[fname] = digest.lower()
     return out
 
 
@@ -631,6 +666,21 @@ class InstallResult:
     output_tail: list[str] = field(default_factory=list)
 
 
+def _restore_and_check(snap: Snapshot, target: Target) -> list[str]:
+    """Restore the files (a second Ctrl-C cannot cut this short), then ask the interpreter again: the
+    distribution list must be the one we saw first."""
+    with _signals_ignored():
+        problems = snap.restore()
+    try:
+        now = probe(target.executable).dists
+    except BadInput as exc:
+        return [*problems, f"could not re-read the environment after restoring it: {exc}"]
+    for name in sorted(set(now) | set(target.dists)):
+        if now.get(name) != target.dists.get(name):
+            problems.append(f"{name}: {target.dists.get(name) or 'absent'} before, {now.get(name) or 'absent'} now")
+    return problems
+
+
 def install(
     plan: Plan, target: Target, installer: str = "pip", gpu_check: bool = False, lock: Optional[str] = None,
     on_line: Callable[[str], None] = lambda line: None, workdir: Optional[str] = None,
@@ -667,12 +717,12 @@ def install(
                     result.problems = verify(plan, target.executable, gpu_check)
                     result.ok = not result.problems
             except KeyboardInterrupt:
-                result.restore_problems = snap.restore()
+                result.restore_problems = _restore_and_check(snap, target)
                 result.restored = True
                 raise
             if not result.ok:
                 on_line("restoring the environment")
-                result.restore_problems = snap.restore()
+                result.restore_problems = _restore_and_check(snap, target)
                 result.restored = True
     finally:
         snap.discard(background=True)

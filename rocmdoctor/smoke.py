@@ -39,6 +39,7 @@ SCHEMA = "rocmdoctor-smoke/1"
 PROGRAM = CHECKS_DIR / "smoke_torch.py"
 DEFAULT_TIMEOUT = {1: 60.0, 2: 300.0, 3: 1800.0}  # per process; level 1 itself should take < 20 s
 STDERR_KEEP = 64 * 1024
+KILL_GRACE = 5.0  # seconds to wait for a killed program's pipes to close
 MAX_LINE = 1 << 20
 
 # Fallbacks when the matrix cannot be read; the reviewed values live in matrices/smoke.toml.
@@ -345,10 +346,19 @@ class _Proc:
     def kill(self) -> None:
         """SIGKILL the whole group: a GPU call stuck in the driver ignores anything gentler."""
         self.run.timed_out = True
+        self.deadline = time.monotonic() + KILL_GRACE  # then stop waiting for the pipes (see abandon)
         try:
             os.killpg(self.popen.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+    def abandon(self) -> None:
+        """Killed, yet its pipes stay open (a grandchild that left the group holds them): stop waiting."""
+        self.done = True
+        self.run.exit_code = self.popen.poll()
+        self.run.stderr = b"".join(list(self._err)).decode("utf-8", "replace")[-STDERR_KEEP:]
+        self.run.elapsed_s = time.monotonic() - self.start
 
 
 def _parse_line(line: bytes) -> Optional[dict[str, Any]]:
@@ -401,8 +411,11 @@ def _run_processes(runs: list[ProcessRun], opts: SmokeOptions,
                         start(extra)
         now = time.monotonic()
         for p in live:
-            if not p.done and not p.run.timed_out and now >= p.deadline:
-                p.kill()
+            if not p.done and now >= p.deadline:
+                if p.run.timed_out:
+                    p.abandon()
+                else:
+                    p.kill()
 
 
 def _free_port() -> int:
@@ -875,6 +888,9 @@ def live_findings(python: Optional[str], host: Optional[Host], timeout: float) -
     return report.findings
 
 
+EXPECT_BY_UNIT = {"x tolerance": "≤ 1", "bytes wrong": "0", "words wrong": "0"}
+
+
 def table_rows(report: SmokeReport) -> list[dict[str, str]]:
     """Per-GPU result rows for the terminal table: value, expected, % of peak, status."""
     rows = []
@@ -889,7 +905,8 @@ def table_rows(report: SmokeReport) -> list[dict[str, str]]:
                 value = f"{_fmt(row.value)} {row.unit or ''}".strip() if row.value is not None else row.status
                 rows.append({
                     "device": who, "check": row.check, "value": value,
-                    "expected": f"{_fmt(row.expected)} {row.unit or ''}".strip() if row.expected else "",
+                    "expected": f"{_fmt(row.expected)} {row.unit or ''}".strip() if row.expected
+                    else EXPECT_BY_UNIT.get(row.unit or "", ""),
                     "peak": f"{row.fraction:.0%}" if row.fraction is not None else "",
                     "status": row.severity.value,
                 })

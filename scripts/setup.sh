@@ -37,3 +37,5 @@ PY=${PYTHON:-python3}
 "$PY" -m pip install -q -e '.[test]'
 # The CPU build of torch runs every code path of the smoke programs (it lies on local disk here).
 "$PY" -c 'import torch' >/dev/null 2>&1 || "$PY" -m pip install -q 'torch==2.13.0'
+# Triton's interpreter mode runs the smoke programs' Triton kernels on the CPU.
+"$PY" -c 'import triton' >/dev/null 2>&1 || "$PY" -m pip install -q 'triton==3.8.0' || echo "setup: triton unavailable; Triton smoke paths will be skipped" >&2

@@ -93,6 +93,8 @@ def test_refusals_exit_1(tmp_path: Path) -> None:
         ("--installer", "conda", "--dry-run"),
         ("--from", "/nonexistent/bundle"),
         ("numpy", "--dry-run"),
+        ("--find-links", "http://127.0.0.1:9/flat/", "--dry-run"),
+        ("--python-version", "3.7"),
     ],
 )
 def test_bad_input_exit_2(args: tuple[str, ...]) -> None:

@@ -315,3 +315,27 @@ def test_scan_caps_repeats_per_signature():
     matches = scan("RuntimeError: No HIP GPUs are available\n" * 100, "l")
     assert len(matches) == MAX_MATCHES_PER_SIGNATURE
     assert [m.source.line for m in matches] == list(range(1, MAX_MATCHES_PER_SIGNATURE + 1))
+
+
+def test_signature_patterns_use_bounded_repetition():
+    """An unbounded ``\\S*`` before a literal makes a long log line quadratic; the table must bound them."""
+    import re
+
+    from rocmdoctor.parse.logs import load_signatures
+
+    for s in load_signatures():
+        outside_classes = re.sub(r"\[(?:\\.|[^\]\\])*\]", "[]", s.pattern.pattern)
+        assert not re.search(r"(?<!\\)[*+]", outside_classes.replace("\\\\", "")), s.id
+
+
+def test_scan_is_linear_on_adversarial_lines():
+    import time
+
+    from rocmdoctor.parse.logs import scan
+
+    lines = ["x--extra-index-url=download.pytorch.org/whl/" * 20000, "rocBLAS error: Cannot read " * 50000,
+             'File "' * 100000, "amdgpu is not supported " * 50000, "pip install --extra-index-url " * 50000]
+    start = time.perf_counter()
+    for line in lines:
+        scan(line, "x")
+    assert time.perf_counter() - start < 20  # quadratic behaviour would take minutes here

@@ -8,6 +8,8 @@ venv. Only hipcc is a stand-in (no ROCm toolchain or GPU can exist here), see sm
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -242,3 +244,26 @@ def test_program_is_standalone() -> None:
         stripped = line.strip()
         if stripped.startswith(("import ", "from ")):
             assert "rocmdoctor" not in stripped, line
+
+
+def test_runner_returns_even_when_a_grandchild_keeps_the_pipes_open(monkeypatch) -> None:
+    """A killed program whose daemonised grandchild (own session, out of reach of the group kill) still holds
+    stdout: the runner stops waiting after a grace period instead of hanging."""
+    monkeypatch.setattr(smoke, "KILL_GRACE", 1.0)
+    code = ("import json, subprocess, sys, time\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(60)'])\n"
+            "print(json.dumps({'type': 'fault', 'child_pid': p.pid}), flush=True)\n"
+            "time.sleep(60)\n")
+    run = ProcessRun("cuda:0", "device", [sys.executable, "-c", code], index=0)
+    t0 = time.monotonic()
+    try:
+        _run_processes([run], SmokeOptions(python=sys.executable, timeout=2.0))
+        assert time.monotonic() - t0 < 20
+        assert run.timed_out and run.children
+        assert process_gone(run.pid)  # killed (a zombie until its reader reaps it)
+    finally:
+        for pid in run.children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -201,3 +201,26 @@ def test_a_program_that_cannot_start_or_says_nothing_never_passes(tmp_path) -> N
     f = found["smoke.crashed"]
     assert f.severity == Severity.FAIL
     assert any("spawn-failed" in e for e in f.evidence) and any(e.startswith("GPU 1") for e in f.evidence)
+
+
+def _program():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("smoke_torch_program", smoke.PROGRAM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize(("arch", "arch_list", "status"), [
+    ("gfx90a", ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942"], "ok"),
+    ("gfx942", ["gfx942:sramecc+:xnack-"], "ok"),
+    ("gfx1031", ["gfx1030", "gfx1100"], "fail"),  # the override case: RX 6700 XT without HSA_OVERRIDE
+    ("sm_90", ["sm_50", "sm_80", "sm_90"], "ok"),
+    ("sm_89", ["sm_80", "sm_86"], "ok"),  # same-major cubin runs on a newer minor
+    ("sm_90", ["sm_80", "compute_80"], "warn"),  # only PTX: JIT at first use
+    ("sm_90", ["sm_80"], "fail"),
+    ("sm_120", ["sm_90", "sm_100"], "fail"),
+])
+def test_arch_status_rocm_and_nvidia(arch: str, arch_list: list[str], status: str) -> None:
+    assert _program().arch_status(arch, arch_list)[0] == status

@@ -2,8 +2,9 @@
 
 Thin wiring: resolution lives in :mod:`rocmdoctor.resolve`, installing/verifying/restoring/locking in
 :mod:`rocmdoctor.installer`. Human output on stdout (the plan, the result); with ``--json`` stdout carries only
-the plan JSON and everything else goes to stderr. Exit codes: 0 installed (or planned), 1 refused / failed
-(environment restored), 2 bad input, 130 interrupted (environment restored).
+the plan JSON and everything else goes to stderr. ``--from BUNDLE`` plans (and locks) for a captured host and
+installs nothing. Exit codes: 0 installed (or planned), 1 refused / failed (environment restored), 2 bad input,
+130 interrupted (environment restored).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def load_bundle_host(path: str) -> Host:
 
 
 def capture_local_host(python: str, timeout: float = 10.0) -> Host:
-    """This machine, read by the capture module into a temporary bundle (no pip listing: the probe has it)."""
+    """This machine, read by the capture module into a temporary bundle. The pip listing, the torch probe and
+    docker are skipped: :func:`rocmdoctor.installer.probe` reads the interpreter, and docker is beside the point."""
     from rocmdoctor.errors import BadInput
 
     try:
@@ -61,23 +63,27 @@ def capture_local_host(python: str, timeout: float = 10.0) -> Host:
     except ImportError as exc:
         raise BadInput("reading this host (rocmdoctor.capture) is not available in this build") from exc
     with tempfile.TemporaryDirectory(prefix="rocmdoctor-host-") as tmp:
-        capture_to_dir(tmp, python, redact=False, timeout=timeout, root=None, skip=QUICK_SKIP)
+        capture_to_dir(tmp, python, redact=False, timeout=timeout, root=None,
+                       skip=(*QUICK_SKIP, "torch-probe", "docker-info"))
         return load_bundle_host(tmp)
 
 
 def render_plan(plan: Plan, con: Console) -> None:
     """The plan as a reader wants it: what, why, what was rejected, and the loud warnings."""
-    con.print(f"[bold]Plan[/bold] for Python {plan.python}: ROCm {plan.rocm} build from the {plan.channel} channel")
-    con.print(f"  index: {plan.index_url}" + "".join(f"\n  find-links: {fl}" for fl in plan.find_links))
+    from rich.markup import escape as e
+
+    con.print(f"[bold]Plan[/bold] for Python {e(plan.python)}: ROCm {e(plan.rocm)} build from the "
+              f"{e(plan.channel)} channel")
+    con.print(f"  index: {e(plan.index_url)}" + "".join(f"\n  find-links: {e(fl)}" for fl in plan.find_links))
     for r in plan.requirements:
-        con.print(f"  [green]+[/green] {r.pin()}")
+        con.print(f"  [green]+[/green] {e(r.pin())}")
     for k, v in plan.env.items():
-        con.print(f"  [yellow]env[/yellow] {k}={v}")
+        con.print(f"  [yellow]env[/yellow] {e(k)}={e(v)}")
     for w in plan.warnings:
-        con.print(f"[bold yellow]! {w}[/bold yellow]")
+        con.print(f"[bold yellow]! {e(w)}[/bold yellow]")
     con.print("[bold]Why[/bold]")
     for reason in plan.reasons:
-        con.print(f"  - {reason}")
+        con.print(f"  - {e(reason)}")
     if plan.rejected:
         con.print("[bold]Rejected[/bold]")
         print_rejected(plan.rejected, con)
@@ -85,8 +91,10 @@ def render_plan(plan: Plan, con: Console) -> None:
 
 def print_rejected(rejected: list[Rejected], con: Console, limit: int = 6) -> None:
     """The rejected candidates, the first few in full (``--json`` has them all)."""
+    from rich.markup import escape
+
     for rej in rejected[:limit]:
-        con.print(f"  x {rej.candidate}: {rej.reason}")
+        con.print(f"  x {escape(rej.candidate)}: {escape(rej.reason)}")
     if len(rejected) > limit:
         con.print(f"  x ... and {len(rejected) - limit} older builds (all listed with --json)")
 
@@ -98,8 +106,8 @@ def confirm_replace(target: Target, yes: bool, argv: list[str], err: Console) ->
     build = target.torch_build
     if build not in ("cuda", "cpu"):
         return
-    err.print(f"[bold yellow]! {target.executable} holds a {build.upper()} build of torch "
-              f"({target.torch_version}); installing replaces it with the ROCm build.[/bold yellow]")
+    err.print(f"! {target.executable} holds a {build.upper()} build of torch ({target.torch_version}); "
+              "installing replaces it with the ROCm build.", style="bold yellow", markup=False)
     if yes:
         return
     if sys.stdin.isatty():
@@ -163,10 +171,11 @@ def run(
     except Refused as exc:
         if as_json:
             typer.echo(json.dumps(exc.to_dict(), indent=2))
-        err.print(f"[bold red]Refused:[/bold red] {exc}")
+        err.print("Refused: ", style="bold red", end="")
+        err.print(str(exc), markup=False)
         print_rejected(exc.rejected, err)
         for alt in exc.alternatives:
-            err.print(f"  -> {alt}")
+            err.print(f"  -> {alt}", markup=False)
         raise OperationFailed("no PyTorch ROCm build fits this host (details above); nothing was changed") from None
     if as_json:
         typer.echo(json.dumps(plan.to_dict(), indent=2))
@@ -181,7 +190,8 @@ def run(
             env = install_env(plan, installer, cons, work)
             py = target.executable if target else sys.executable
             with err.status("resolving the full set of packages for the lock"):
-                closure = resolve_closure(plan, installer, py, None if target else plan.python, work, env, cons)
+                foreign = None if target and _series(target.version) == plan.python else plan.python
+                closure = resolve_closure(plan, installer, py, foreign, work, env, cons)
             write_lock(plan, closure, lock)
         err.print(f"Wrote {lock} ({len(closure)} packages with sha256 hashes).")
     if dry_run:
@@ -190,10 +200,12 @@ def run(
     assert target is not None
     confirm_replace(target, yes, argv, err)
     if target.torch_build == "rocm":
-        err.print(f"Replacing the ROCm torch {target.torch_version} in {target.executable}.")
+        err.print(f"Replacing the ROCm torch {target.torch_version} in {target.executable}.", markup=False)
     with err.status(f"installing with {installer} into {target.executable}") as status:
         def on_line(line: str) -> None:
-            status.update(f"[{installer}] {line[:100]}")
+            from rich.markup import escape
+
+            status.update(escape(f"[{installer}] {line[:100]}"))
 
         try:
             result = install(plan, target, installer, gpu_check=bool(plan.gpus), lock=lock, on_line=on_line)
@@ -201,18 +213,19 @@ def run(
             err.print("[bold red]Interrupted:[/bold red] the environment was restored to what it was before.")
             raise
     if result.ok:
-        out.print(f"[bold green]Installed[/bold green] {', '.join(r.pin() for r in plan.requirements)} "
-                  f"into {target.executable} in {result.seconds:.1f}s; verified: ROCm build, torch.version.hip set, "
-                  "no CUDA runtime.")
+        out.print("Installed ", style="bold green", end="")
+        out.print(f"{', '.join(r.pin() for r in plan.requirements)} into {target.executable} in {result.seconds:.1f}s; "
+                  "verified: ROCm build, torch.version.hip set, no CUDA runtime"
+                  + (", the GPU visible with its gfx in the wheel." if plan.gpus else "."), markup=False)
         if plan.env:
             exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in plan.env.items())
-            out.print(f"Set these before running PyTorch: [bold]export {exports}[/bold]")
+            out.print(f"Set these before running PyTorch: export {exports}", markup=False, style="bold")
         return 0
-    err.print("[bold red]Install failed:[/bold red]")
+    err.print("Install failed:", style="bold red")
     for p in result.problems:
-        err.print(f"  {p}")
+        err.print(f"  {p}", markup=False)
     for p in result.restore_problems:
-        err.print(f"  restore: {p}")
+        err.print(f"  restore: {p}", markup=False)
     if result.restore_problems:
         raise OperationFailed("install failed and the environment could NOT be fully restored (see above)")
     raise OperationFailed("install failed; the environment was restored exactly to what it was before")

@@ -104,7 +104,7 @@ def _render(report, verbose: bool) -> None:
 
     t = report.torch or {}
     build = f"ROCm {t['hip']}" if t.get("hip") else (f"CUDA {t['cuda']}" if t.get("cuda") else "CPU build")
-    mode = "CPU (developer mode)" if report.options.cpu else f"{len(report.devices)} GPU process(es)"
+    mode = "CPU (developer mode)" if report.options.cpu else f"{len(report.devices)} GPU(s)"
     header = (f"rocmdoctor smoke level {report.options.level} — {report.options.python}: "
               f"torch {t.get('version', '?')} ({build}), {mode}, {report.elapsed_s:.1f} s")
     con = Console(file=sys.stdout, highlight=False, soft_wrap=False)
