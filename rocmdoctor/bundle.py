@@ -623,6 +623,9 @@ def _read_manifest(acc: _Acc, tree: _Tree) -> dict[str, dict[str, Any]]:
         for k, v in links.items():
             if isinstance(k, str) and isinstance(v, str):
                 tree.links.setdefault(k, v)
+    errors = data.get("errors")
+    if isinstance(errors, list):
+        acc.host.parse_notes.extend(f"capture: {e}"[:300] for e in errors[:50] if isinstance(e, str))
     entries: dict[str, dict[str, Any]] = {}
     commands = data.get("commands")
     if isinstance(commands, list):
@@ -849,6 +852,7 @@ def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
     host.gpus = merge_gpus(acc.gpu_lists, host.parse_notes)
     if tree is not None:
         host.parse_notes.extend(tree.notes)
+    host.parse_notes.extend(logscan.LOAD_ERRORS)
     return host
 
 

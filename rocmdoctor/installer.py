@@ -688,7 +688,7 @@ def install(
     """Snapshot, install, verify; on any failure or interrupt restore the snapshot exactly.
 
     Returns an :class:`InstallResult` (``ok=False`` with ``restored=True`` after a failure); a Ctrl-C
-    restores and then re-raises ``KeyboardInterrupt``.
+    restores and then re-raises ``KeyboardInterrupt`` (carrying ``restore_problems``).
     """
     if installer == "pip" and not target.has_pip:
         raise BadInput(f"{target.executable} has no pip: use --installer uv, or run `{target.executable} -m ensurepip`")
@@ -716,9 +716,10 @@ def install(
                     on_line("verifying the installed torch")
                     result.problems = verify(plan, target.executable, gpu_check)
                     result.ok = not result.problems
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:
                 result.restore_problems = _restore_and_check(snap, target)
                 result.restored = True
+                exc.restore_problems = result.restore_problems  # type: ignore[attr-defined]
                 raise
             if not result.ok:
                 on_line("restoring the environment")

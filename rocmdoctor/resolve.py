@@ -222,6 +222,13 @@ def _kmd_series(host: Host, matrix: Matrix) -> tuple[Optional[str], str]:
             return series, f"amdgpu driver {v} (shipped with ROCm {series})"
     if versions:
         return None, f"amdgpu driver {versions[0]} is not in the matrix"
+    from rocmdoctor.judge.facts import major_minor, system_rocm
+
+    sr = system_rocm(host)
+    if sr and major_minor(sr[0]):
+        # amdgpu-install puts the kernel driver and user space of one release on the host together.
+        return major_minor(sr[0]), (f"the kernel driver was not captured; assumed to come with the installed "
+                                    f"ROCm {sr[0]}")
     return None, "the kernel driver version was not captured"
 
 
@@ -323,7 +330,8 @@ def _refusal(
             f"No PyTorch ROCm release in the matrix matches {spec_text}.",
             [], ["relax --torch / --rocm / --channel", "run `rocmdoctor matrix` to see the known releases"],
         )
-    if kinds == {"python"}:
+    if kinds == {"python"} or ("python" in kinds and not any(python in v.pythons for v in variants)):
+        # No build at all for this Python: that is the root cause, whatever else was rejected.
         pythons = sorted({p for v in variants for p in v.pythons if re.fullmatch(r"\d+\.\d+", p)},
                          key=lambda p: tuple(int(x) for x in p.split(".")))
         return Refused(

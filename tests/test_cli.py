@@ -49,3 +49,14 @@ def test_version_and_help():
     assert proc.returncode == 0
     for cmd in ("check", "capture", "matrix", "install", "smoke", "container", "fleet"):
         assert cmd in proc.stdout
+
+
+def test_check_live_merges_smoke_findings_and_never_pretends():
+    proc = cli("check", "--live", "--json")
+    assert proc.returncode == 1
+    ids = {f["id"]: f["severity"] for f in json.loads(proc.stdout)["findings"]}
+    assert ids.get("smoke.no-gpu") == "fail"  # no GPU here: nothing was verified, so it must not pass
+
+
+def test_select_smoke_id_requires_live():
+    assert cli("check", "--select", "smoke.no-gpu").returncode == 2

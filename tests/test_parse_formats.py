@@ -112,6 +112,20 @@ def test_rocminfo_grep_excerpt_with_prompt_yields_gpus():
     assert [g.gfx for g in isa_only.gpus] == ["gfx90a", "gfx90a"]
 
 
+def test_rocminfo_grep_name_excerpt_with_cpu_dgpu_and_igpu():
+    res = rocminfo.parse_rocminfo(
+        "$ rocminfo | grep Name\n  Name:                    AMD Ryzen 9 7950X 16-Core Processor\n"
+        "  Marketing Name:          AMD Ryzen 9 7950X 16-Core Processor\n  Vendor Name:             CPU\n"
+        "  Name:                    gfx1100\n  Marketing Name:          Radeon RX 7900 XTX\n"
+        "  Vendor Name:             AMD\n      Name:                    amdgcn-amd-amdhsa--gfx1100\n"
+        "  Name:                    gfx1036\n  Marketing Name:          AMD Radeon Graphics\n"
+        "      Name:                    amdgcn-amd-amdhsa--gfx1036\n      Name:   amdgcn-amd-amdhsa--gfx10-3-generic\n"
+    )
+    assert res.cpu_names == ["AMD Ryzen 9 7950X 16-Core Processor"]
+    assert [(g.gfx, g.name, g.is_apu) for g in res.gpus] == [
+        ("gfx1100", "Radeon RX 7900 XTX", None), ("gfx1036", "AMD Radeon Graphics", True)]
+
+
 def test_rocminfo_new_apu_memory_property_and_not_loaded():
     res = rocminfo.parse_rocminfo("ROCk module version 6.8.5 is loaded\nAgent 2\n  Name: gfx1151\n"
                                   "  Marketing Name: AMD Radeon 8060S Graphics\n  Device Type: GPU\n"

@@ -144,3 +144,22 @@ def test_real_captures_never_raise_anywhere():
         for parse in PARSERS.values():
             parse(text)
             parse(text.replace("\n", "\r\n")[: len(text) // 2])
+
+
+ADVERSARIAL_TOKENS = ["a/", "Name: ", ":", "0x", "gfx90a ", "amdgpu, ", "[ 1.0] ", "uid=1(", "GPU[0] : ", "torch==",
+                      "- ", "Linux ", "PyTorch version: ", '{"a":', "[[", "=", "/dev/kfd 6 ", "amdgcn-amd-amdhsa--",
+                      "Agent 1 ", "(gfx", "[drm] ", "dkms.conf ", "Linux version ", "ROCk module version ", "a-",
+                      "x" * 7, "\x1b[", "rocminfo ", "Error! ", "1000(a),", "(x"]
+
+
+def test_no_parser_is_quadratic_on_long_repetitive_lines():
+    """One 150 kB line of a repeated token through every parser: linear parsers take milliseconds each."""
+    start = time.perf_counter()
+    for tok in ADVERSARIAL_TOKENS:
+        line = tok * (150_000 // len(tok))
+        for name, parse in PARSERS.items():
+            t0 = time.perf_counter()
+            parse(line)
+            parse(line.replace(" ", "\n", 50))
+            assert time.perf_counter() - t0 < 10, (tok, name)
+    assert time.perf_counter() - start < 40

@@ -209,8 +209,12 @@ def run(
 
         try:
             result = install(plan, target, installer, gpu_check=bool(plan.gpus), lock=lock, on_line=on_line)
-        except KeyboardInterrupt:
-            err.print("[bold red]Interrupted:[/bold red] the environment was restored to what it was before.")
+        except KeyboardInterrupt as exc:
+            problems = getattr(exc, "restore_problems", [])
+            for p in problems:
+                err.print(f"  restore: {p}", markup=False)
+            err.print("Interrupted: " + ("the environment could NOT be fully restored (see above)." if problems
+                                         else "the environment was restored to what it was before."), style="bold red")
             raise
     if result.ok:
         out.print("Installed ", style="bold green", end="")
@@ -261,8 +265,10 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON on stdout."),
         yes: bool = typer.Option(False, "--yes", "-y", help="Replace a CUDA/CPU torch without asking."),
     ) -> None:
-        """Install the ROCm PyTorch build that fits this host's GPUs, driver and Python; verify it; never lose
-        the previous environment."""
+        """Install the ROCm PyTorch build that fits this host's GPUs, driver and Python, verified and undoable.
+
+        Exit codes: 0 installed (or planned), 1 refused or failed (environment restored), 2 bad input.
+        """
         code = run(
             packages=list(packages or []), python=python, source=source, python_version=python_version,
             torch_spec=torch_spec, rocm=rocm, channel=channel, installer=installer, index_url=index_url,

@@ -132,7 +132,7 @@ def parse_collect_env(text: str, file: str = "cmd/collect_env.txt") -> CollectEn
 
 def _add_gpu(res: CollectEnvResult, text: str, where: Source) -> None:
     """'AMD Instinct MI300X (gfx942:sramecc+:xnack-)' or 'AMD Radeon RX 6750 XT'."""
-    m = re.match(r"^(.*?)\s*\((gfx[^)]*)\)\s*$", text)
+    m = re.match(r"^(.*?)\s*\((gfx[^)]{0,64})\)\s*$", text)
     name, gfx = (m.group(1), gfx_base(m.group(2))) if m else (text, None)
     if name.startswith("GPU ") and ":" in name:
         name = name.split(":", 1)[1].strip()

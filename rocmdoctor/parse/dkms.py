@@ -15,10 +15,12 @@ _OLD = re.compile(
     r"^(?P<mod>[\w.+-]+),\s*(?P<ver>[^,\s:]+)(?:,\s*(?P<kernel>[^,\s:]+))?(?:,\s*(?P<arch>[\w-]+))?:\s*(?P<status>.+)$"
 )
 _STATUS = re.compile(r"^(installed|built|added|broken|removed|unbuilt)\b", re.I)
-_BUILD_FAIL = re.compile(r"Bad return status for module build on kernel:\s*(\S+)|\(bad exit status:\s*\d+\)", re.I)
-_BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))? for|for kernel)\s+(\d[\w.+~-]*)")
+_BUILD_FAIL = re.compile(
+    r"Bad return status for module build on kernel:\s*(\S{1,128})|\(bad exit status:\s*\d+\)", re.I
+)
+_BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))? for|for kernel)\s+(\d[\w.+~-]{0,127})")
 _DPKG_DKMS = re.compile(r"(?:error processing package|Error occurred:?)\s*(amdgpu-dkms|rock-dkms)|^\s*amdgpu-dkms\s*$")
-_TREE_ERROR = re.compile(r"^Error!|dkms\.conf.*(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
+_TREE_ERROR = re.compile(r"^Error!|dkms\.conf.{0,200}?(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
 
 
 def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:

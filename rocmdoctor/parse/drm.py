@@ -54,6 +54,9 @@ def parse_drm_card(card: str, files: dict[str, str], base: str) -> Optional[GpuI
     vram = _first_line(files.get("mem_info_vram_total"))
     if vram:
         gpu.vram_bytes = to_int(vram[1]) or None
+    product = _first_line(files.get("product_name"))
+    if product and product[1] not in ("", "N/A"):
+        gpu.name = product[1]
     serial = _first_line(files.get("serial_number"))
     if serial and serial[1] not in ("", "N/A"):
         gpu.serial = serial[1]

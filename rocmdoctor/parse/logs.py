@@ -41,17 +41,28 @@ def _load_toml(path: str) -> dict:
         return tomllib.load(fh)
 
 
+LOAD_ERRORS: list[str] = []  # why (part of) the table could not be used; bundle.py turns these into notes
+
+
 @lru_cache(maxsize=4)
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
-    """The signature table, compiled once per process."""
-    data = _load_toml(path or str(SIGNATURES_FILE))
+    """The signature table, compiled once per process (a broken row is skipped and reported, never raised)."""
+    try:
+        data = _load_toml(path or str(SIGNATURES_FILE))
+    except (ImportError, OSError, ValueError) as exc:
+        LOAD_ERRORS.append(f"signature table unreadable: {exc}")
+        return ()
     out = []
     for item in data.get("signature", []):
-        pattern = re.compile(item["pattern"])
+        try:
+            pattern = re.compile(item["pattern"])
+        except (KeyError, TypeError, re.error) as exc:
+            LOAD_ERRORS.append(f"signature {item.get('id', '?')!r} skipped: {exc}")
+            continue
         out.append(
             Signature(
-                id=item["id"],
-                finding=item["finding"],
+                id=str(item.get("id", "")),
+                finding=str(item.get("finding", "")),
                 pattern=pattern,
                 title=item.get("title", item["id"]),
                 severity=item.get("severity", "fail"),

@@ -95,7 +95,7 @@ def os_from_prose(text: str, file: str, line: Optional[int] = None) -> OsInfo:
         info.version_id = _major_minor(m.group(1)) if info.id == "ubuntu" else m.group(1)
         if info.id in ("rhel", "rocky", "almalinux", "ol", "centos"):
             info.version_id = _major_minor(m.group(1))
-    info.pretty_name = re.sub(r"\s*\([^)]*\)\s*$", "", text.strip()) or None
+    info.pretty_name = re.sub(r"\s*\([^)]{0,100}\)\s*$", "", text.strip()) or None
     info.source = src(file, line, text)
     return info
 

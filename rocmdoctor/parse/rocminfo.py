@@ -19,7 +19,7 @@ _KEY = re.compile(
     r"|Segment|Size|Memory Properties)\s*:\s*(.*)$"
 )
 _AGENT = re.compile(r"^\s*Agent\s+(\d+)\s*$")
-_ROCK = re.compile(r"ROCk module(?: version (\S+))? is (NOT )?loaded")
+_ROCK = re.compile(r"ROCk module(?: version (\S{1,64}))? is (NOT )?loaded")
 _GPU_MARKETING = re.compile(r"Instinct|Radeon|FirePro|\bVega\b|\bNavi\b", re.I)
 _CPU_MARKETING = re.compile(r"Ryzen|EPYC|Threadripper|Xeon|Core\(TM\)|\bCore\b|Processor|Opteron|Intel", re.I)
 

@@ -16,10 +16,10 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rx, re.M))
     for kind, rx in (
         ("rocminfo", r"HSA Agents|HSA System Attributes|ROCk module|^\s*(?:\S+[:-])?\s*Name:\s+gfx[0-9a-f]{3,5}\s*$"
-                     r"|amdgcn-amd-amdhsa--gfx|^\s*Marketing Name:\s|\brocminfo\b.*\n.*Permission denied"),
+                     r"|amdgcn-amd-amdhsa--gfx|^\s*Marketing Name:\s|\brocminfo\b.{0,200}\n.{0,200}Permission denied"),
         ("collect_env", r"^PyTorch version:|^Is debug build:|^ROCM used to build PyTorch:|^CUDA used to build PyTorch:"
                         r"|torch/utils/collect_env\.py|^Collecting environment information"),
-        ("rocm-smi", r"ROCm System Management Interface|=+ ROCm SMI|^\s*GPU\[\d+\]\s*:\s"),
+        ("rocm-smi", r"ROCm System Management Interface|={3,200} ROCm SMI|^\s*GPU\[\d+\]\s*:\s"),
         ("dkms", r"^[\w.+-]+(?:/|,\s*)[^,\s:]+(?:,\s*[^,\s:]+)?(?:,\s*[\w-]+)?:\s*(?:installed|built|added)\b"
                  r"|Could not locate dkms\.conf|Bad return status for module build"
                  r"|^\s*(?:\$\s*)?(?:sudo\s+)?dkms status"),
@@ -30,7 +30,7 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("os-release", r"^(?:PRETTY_NAME|VERSION_ID|ID_LIKE)="),
         ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
         ("dmesg", r"^\s*\[\s*\d+\.\d+\]\s"),
-        ("id", r"uid=\d+\([^)]*\)\s+gid=\d+"),
+        ("id", r"uid=\d{1,10}\([^)\s]{0,64}\)\s+gid=\d"),
         ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
         ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),
         ("hipconfig", r"^HIP version\s*:|^== hipconfig|^HIP_PATH\s*:"),

@@ -14,11 +14,12 @@ from typing import Optional, Union
 
 from rocmdoctor.model import Source
 
-# A parser never looks at more than this many characters of one input: beyond it, text is cut and the
-# cut is visible in the parser's notes. This bounds the time and memory one huge paste can cost.
+# A parser never looks at more than this many characters of one input (or of one line): beyond it, text
+# is cut. This bounds the time and memory one huge paste can cost; no real tool output has longer lines.
 MAX_CHARS = 16 * 1024 * 1024
+MAX_LINE = 4096
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
 # Shell prompts: "$ cmd", "# cmd", "λ cmd", "> cmd", "user@host:~$ cmd", "root@host:/# cmd", "(venv) $ cmd".
 _PROMPT = re.compile(
     r"^\s*(?:\([^)\s]{1,64}\)\s+)?"
@@ -47,7 +48,7 @@ def lines(text: str) -> Iterator[tuple[int, str]]:
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
     for number, raw in enumerate(text.split("\n"), 1):
-        yield number, clean(raw)
+        yield number, clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
 
 
 def strip_prompt(line: str) -> tuple[str, bool]:

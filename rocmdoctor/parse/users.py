@@ -9,8 +9,10 @@ from typing import Optional
 from rocmdoctor.model import DeviceNode, UserInfo
 from rocmdoctor.parse.text import lines, src, strip_prompt
 
-_ID = re.compile(r"uid=(\d+)(?:\(([^)]*)\))?\s+gid=(\d+)(?:\(([^)]*)\))?(?:\s+groups=(\S+))?")
-_GROUP_ITEM = re.compile(r"(\d+)(?:\(([^)]*)\))?")
+_ID = re.compile(
+    r"uid=(\d{1,10})(?:\(([^)\s]{0,64})\))?\s+gid=(\d{1,10})(?:\(([^)\s]{0,64})\))?(?:\s+groups=(\S{1,8192}))?"
+)
+_GROUP_ITEM = re.compile(r"(\d{1,10})(?:\(([^)\s]{0,64})\))?")
 _STAT = re.compile(r"^(/dev/\S+)\s+([0-7]{3,4})\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)\s*$")
 _STAT_MISSING = re.compile(r"cannot stat\w*\s+['‘\"]?(/dev/[^'’\"\s:]+)['’\"]?:\s*No such file", re.I)
 _GROUP_LINE = re.compile(r"^([A-Za-z_][\w.-]*\$?):[^:]*:(\d+):")
