@@ -49,8 +49,8 @@ def load_source(source: Optional[str], python: Optional[str], timeout: float) ->
 
 def has_amd_gpu_evidence(host: Host) -> bool:
     """Anything at all that says this machine has (or had) an AMD GPU stack."""
-    return bool(host.gpus or host.amdgpu_loaded and host.amdgpu_loaded.value or host.rocm_installs
-                or host.dkms and host.dkms.entries or "rocminfo" in host.captured)
+    return bool(host.gpus or (host.amdgpu_loaded and host.amdgpu_loaded.value) or host.rocm_installs
+                or (host.dkms and host.dkms.entries) or "rocminfo" in host.captured)
 
 
 def run_check(

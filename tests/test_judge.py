@@ -361,7 +361,8 @@ def test_cmdline_nomodeset_fails(m):
 
 
 def test_dmesg_errors_warn(m):
-    lines = [Fact("[    3.1] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1", Source("cmd/dmesg.txt", 4)),
+    lines = [Fact("[    3.1] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1",
+                  Source("cmd/dmesg.txt", 4)),
              Fact("[    2.0] [drm] amdgpu kernel modesetting enabled.", Source("cmd/dmesg.txt", 1))]
     f = judge_host(Host(dmesg=lines, captured={"dmesg"}), matrix=m)
     assert sev(f, "driver.dmesg-errors") == ["warn"]

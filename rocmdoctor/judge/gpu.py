@@ -49,7 +49,8 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
                 ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
         )]
     names = ", ".join(f"{g.name or 'GPU'} ({g.gfx or '?'})" for g in host.gpus)
-    return [ok("gpu.detected", f"{len(host.gpus)} AMD GPU(s): {names}", [s for g in host.gpus for s in _evidence(g)][:4])]
+    evidence = [s for g in host.gpus for s in _evidence(g)][:4]
+    return [ok("gpu.detected", f"{len(host.gpus)} AMD GPU(s): {names}", evidence)]
 
 
 @check("gpu.arch-unsupported", "gpu.override-needed", title="GPU target support")

@@ -75,7 +75,8 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
         f"{user} cannot open {', '.join(n.path for n in denied[:3])}",
         f"The device nodes belong to group(s) {', '.join(needed)} and the user is not a member: ROCm reports "
         "'Unable to open /dev/kfd read-write: Permission denied' or sees no GPU.",
-        [str(n.source) for n in denied[:3] if n.source] + ([str(host.user.source)] if host.user and host.user.source else []),
+        [str(n.source) for n in denied[:3] if n.source]
+        + ([str(host.user.source)] if host.user and host.user.source else []),
         Fix("Add the user to the groups, then log out and back in (or reboot):",
             [f"sudo usermod -aG {','.join(sorted(set(needed) | {'render', 'video'}))} {user}"], PERM_URL),
     )]

@@ -136,7 +136,8 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
     for fail in info.build_failures:
         out.append(finding(
             "driver.dkms-failed", Severity.FAIL, "amdgpu-dkms failed to build",
-            f"The amdgpu DKMS module did not build{' for ' + ', '.join(info.failed_kernels) if info.failed_kernels else ''}:"
+            "The amdgpu DKMS module did not build"
+            + (f" for {', '.join(info.failed_kernels)}" if info.failed_kernels else "") + ":"
             " the system boots with the in-tree amdgpu (or none), which may not match ROCm user space.",
             [str(fail.source), fail.value],
             Fix("Read the make.log; boot a kernel this amdgpu-dkms supports, or upgrade ROCm/amdgpu-dkms:",
@@ -190,7 +191,7 @@ def cmdline(host: Host, matrix: Matrix) -> list[Finding]:
         return [not_captured("kernel.cmdline", "Kernel command line (/proc/cmdline)")]
     args = fact.value.split()
     blockers = [a for a in args if a == "nomodeset" or a in ("amdgpu.modeset=0", "modprobe.blacklist=amdgpu")
-                or a.startswith("modprobe.blacklist=") and "amdgpu" in a.split("=", 1)[1].split(",")]
+                or (a.startswith("modprobe.blacklist=") and "amdgpu" in a.split("=", 1)[1].split(","))]
     if blockers:
         return [finding(
             "kernel.cmdline", Severity.FAIL, f"The kernel command line disables amdgpu ({' '.join(blockers)})",

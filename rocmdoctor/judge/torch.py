@@ -142,7 +142,7 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
     if t is None or not t.version or not host.packages:
         return []
-    label = (t.version.split("+", 1) + [""])[1]
+    label = ([*t.version.split("+", 1), ""])[1]
     bad = []
     for name in ("torchvision", "torchaudio"):
         v = host.packages.get(name)
@@ -151,7 +151,8 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
     out = []
     if bad:
         out.append(finding(
-            "torch.companion-mismatch", Severity.FAIL, f"{', '.join(bad)} built for another variant than torch {t.version}",
+            "torch.companion-mismatch", Severity.FAIL,
+            f"{', '.join(bad)} built for another variant than torch {t.version}",
             "Companion wheels must come from the same index as torch; a CUDA torchvision drags in CUDA "
             "libraries or fails to load its C++ ops ('operator torchvision::nms does not exist').",
             [str(host.packages_source)] if host.packages_source else [],
