@@ -49,6 +49,10 @@ def main() -> int:
     ap.add_argument("-n", type=int, default=7)
     ap.add_argument("--fixture", default="fixtures/mi210-x4-gfx90a-rocm6.0-hip-invalid-argument")
     args = ap.parse_args()
+    # A pip install byte-compiles the package; this workplace sets PYTHONDONTWRITEBYTECODE, so an editable
+    # checkout would otherwise recompile every module on every run. Compile once, as an install would.
+    subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "rocmdoctor")], check=False,
+                   stdout=subprocess.DEVNULL)
     cases = {
         "check --from fixture --json": [PY, "-m", "rocmdoctor", "check", "--from", args.fixture, "--json"],
         "check (live, this host)": [PY, "-m", "rocmdoctor", "check", "--json"],
