@@ -20,6 +20,7 @@ Version matching rules (documented because callers depend on them):
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import re
@@ -139,8 +140,12 @@ class DkmsBuild:
     source: str = ""
 
 
+@functools.lru_cache(maxsize=4096)
 def _vtuple(version: str) -> tuple[int, ...]:
-    """Leading numeric components of a version: "6.8.0-49-generic" -> (6, 8, 0, 49)."""
+    """Leading numeric components of a version: "6.8.0-49-generic" -> (6, 8, 0, 49).
+
+    Cached: the checks and the fleet sort the same few hundred version strings for every host.
+    """
     out: list[int] = []
     for part in re.split(r"[.\-+_]", version.strip()):
         m = re.match(r"\d+", part)
