@@ -85,6 +85,15 @@ def to_json(host: Optional[Host], findings: list[Finding], **extra: Any) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
+def gpu_summary(host: Host) -> str:
+    """'4× AMD Instinct MI210 (gfx90a), AMD Radeon Graphics (gfx1036)' — identical GPUs counted once."""
+    counts: dict[str, int] = {}
+    for g in host.gpus:
+        label = f"{g.name or 'GPU'} ({g.gfx or '?'})"
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
+
+
 def _group(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
     from rocmdoctor.judge.registry import AREA_ORDER, AREA_TITLES
 
@@ -111,7 +120,7 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
     boxes = BOX_ASCII if (ascii_only if ascii_only is not None else _use_ascii(stream)) else BOX
     con = Console(file=stream, highlight=False, soft_wrap=True)
     if header is None and host is not None:
-        gpus = ", ".join(f"{g.name or 'GPU'} ({g.gfx or '?'})" for g in host.gpus) or "no AMD GPU seen"
+        gpus = gpu_summary(host) or "no AMD GPU seen"
         where = host.hostname or host.origin or "this host"
         header = f"rocmdoctor {__version__} — {where}: {gpus}"
     if header:
@@ -123,7 +132,7 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
         if sev not in PROBLEMS:
             lead = next(f for f in items if f.severity == sev)
             more = len([f for f in items if f.severity == sev]) - 1
-            head += f" [dim]— {escape(lead.title)}{f' (+{more})' if more else ''}[/dim]"
+            head += f" [dim]— {escape(lead.title)}{f' (+{more} more)' if more else ''}[/dim]"
             shown = [f for f in shown if f is not lead]
         con.print(head)
         for f in shown:

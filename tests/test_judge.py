@@ -381,3 +381,13 @@ def test_kmd_window(m):
 def test_render_group_missing_is_info(m):
     assert sev(judge_host(Host(groups_file={"video": 44}), matrix=m), "perm.render-group") == ["info"]
     assert sev(judge_host(Host(groups_file={"video": 44, "render": 109}), matrix=m), "perm.render-group") == ["ok"]
+
+
+def test_one_finding_per_signature_with_every_line_as_evidence(m):
+    a = LogMatch("invalid-device-function", "log.invalid-device-function", "HIP error: invalid device function",
+                 source=Source("logs/a.txt", 3))
+    b = LogMatch("invalid-device-function", "log.invalid-device-function", "HIP error: invalid device function",
+                 source=Source("logs/b.txt", 9))
+    f = [x for x in judge_host(Host(logs=[a, b]), matrix=m) if x.id == "log.invalid-device-function"]
+    assert len(f) == 1 and f[0].severity == Severity.FAIL
+    assert f[0].evidence == ["logs/a.txt:3", "logs/b.txt:9"] and "(2 times)" in f[0].title

@@ -48,9 +48,11 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
                 "and, in a container, that /dev/kfd and /dev/dri were passed through.",
                 ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
         )]
-    names = ", ".join(f"{g.name or 'GPU'} ({g.gfx or '?'})" for g in host.gpus)
+    from rocmdoctor.render import gpu_summary
+
+    names = gpu_summary(host)
     evidence = [s for g in host.gpus for s in _evidence(g)][:4]
-    return [ok("gpu.detected", f"{len(host.gpus)} AMD GPU(s): {names}", evidence)]
+    return [ok("gpu.detected", f"Found {names}", evidence)]
 
 
 @check("gpu.arch-unsupported", "gpu.override-needed", title="GPU target support")

@@ -69,24 +69,30 @@ class _Fmt(dict):
 
 
 def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> list[Finding]:
-    """Findings for the signature matches in ``host.logs`` (only ``finding_id``'s when given)."""
+    """One finding per matched signature (only ``finding_id``'s when given), every matching line as evidence."""
     table = signatures()
-    out: list[Finding] = []
-    seen: set[tuple[str, str]] = set()
+    by_signature: dict[str, list] = {}
     for m in host.logs:
         if finding_id is not None and m.finding_id != finding_id:
             continue
-        key = (m.finding_id, m.text.strip())
-        if key in seen:
-            continue
-        seen.add(key)
-        row = table.get(m.signature, {})
+        by_signature.setdefault(m.signature, []).append(m)
+    out: list[Finding] = []
+    for signature, matches in by_signature.items():
+        first = matches[0]
+        row = table.get(signature, {})
         sev = str(row.get("severity", "fail")).lower()
-        fmt = _Fmt(m.groups)
-        title = str(row.get("title", m.signature)).format_map(fmt)
+        fmt = _Fmt(first.groups)
+        title = str(row.get("title", signature)).format_map(fmt)
         detail = str(row.get("explanation", row.get("detail", ""))).format_map(fmt)
-        out.append(finding(m.finding_id, Severity(sev) if sev in Severity._value2member_map_ else Severity.FAIL,
-                           title, detail, [str(m.source) if m.source else m.text.strip()], _fix(row, m.groups)))
+        evidence: list[str] = []
+        for m in matches:
+            line = str(m.source) if m.source else m.text.strip()
+            if line not in evidence:
+                evidence.append(line)
+        if len(matches) > 1:
+            title += f" ({len(matches)} times)"
+        out.append(finding(first.finding_id, Severity(sev) if sev in Severity._value2member_map_ else Severity.FAIL,
+                           title, detail, evidence, _fix(row, first.groups)))
     return out
 
 

@@ -94,7 +94,12 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                     [f"rocmdoctor install torch --rocm {major_minor(dkms_rocm)}"],
                     ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
             ))
-    return out or [ok("torch.rocm-mismatch", f"torch's ROCm {tr} agrees with the system")]
+    if out:
+        return out
+    if not sr and not dkms_rocm:
+        return [skip("torch.rocm-mismatch", f"torch bundles ROCm {tr}; no system ROCm or kernel driver version to "
+                                            "compare it with")]
+    return [ok("torch.rocm-mismatch", f"torch's ROCm {tr} agrees with the system")]
 
 
 @check("rocm.kmd-mismatch", title="ROCm user space vs kernel driver")
