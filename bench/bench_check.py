@@ -47,7 +47,7 @@ def peak_rss(argv: list[str]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-n", type=int, default=7)
-    ap.add_argument("--fixture", default="fixtures/mi210-x4-gfx90a-rocm6.0-hip-invalid-argument")
+    ap.add_argument("--fixture", default="fixtures/rx7900xtx-dkms-build-fails-kernel-6.5")
     args = ap.parse_args()
     # A pip install byte-compiles the package; this workplace sets PYTHONDONTWRITEBYTECODE, so an editable
     # checkout would otherwise recompile every module on every run. Compile once, as an install would.

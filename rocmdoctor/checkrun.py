@@ -11,7 +11,7 @@ from rocmdoctor.errors import EXIT_USAGE, BadInput
 from rocmdoctor.model import Host
 from rocmdoctor.paths import FIXTURES_DIR
 
-DEMO_FIXTURE = "mi210-x4-gfx90a-rocm6.0-hip-invalid-argument"
+DEMO_FIXTURE = "rx7900xtx-dkms-build-fails-kernel-6.5"
 
 
 def resolve_source(source: str) -> Path:
@@ -79,8 +79,9 @@ def run_check(
     if live:
         from rocmdoctor.smoke import live_findings
 
-        smoke = [f for f in live_findings(python, host, timeout=max(timeout, 60.0))
-                 if (not select or f.id in select) and f.id not in (skip or [])]
+        with _spinner("Running the level-1 GPU smoke tests…"):
+            smoke = [f for f in live_findings(python, host, timeout=max(timeout, 60.0))
+                     if (not select or f.id in select) and f.id not in (skip or [])]
         findings.extend(smoke)
 
     from rocmdoctor import render
@@ -98,6 +99,17 @@ def run_check(
     else:
         render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only)
     return render.exit_code(findings, strict)
+
+
+def _spinner(text: str):
+    """A rich spinner on stderr when it is a terminal; nothing otherwise (pipes and CI stay clean)."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(text)
 
 
 def _smoke_ids() -> list[str]:

@@ -19,4 +19,4 @@ MATRICES_DIR = _shipped("matrices")
 CHECKS_DIR = _shipped("checks")  # the smoke-test programs that run inside the user's Python
 DATA_DIR = _PKG / "data"
 AMDGPU_IDS = DATA_DIR / "amdgpu.ids"
-FIXTURES_DIR = _PKG.parent / "fixtures"  # only in a checkout; README's demo points here
+FIXTURES_DIR = _shipped("fixtures")  # real hosts from bug reports; `check --from fixtures/NAME` finds them

@@ -89,7 +89,7 @@ def gpu_summary(host: Host) -> str:
     """'4× AMD Instinct MI210 (gfx90a), AMD Radeon Graphics (gfx1036)' — identical GPUs counted once."""
     counts: dict[str, int] = {}
     for g in host.gpus:
-        label = f"{g.name or 'GPU'} ({g.gfx or '?'})"
+        label = f"{g.name or 'unidentified GPU'} ({g.gfx or 'gfx not captured'})"
         counts[label] = counts.get(label, 0) + 1
     return ", ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
 
@@ -158,6 +158,9 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
 def summary_line(findings: list[Finding]) -> str:
     c = summary(findings)
     problems = [f for f in findings if f.severity in PROBLEMS]
+    if not problems and not c["ok"]:
+        return (f"• Nothing could be judged: the input covers none of the {c['skip']} checks. For a full picture "
+                "run `rocmdoctor capture -o host.tar.gz` on the machine and judge that bundle.")
     if not problems:
         return f"• No issues found! ({c['ok']} checks passed, {c['skip']} not judged)"
     areas = {f.area for f in problems}
