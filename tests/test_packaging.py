@@ -1,4 +1,4 @@
-"""The wheel ships what the README promises: matrices, smoke programs, fixtures, data; and the package list is complete."""
+"""The wheel ships what the README promises (matrices, smoke programs, fixtures, data); the package list is complete."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def test_wheel_contains_data_programs_and_fixtures(tmp_path):
     assert proc.returncode == 0, proc.stderr
     wheel = next(tmp_path.glob("rocmdoctor-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for must in ("rocmdoctor/matrices/releases.toml", "rocmdoctor/matrices/gpus.toml", "rocmdoctor/checks/smoke_torch.py",
+    for must in ("rocmdoctor/matrices/releases.toml", "rocmdoctor/matrices/gpus.toml",
+                 "rocmdoctor/checks/smoke_torch.py",
                  "rocmdoctor/data/amdgpu.ids", "rocmdoctor/data/signatures.toml", "rocmdoctor/capture.py",
                  "rocmdoctor/fixtures/rx7900xtx-dkms-build-fails-kernel-6.5/expected.json"):
         assert must in names, must
