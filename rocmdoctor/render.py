@@ -164,7 +164,9 @@ def summary_line(findings: list[Finding]) -> str:
     if not problems:
         return f"• No issues found! ({c['ok']} checks passed, {c['skip']} not judged)"
     areas = {f.area for f in problems}
-    parts = [f"{c[k]} {n}" for k, n in (("fail", "failed"), ("error", "crashed"), ("warn", "warnings")) if c[k]]
+    parts = [f"{c[k]} {n}" for k, n in (("fail", "failed"), ("error", "crashed")) if c[k]]
+    if c["warn"]:
+        parts.append(f"{c['warn']} warning{'s' if c['warn'] > 1 else ''}")
     return f"! rocmdoctor found issues in {len(areas)} area(s): {', '.join(parts)}."
 
 

@@ -215,7 +215,7 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
     keep = ",".join(str(g.index) for g in dgpus)
     return [finding(
         "gpu.igpu-visible", Severity.WARN,
-        f"Integrated GPU {gpu_label(apus[0])} is visible beside the discrete GPU(s)",
+        f"Integrated {gpu_label(apus[0])} is visible beside the discrete GPU(s)",
         "PyTorch enumerates the iGPU as a device too: device 0 may be the iGPU, kernels may lack code objects "
         "for it (hipErrorNoBinaryForGpu), and RCCL/multi-GPU code picks it up.",
         [str(s) for g in apus for s in g.sources[:2]],
