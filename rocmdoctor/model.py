@@ -78,6 +78,10 @@ class GpuInfo:
     render_node: Optional[str] = None  # "renderD128"
     uuid: Optional[str] = None
     serial: Optional[str] = None
+    pcie_width: Optional[int] = None  # drm current_link_width: lanes in use
+    pcie_max_width: Optional[int] = None  # max_link_width: lanes the device/slot pair can do
+    pcie_speed: Optional[str] = None  # current_link_speed: "16.0 GT/s PCIe"
+    pcie_max_speed: Optional[str] = None
     sources: list[Source] = field(default_factory=list)
 
 

@@ -391,3 +391,27 @@ def test_one_finding_per_signature_with_every_line_as_evidence(m):
     f = [x for x in judge_host(Host(logs=[a, b]), matrix=m) if x.id == "log.invalid-device-function"]
     assert len(f) == 1 and f[0].severity == Severity.FAIL
     assert f[0].evidence == ["logs/a.txt:3", "logs/b.txt:9"] and "(2 times)" in f[0].title
+
+
+def test_pcie_link_width_downgrade_warns(m):
+    src = Source("root/sys/class/drm/card1/device/current_link_width", 1, "8")
+    g = GpuInfo(index=0, gfx_by_source={"kfd": "gfx90a"}, pcie_width=8, pcie_max_width=16, sources=[src])
+    f = judge_host(Host(gpus=[g], captured={"drm"}), matrix=m)
+    assert sev(f, "gpu.pcie-link") == ["warn"] and "x8 of x16" in next(x for x in f if x.id == "gpu.pcie-link").title
+    g.pcie_width = 16
+    assert sev(judge_host(Host(gpus=[g], captured={"drm"}), matrix=m), "gpu.pcie-link") == ["ok"]
+
+
+def test_pcie_link_parsed_from_drm_sysfs(tmp_path):
+    from rocmdoctor.bundle import load_host
+
+    dev = tmp_path / "root/sys/class/drm/card1/device"
+    dev.mkdir(parents=True)
+    for name, value in {"vendor": "0x1002", "device": "0x740f", "revision": "0x02", "current_link_width": "4",
+                        "max_link_width": "16", "current_link_speed": "16.0 GT/s PCIe",
+                        "max_link_speed": "16.0 GT/s PCIe"}.items():
+        (dev / name).write_text(value + "\n")
+    host = load_host(tmp_path)
+    assert host.gpus[0].pcie_width == 4 and host.gpus[0].pcie_max_width == 16
+    assert host.gpus[0].pcie_speed == "16.0 GT/s PCIe"
+    assert sev(judge_host(host), "gpu.pcie-link") == ["warn"]

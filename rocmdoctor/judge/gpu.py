@@ -259,3 +259,27 @@ def arch_conflict(host: Host, matrix: Matrix) -> list[Finding]:
                     ["env | grep HSA_OVERRIDE", "rocminfo | grep -E 'Name: +gfx'"]),
             ))
     return out
+
+
+@check("gpu.pcie-link", title="PCIe link")
+def pcie_link(host: Host, matrix: Matrix) -> list[Finding]:
+    """A GPU trained to fewer lanes than it can use (bad riser, slot, or seating) moves data at a fraction
+    of the speed: copies, RCCL and data loading slow down with no error anywhere. A lower link *speed* alone
+    is usually power management at idle, so only the width is a warning."""
+    seen = [g for g in host.gpus if g.pcie_width and g.pcie_max_width]
+    if not seen:
+        return [not_captured("gpu.pcie-link", "PCIe link state (drm sysfs)")] if host.gpus else []
+    narrow = [g for g in seen if g.pcie_width < g.pcie_max_width]  # type: ignore[operator]
+    if not narrow:
+        return [ok("gpu.pcie-link", f"Every GPU runs its full PCIe width (x{seen[0].pcie_max_width})",
+                   [s for g in seen for s in g.sources if "link_width" in s.file][:2])]
+    return [finding(
+        "gpu.pcie-link", Severity.WARN,
+        f"{len(narrow)} GPU(s) run a narrower PCIe link than they support: "
+        + ", ".join(f"GPU {g.index} x{g.pcie_width} of x{g.pcie_max_width}" for g in narrow),
+        "Host-device copies, peer-to-peer and RCCL traffic over PCIe slow down in proportion; nothing reports "
+        "an error. Usual causes: the card in a slot wired for fewer lanes, a riser, or a badly seated card.",
+        [str(s) for g in narrow for s in g.sources if "link_width" in s.file][:6],
+        Fix("Compare the link with the slot's wiring, reseat the card or move it; then measure:",
+            ["sudo lspci -vv -s <bus> | grep -E 'LnkCap|LnkSta'", "rocmdoctor smoke --level 2"]),
+    )]

@@ -12,6 +12,12 @@ from rocmdoctor.model import GpuInfo
 from rocmdoctor.parse.text import hex_id, lines, pci_bus, src, to_int
 
 
+_LINK_FILES = (
+    ("pcie_width", "current_link_width", True), ("pcie_max_width", "max_link_width", True),
+    ("pcie_speed", "current_link_speed", False), ("pcie_max_speed", "max_link_speed", False),
+)
+
+
 def _first_line(text: Optional[str]) -> Optional[tuple[int, str]]:
     if text is None:
         return None
@@ -57,6 +63,12 @@ def parse_drm_card(card: str, files: dict[str, str], base: str) -> Optional[GpuI
     product = _first_line(files.get("product_name"))
     if product and product[1] not in ("", "N/A"):
         gpu.name = product[1]
+    for attr, name, as_int in _LINK_FILES:
+        line = _first_line(files.get(name))
+        if line and line[1] not in ("", "Unknown", "N/A"):
+            setattr(gpu, attr, to_int(line[1]) if as_int else line[1])
+            if name == "current_link_width":
+                gpu.sources.append(src(f"{base}/{name}", line[0], line[1]))
     serial = _first_line(files.get("serial_number"))
     if serial and serial[1] not in ("", "N/A"):
         gpu.serial = serial[1]
