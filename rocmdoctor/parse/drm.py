@@ -11,7 +11,6 @@ from typing import Optional
 from rocmdoctor.model import GpuInfo
 from rocmdoctor.parse.text import hex_id, lines, pci_bus, src, to_int
 
-
 _LINK_FILES = (
     ("pcie_width", "current_link_width", True), ("pcie_max_width", "max_link_width", True),
     ("pcie_speed", "current_link_speed", False), ("pcie_max_speed", "max_link_speed", False),
