@@ -57,7 +57,7 @@ from rocmdoctor.parse import (
 )
 from rocmdoctor.parse import logs as logscan
 from rocmdoctor.parse.gpus import merge_gpus
-from rocmdoctor.parse.text import decode, is_binary, src
+from rocmdoctor.parse.text import decode, hex_id, is_binary, src
 
 MAX_TOTAL_BYTES = 256 * 1024 * 1024  # a bundle (all members together) larger than this is refused
 MAX_MEMBERS = 20_000  # tar members / directory entries walked
@@ -651,6 +651,7 @@ def _read_root(acc: _Acc, tree: _Tree) -> None:
     mem_banks: dict[int, list[str]] = {}
     cards: dict[str, dict[str, str]] = {}
     render_by_slot: dict[str, str] = {}
+    pci_devs: dict[str, dict[str, str]] = {}
     for name in tree.names():
         if not name.startswith("root/"):
             continue
@@ -666,6 +667,10 @@ def _read_root(acc: _Acc, tree: _Tree) -> None:
         m = re.fullmatch(r"/sys/class/drm/(card\d+)/device/([\w.-]+)", host_path)
         if m:
             cards.setdefault(m.group(1), {})[m.group(2)] = name
+            continue
+        m = re.fullmatch(r"/sys/bus/pci/devices/([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])/(\w+)", host_path)
+        if m:
+            pci_devs.setdefault(m.group(1).lower(), {})[m.group(2)] = name
             continue
         m = re.fullmatch(r"/sys/class/drm/(renderD\d+)/device/uevent", host_path)
         if m:
@@ -718,6 +723,8 @@ def _read_root(acc: _Acc, tree: _Tree) -> None:
             if gpu is not None:
                 gpus.append(gpu)
         acc.gpus("kfd", gpus)
+    if pci_devs:
+        _read_pci(acc, tree, pci_devs)
     if cards:
         acc.saw("drm")
         gpus = []
@@ -731,6 +738,29 @@ def _read_root(acc: _Acc, tree: _Tree) -> None:
                 gpu.render_node = render_by_slot[gpu.pci_bus]
             gpus.append(gpu)
         acc.gpus("drm", gpus)
+
+
+def _read_pci(acc: _Acc, tree: _Tree, pci_devs: dict[str, dict[str, str]]) -> None:
+    """AMD GPUs on the PCI bus and the driver bound to each (from the manifest's `driver` links)."""
+    acc.saw("pci")
+    gpus = []
+    for bus in sorted(pci_devs):
+        files = {k: (tree.text(v) or "").strip() for k, v in pci_devs[bus].items()}
+        if files.get("vendor", "").lower() != "0x1002":
+            continue
+        if files.get("class") and not files["class"].lower().startswith(("0x03", "0x12")):
+            continue  # the GPU's HDMI audio function and other non-GPU AMD functions
+        gpu = GpuInfo(index=0, pci_vendor_id="0x1002", pci_bus=bus,
+                      pci_device_id=hex_id(files.get("device", "")) if files.get("device") else None,
+                      pci_revision=hex_id(files.get("revision", ""), width=2) if files.get("revision") else None)
+        gpu.sources.append(src(pci_devs[bus].get("device") or pci_devs[bus]["vendor"], 1, files.get("device")))
+        link = tree.links.get(f"/sys/bus/pci/devices/{bus}/driver")
+        if link is not None:
+            gpu.pci_driver = link.rstrip("/").rsplit("/", 1)[-1]
+        elif acc.host.tool:  # our capture records the link whenever one exists: none means no driver bound
+            gpu.pci_driver = ""
+        gpus.append(gpu)
+    acc.gpus("pci", gpus)
 
 
 _ROOT_FILES: dict[str, Handler] = {

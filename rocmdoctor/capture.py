@@ -72,6 +72,10 @@ DRM_DEVICE_FILES = (
     "mem_info_vram_total", "mem_info_vis_vram_total", "product_name", "product_number", "vbios_version",
     "unique_id", "serial_number",
 )
+# AMD GPUs on the PCI bus whether or not a driver is bound (vendor 0x1002, class 0x03 display / 0x12
+# accelerator): the files below, plus the `driver` link in manifest["links"] (absent = no driver bound).
+PCI_DEVICE_FILES = ("vendor", "device", "revision", "class", "subsystem_vendor", "subsystem_device")
+PCI_CLASSES = ("0x03", "0x12")
 # Symlinks worth knowing (which ROCm /opt/rocm points at); recorded in manifest["links"].
 LINK_GLOBS = ("/opt/rocm", "/opt/rocm*", "/etc/alternatives/rocm")
 
@@ -451,6 +455,7 @@ class Collector:
             if re.match(r"^card\d+$", os.path.basename(card)):
                 for name in DRM_DEVICE_FILES:
                     self.copy(os.path.join(card, "device", name))
+        self.read_pci()
         for node in _glob(self.root, "/sys/class/drm/renderD*"):
             if re.match(r"^renderD\d+$", os.path.basename(node)):
                 self.copy(os.path.join(node, "device", "uevent"))
@@ -462,6 +467,39 @@ class Collector:
                             self.links[_host_path(self.root, real)] = os.readlink(real)
                     except OSError as exc:
                         self.error(_host_path(self.root, real), exc)
+
+    def pci_devices(self) -> "list":
+        """PCI device dirs: udev's enumeration on the live host where pyudev and libudev exist, else sysfs."""
+        if self.root in ("", "/"):
+            try:
+                import pyudev  # optional: remote hosts with only python3 use the sysfs glob below
+
+                names = sorted(d.sys_name for d in pyudev.Context().list_devices(subsystem="pci"))
+                return [os.path.join("/sys/bus/pci/devices", n) for n in names]
+            except Exception:  # ImportError, no libudev, no /run/udev: the sysfs glob is the fallback
+                pass
+        return _glob(self.root, "/sys/bus/pci/devices/*")
+
+    def read_pci(self) -> None:
+        for dev in self.pci_devices():
+            try:
+                with open(os.path.join(dev, "vendor"), "rb") as f:
+                    vendor = f.read(64).strip().lower()
+                with open(os.path.join(dev, "class"), "rb") as f:
+                    klass = f.read(64).strip().lower().decode("ascii", "replace")
+            except OSError:
+                continue
+            if vendor != b"0x1002" or not klass.startswith(PCI_CLASSES):
+                continue
+            for name in PCI_DEVICE_FILES:
+                self.copy(os.path.join(dev, name))
+            driver = os.path.join(dev, "driver")
+            if os.path.islink(driver):
+                try:
+                    with self.lock:
+                        self.links[_host_path(self.root, driver)] = os.readlink(driver)
+                except OSError as exc:
+                    self.error(_host_path(self.root, driver), exc)
 
     def stat_dev(self) -> "dict":
         """``stat -c '%n %a %U %G %u %g' /dev/kfd /dev/dri/*`` done with os.stat (no coreutils needed)."""

@@ -78,6 +78,7 @@ class GpuInfo:
     render_node: Optional[str] = None  # "renderD128"
     uuid: Optional[str] = None
     serial: Optional[str] = None
+    pci_driver: Optional[str] = None  # driver bound on the PCI bus: "amdgpu", "vfio-pci"; "" none; None unknown
     pcie_width: Optional[int] = None  # drm current_link_width: lanes in use
     pcie_max_width: Optional[int] = None  # max_link_width: lanes the device/slot pair can do
     pcie_speed: Optional[str] = None  # current_link_speed: "16.0 GT/s PCIe"

@@ -203,7 +203,20 @@ def test_source_parses_as_python36():
     assert "from __future__ import annotations" not in src
     imports = {n.names[0].name.split(".")[0] for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import)}
     imports |= {n.module.split(".")[0] for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
-    assert imports <= set(sys.stdlib_module_names), imports - set(sys.stdlib_module_names)
+    # pyudev is the one optional import (live device enumeration, guarded): without it capture uses sysfs.
+    assert imports <= set(sys.stdlib_module_names) | {"pyudev"}, imports - set(sys.stdlib_module_names)
+
+
+def test_runs_without_site_packages_so_pyudev_falls_back_to_sysfs(tmp_path):
+    script = Path(capture.__file__).read_bytes()
+    proc = subprocess.run([sys.executable, "-I", "-S", "-", "--stdout-tar", "--quick"], input=script,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    import io
+    import tarfile
+
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:gz") as tar:
+        assert any(n.endswith("manifest.json") for n in tar.getnames())
 
 
 def test_user_not_in_summary_or_unredacted_names(tmp_path):

@@ -221,3 +221,40 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],
         Fix("Read the full log around these lines:", ["sudo dmesg -T | grep -iE 'amdgpu|kfd' | tail -50"]),
     )]
+
+
+@check("driver.not-bound", title="Driver bound to each GPU")
+def driver_bound(host: Host, matrix: Matrix) -> list[Finding]:
+    """The PCI bus sees every GPU even when no driver took it: the clearest proof that amdgpu failed to probe."""
+    known = [g for g in host.gpus if g.pci_driver is not None]
+    if not known:
+        return [not_captured("driver.not-bound", "PCI driver binding (/sys/bus/pci/devices/*/driver)")] \
+            if "pci" in host.captured or host.gpus else []
+    out: list[Finding] = []
+    for g in known:
+        where = f"GPU {g.index} ({g.name or g.pci_device_id or 'AMD GPU'}, PCI {g.pci_bus})"
+        if g.pci_driver == "amdgpu":
+            continue
+        if g.pci_driver == "":
+            out.append(finding(
+                "driver.not-bound", Severity.FAIL, f"{where} has no driver bound",
+                "The card is on the PCI bus but amdgpu did not take it: the module is not loaded, failed to "
+                "probe (firmware missing, unsupported kernel), or is blacklisted.",
+                [str(s) for s in g.sources[:2]],
+                Fix("Load amdgpu and read why it failed:", ["sudo modprobe amdgpu", "sudo dmesg | grep -i amdgpu",
+                                                            f"lspci -k -s {g.pci_bus}"]),
+            ))
+        elif g.pci_driver.startswith("vfio"):
+            out.append(finding(
+                "driver.not-bound", Severity.INFO, f"{where} is bound to {g.pci_driver} (passed through to a VM)",
+                "This host cannot use it; the guest that owns it can.", [str(s) for s in g.sources[:1]],
+            ))
+        else:
+            out.append(finding(
+                "driver.not-bound", Severity.FAIL, f"{where} is driven by {g.pci_driver}, not amdgpu",
+                "ROCm only works through amdgpu. Older GCN cards default to the radeon driver.",
+                [str(s) for s in g.sources[:1]],
+                Fix("Let amdgpu take GCN 1/2 cards (kernel parameters), then reboot:",
+                    ["radeon.si_support=0 amdgpu.si_support=1 radeon.cik_support=0 amdgpu.cik_support=1"]),
+            ))
+    return out or [ok("driver.not-bound", "amdgpu drives every AMD GPU on the PCI bus")]

@@ -17,10 +17,10 @@ GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "rocminfo", "ro
                 "collect_env", "log")
 # Order in which sources become the base list and are merged into it.
 MERGE_ORDER = ("kfd", "rocminfo", "amd-smi", "rocm-smi", "drm", "lspci", "rocm_agent_enumerator", "collect_env")
-_BUS_SOURCES = ("kfd", "drm", "lspci", "amd-smi", "rocm-smi", "rocminfo")
+_BUS_SOURCES = ("kfd", "drm", "pci", "lspci", "amd-smi", "rocm-smi", "rocminfo")
 _FILL = ("name", "pci_vendor_id", "pci_device_id", "pci_revision", "pci_bus", "vram_bytes", "compute_units",
          "kfd_node", "drm_card", "render_node", "uuid", "serial", "pcie_width", "pcie_max_width", "pcie_speed",
-         "pcie_max_speed")
+         "pcie_max_speed", "pci_driver")
 
 
 def best_gfx(gfx_by_source: dict[str, str]) -> Optional[str]:
