@@ -196,7 +196,9 @@ def _tar_tree(path: Path) -> _Tree:
     try:
         tf = tarfile.open(path, "r:*")  # noqa: SIM115 - closed by the ``with tf`` below
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-        raise BadInput(f"{path}: not a readable .tar.gz bundle ({exc})") from None
+        # tarfile's "r:*" error lists every method tried, one per line: the message must stay one line.
+        detail = "no gzip, bzip2, xz or tar data" if "could not be opened" in str(exc) else " ".join(str(exc).split())
+        raise BadInput(f"{path}: not a readable .tar.gz bundle ({detail})") from None
     try:
         with tf:
             for m in tf:
@@ -740,6 +742,9 @@ def _read_root(acc: _Acc, tree: _Tree) -> None:
         acc.gpus("drm", gpus)
 
 
+MAX_GPUS = 256
+
+
 def _read_pci(acc: _Acc, tree: _Tree, pci_devs: dict[str, dict[str, str]]) -> None:
     """AMD GPUs on the PCI bus and the driver bound to each (from the manifest's `driver` links)."""
     acc.saw("pci")
@@ -879,6 +884,13 @@ def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
     _finish_torch(acc)
     if acc.container_seen:
         host.container = acc.container
+    # No real node has more than a few dozen GPU agents; a pasted or hostile file with thousands would only make
+    # every check slow (each GPU is judged against the matrix), so keep the first MAX_GPUS and say so.
+    for lists in acc.gpu_lists.values():
+        for i, found in enumerate(lists):
+            if len(found) > MAX_GPUS:
+                host.parse_notes.append(f"{len(found)} GPU agents in one source; only the first {MAX_GPUS} kept")
+                lists[i] = found[:MAX_GPUS]
     host.gpus = merge_gpus(acc.gpu_lists, host.parse_notes)
     if tree is not None:
         host.parse_notes.extend(tree.notes)

@@ -643,6 +643,24 @@ def _hostname(root: "str", files: "dict") -> "str":
         return ""
 
 
+MAX_SECONDS = 86400.0
+
+
+def _sane_seconds(value: "float", default: "float") -> "float":
+    """A usable number of seconds: nan -> default, inf/huge -> a day, <= 0 -> 0.01.
+
+    Why: ``select()`` and ``time_t`` overflow on inf (a traceback in every worker thread), and this module
+    also runs remotely as a script where no CLI validated the value first.
+    """
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return default
+    if value != value:
+        return default
+    return min(max(value, 0.01), MAX_SECONDS)
+
+
 def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, root: "str | None" = None,
             budget: "float | None" = None, skip: "tuple" = (), collect_env: "bool" = False,
             redact: "bool" = False) -> "tuple":
@@ -654,7 +672,8 @@ def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, roo
     start = time.monotonic()
     root = root or os.environ.get("ROCMDOCTOR_ROOT") or "/"
     python = python or sys.executable or "python3"
-    budget = budget if budget is not None else 2 * timeout + 2
+    timeout = _sane_seconds(timeout, DEFAULT_TIMEOUT)
+    budget = _sane_seconds(budget, 2 * timeout + 2) if budget is not None else 2 * timeout + 2
     col = Collector(root, python, timeout, budget)
     reader = threading.Thread(target=col.read_files)
     reader.daemon = True

@@ -16,6 +16,8 @@ DEMO_FIXTURE = "rx7900xtx-dkms-build-fails-kernel-6.5"
 
 def resolve_source(source: str) -> Path:
     """A path as given; else the name of a bundled fixture (``fixtures/NAME`` or ``NAME``)."""
+    if not source.strip():  # Path("") is ".": an empty --from would silently judge the current directory
+        raise BadInput("--from: empty path (give a bundle directory, a .tar.gz or a pasted file)")
     p = Path(source).expanduser()
     if p.exists():
         return p

@@ -43,6 +43,13 @@ for _module in (check, capture, matrix, install, smoke, container, fleet):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: maps our errors to exit 2/1 with one clear line, never a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # an ASCII-only terminal gets '?' for ✓/—, not a UnicodeEncodeError
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
     try:
         rv = app(args=argv, standalone_mode=False)
     except RocmdoctorError as exc:

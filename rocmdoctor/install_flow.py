@@ -50,6 +50,8 @@ def load_bundle_host(path: str) -> Host:
         from rocmdoctor.bundle import load_host
     except ImportError as exc:
         raise BadInput("reading capture bundles (rocmdoctor.bundle) is not available in this build") from exc
+    if not path.strip():  # Path("") is "." : never judge the current directory by accident
+        raise BadInput("--from: empty path (give a bundle directory or .tar.gz)")
     return load_host(path)
 
 
@@ -67,6 +69,25 @@ def capture_local_host(python: str, timeout: float = 10.0) -> Host:
                        skip=(*QUICK_SKIP, "torch-probe", "docker-info"))
         return load_bundle_host(tmp)
 
+
+
+def _check_lock_path(lock: str) -> None:
+    """Exit 2 before minutes of resolving when --lock cannot be written (a directory, a missing parent, /proc)."""
+    from pathlib import Path
+
+    from rocmdoctor.errors import BadInput
+
+    path = Path(lock)
+    if lock.startswith("-") or path.is_dir():
+        raise BadInput(f"--lock {lock!r}: expected a file path")
+    existed = path.exists()
+    try:  # a real probe: permission bits say yes to root even where nothing can be written
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise BadInput(f"--lock {lock}: cannot write ({exc.strerror or exc})") from None
+    if not existed:
+        path.unlink()
 
 def render_plan(plan: Plan, con: Console) -> None:
     """The plan as a reader wants it: what, why, what was rejected, and the loud warnings."""
@@ -141,8 +162,15 @@ def run(
     for opt, value in (("--index-url", index_url), ("--find-links", find_links)):
         if value is not None and value.startswith("-"):
             raise BadInput(f"{opt} {value!r} is not a URL")
+    # An empty value (an unset shell variable: --from "$B") must never fall back to this host: with --from
+    # that would turn a plan for another machine into a real install here.
+    for opt, value in (("--from", source), ("--python", python), ("--lock", lock)):
+        if value is not None and not value.strip():
+            raise BadInput(f"{opt}: empty value")
+    if lock:
+        _check_lock_path(lock)
     target: Optional[Target] = None
-    if source:
+    if source is not None:
         host = load_bundle_host(source)
         if not dry_run:
             err.print("--from: planning for the captured host only; nothing is installed here.")

@@ -596,6 +596,23 @@ def parse_index_page(body: bytes, content_type: str, project: str) -> dict[str, 
     return out
 
 
+_UNREACHABLE = ("Connection refused", "Name or service not known", "Temporary failure in name resolution",
+                "Network is unreachable", "No route to host", "timed out")
+
+
+def installer_error(output: str) -> str:
+    """The reason in one line, out of pip's or uv's many (retries, tracebacks, resolver trees).
+
+    Why: the CLI promises one clear line; the last 600 characters of pip's output start mid-word and span lines.
+    """
+    for phrase in _UNREACHABLE:
+        if phrase in output:
+            return f"cannot reach the index ({phrase})"
+    lines = [ln.strip().lstrip("×").strip() for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.lower().startswith("error")]
+    text = (errors or lines or ["no output"])[0]
+    return text if len(text) <= 300 else text[:297] + "..."
+
 def resolve_closure(plan: Plan, installer: str, python: str, python_version: Optional[str], workdir: str,
                     env: dict[str, str], constraints: str) -> list[tuple[str, str]]:
     """Every (name, version) the install would bring, already-installed ones included (for the lock)."""
@@ -610,7 +627,7 @@ def resolve_closure(plan: Plan, installer: str, python: str, python_version: Opt
             argv += ["--prerelease", "allow"]
         proc = subprocess.run(argv, capture_output=True, text=True, env=env)
         if proc.returncode != 0:
-            raise OperationFailed(f"could not resolve the lock with uv: {proc.stderr.strip()[-600:]}")
+            raise OperationFailed(f"could not resolve the lock with uv: {installer_error(proc.stderr)}")
         pins = [line.split("==", 1) for line in proc.stdout.splitlines() if "==" in line and not line.startswith("#")]
         return [(_normalize(n.strip()), v.split()[0].strip()) for n, v in pins]
     report = os.path.join(workdir, "report.json")
@@ -622,7 +639,7 @@ def resolve_closure(plan: Plan, installer: str, python: str, python_version: Opt
                      "--target", os.path.join(workdir, "target")]  # pip demands a target here; --dry-run writes none
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
-        raise OperationFailed(f"could not resolve the lock with pip: {(proc.stdout + proc.stderr).strip()[-600:]}")
+        raise OperationFailed(f"could not resolve the lock with pip: {installer_error(proc.stdout + proc.stderr)}")
     data = json.loads(Path(report).read_text())
     return [(_normalize(i["metadata"]["name"]), str(i["metadata"]["version"])) for i in data.get("install", [])]
 

@@ -20,6 +20,7 @@ BOX = {"ok": "[✓]", "info": "[•]", "skip": "[-]", "warn": "[!]", "fail": "[�
 BOX_ASCII = {"ok": "[+]", "info": "[i]", "skip": "[-]", "warn": "[!]", "fail": "[x]", "error": "[E]"}
 STYLE = {"ok": "green", "info": "cyan", "skip": "dim", "warn": "yellow", "fail": "red", "error": "magenta"}
 PROBLEMS = (Severity.WARN, Severity.FAIL, Severity.ERROR)
+_ASCII_TEXT = str.maketrans({"—": "-", "–": "-", "×": "x", "…": "...", "’": "'"})
 
 
 def worst(findings: list[Finding]) -> Optional[Severity]:
@@ -117,14 +118,20 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
     from rich.markup import escape
 
     stream = file or sys.stdout
-    boxes = BOX_ASCII if (ascii_only if ascii_only is not None else _use_ascii(stream)) else BOX
+    plain = ascii_only if ascii_only is not None else _use_ascii(stream)
+    boxes = BOX_ASCII if plain else BOX
     con = Console(file=stream, highlight=False, soft_wrap=True)
+
+    def emit(text: str = "") -> None:
+        """One line; on ASCII-only terminals the typographic characters become ASCII (the rest degrades to '?')."""
+        con.print(text.translate(_ASCII_TEXT) if plain else text)
+
     if header is None and host is not None:
         gpus = gpu_summary(host) or "no AMD GPU seen"
         where = host.hostname or host.origin or "this host"
         header = f"rocmdoctor {__version__} — {where}: {gpus}"
     if header:
-        con.print(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
+        emit(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
     for title, items in _group(findings):
         sev = area_status(items)
         shown = [f for f in items if verbose or f.severity in PROBLEMS or f.severity == Severity.INFO]
@@ -134,25 +141,25 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
             more = len([f for f in items if f.severity == sev]) - 1
             head += f" [dim]— {escape(lead.title)}{f' (+{more} more)' if more else ''}[/dim]"
             shown = [f for f in shown if f is not lead]
-        con.print(head)
+        emit(head)
         for f in shown:
             mark = boxes[f.severity.value][1]
-            con.print(f"    [{STYLE[f.severity.value]}]{escape(mark)}[/] {escape(f.title)}  [dim]{escape(f.id)}[/dim]")
+            emit(f"    [{STYLE[f.severity.value]}]{escape(mark)}[/] {escape(f.title)}  [dim]{escape(f.id)}[/dim]")
             if f.severity in PROBLEMS or verbose:
                 if f.detail:
-                    con.print(f"      [dim]{escape(f.detail)}[/dim]")
+                    emit(f"      [dim]{escape(f.detail)}[/dim]")
                 if verbose:
                     for ev in f.evidence[:6]:
-                        con.print(f"      [dim]evidence: {escape(ev)}[/dim]")
+                        emit(f"      [dim]evidence: {escape(ev)}[/dim]")
             if f.fix and f.severity in PROBLEMS:
                 if f.fix.explanation:
-                    con.print(f"      [bold]Fix:[/bold] {escape(f.fix.explanation)}")
+                    emit(f"      [bold]Fix:[/bold] {escape(f.fix.explanation)}")
                 for cmd in f.fix.commands:
-                    con.print(f"        [cyan]$ {escape(cmd)}[/cyan]")
+                    emit(f"        [cyan]$ {escape(cmd)}[/cyan]")
                 if f.fix.url:
-                    con.print(f"      [dim]{escape(f.fix.url)}[/dim]")
-    con.print()
-    con.print(summary_line(findings))
+                    emit(f"      [dim]{escape(f.fix.url)}[/dim]")
+    emit()
+    emit(summary_line(findings))
 
 
 def summary_line(findings: list[Finding]) -> str:

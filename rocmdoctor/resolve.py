@@ -370,6 +370,8 @@ def _refusal(
     )
 
 
+_URL_RE = re.compile(r"(https?|file)://[^\s]+\Z")
+
 def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
     """The newest fitting build, or :class:`Refused` (never a CPU wheel); see the module docstring."""
     if options.channel not in CHANNELS:
@@ -382,6 +384,9 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
         )
     if options.find_links and options.channel != "amd":
         raise BadInput("--find-links only applies to --channel amd (AMD's flat repo.radeon.com directories)")
+    if options.index_url is not None and not _URL_RE.match(options.index_url):
+        # Checked here, not by pip later: a plan (and a Dockerfile) must never carry a non-URL index.
+        raise BadInput(f"--index-url {options.index_url!r} is not an http(s):// or file:// URL")
     python = _python_version(host, options)
     _check_platform(host)
     spec = torch_specifier(options.torch_spec)

@@ -447,6 +447,21 @@ def resolve_python(python: Optional[str]) -> str:
     return found
 
 
+def ensure_python3(python: str) -> None:
+    """BadInput unless ``python`` runs as a Python 3 interpreter.
+
+    Why: /bin/false or a text file would otherwise surface as "smoke program crashed on GPU 0" (exit 1),
+    a GPU finding about something that is a usage error.
+    """
+    try:
+        proc = subprocess.run([python, "-c", "import sys; print(sys.version_info[0])"], capture_output=True,
+                              text=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise BadInput(f"--python {python}: cannot run it ({exc})") from None
+    if proc.returncode != 0 or proc.stdout.strip() != "3":
+        raise BadInput(f"--python {python}: not a Python 3 interpreter (exit {proc.returncode})")
+
+
 # ------------------------------------------------------------------------------------------------ running
 def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[Matrix] = None,
               host_source: Optional[Callable[[], Optional[Host]]] = None,

@@ -25,6 +25,8 @@ def _prepare(out: str) -> None:
     if out == "-":
         import sys
 
+        if sys.stdout is None:  # fd 1 closed: nowhere to write the archive
+            raise BadInput("-o -: standard output is closed (write to a file with -o FILE.tar.gz)")
         if sys.stdout.isatty():
             raise BadInput("-o -: refusing to write a .tar.gz to a terminal (redirect stdout to a file)")
         return
@@ -82,6 +84,10 @@ def register(app: typer.Typer) -> None:
 
         if not output:
             raise BadInput("give a destination: rocmdoctor capture -o DIR or -o FILE.tar.gz")
+        from rocmdoctor.options import seconds
+
+        seconds("--timeout", timeout)
+        seconds("--budget", budget)
         if python is not None:
             found = shutil.which(python) if os.sep not in python else python
             if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):

@@ -41,7 +41,9 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 nothing failed, 1 a check failed, 2 usage error or unreadable input.
         """
         from rocmdoctor.checkrun import run_check
+        from rocmdoctor.options import seconds
 
+        seconds("--timeout", timeout)
         code = run_check(
             source=source, fmt="json" if as_json else fmt.value, verbose=verbose, list_checks=list_checks,
             select=_split(select), skip=_split(skip), strict=strict, live=live, python=python, timeout=timeout,

@@ -169,9 +169,14 @@ def register(app: typer.Typer) -> None:
         """Our hadolint subset (DL3006/3007/3008/3013/3015/3042/4006); exit 1 when anything is found."""
         import json
 
-        from rocmdoctor.container.lint import lint, render_text
+        from rocmdoctor.container.lint import lint, parse, render_text
+        from rocmdoctor.errors import BadInput
 
-        issues = lint(read(path, "Dockerfile"))
+        text = read(path, "Dockerfile")
+        # "no issues" for a binary file or an empty one would be a false all-clear: docker cannot build either.
+        if "\x00" in text or not any(ins.keyword == "FROM" for ins in parse(text)):
+            raise BadInput(f"{path}: not a Dockerfile (no FROM instruction)")
+        issues = lint(text)
         if as_json:
             typer.echo(json.dumps([{"file": path, **i.to_dict()} for i in issues], indent=2))
         else:
@@ -196,8 +201,13 @@ def register(app: typer.Typer) -> None:
 
         if image.startswith("-"):
             raise BadInput(f"image {image!r}: not an image name")
+        from rocmdoctor.container.render_runargs import validate
+        from rocmdoctor.options import seconds
+
+        seconds("--timeout", timeout)
         gid, notes = render_options(None, render_gid)
         opts = RunOptions(access=access, render_gid=gid, notes=notes)
+        validate(opts)  # bad options are exit 2 here, not a failed finding after talking to the daemon
         findings, runs = test_image(image, opts, timeout=timeout, smoke=not no_smoke)
         if as_json:
             typer.echo(to_json(None, findings, image=image, runs=[

@@ -5,6 +5,7 @@ Thin typer wiring; the logic lives in :mod:`rocmdoctor.fleet` (imported lazily i
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -41,22 +42,42 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.fleet import audit as audit_mod
         from rocmdoctor.fleet import hosts as hosts_mod
         from rocmdoctor.fleet import transport
+        from rocmdoctor.options import seconds
 
-        if ssh_config is not None and not ssh_config.is_file():
-            raise BadInput(f"--ssh-config {ssh_config}: no such file")
-        for name, p in (("-f", hostfile), ("--inventory", inventory)):
-            if p is not None and not p.is_file():
-                raise BadInput(f"{name} {p}: no such file")
-        for name, p in (("--prometheus", prometheus), ("--save-bundles", save_bundles)):
-            if p is not None and p.exists() and not p.is_dir():
-                raise BadInput(f"{name} {p}: exists and is not a directory")
-        for name, p in (("--json", json_file), ("--html", html_file)):
-            if p is not None and p.is_dir():
-                raise BadInput(f"{name} {p}: is a directory")
+        seconds("--timeout", timeout, minimum=1.0)
+        for name, p in (("--ssh-config", ssh_config), ("-f", hostfile), ("--inventory", inventory)):
+            # ssh -F /dev/null is the usual way to say "no config"; other devices (/dev/zero) never end.
+            if p is not None and not p.is_file() and not (name == "--ssh-config" and str(p) == os.devnull):
+                raise BadInput(f"{name} {p}: {'is a directory' if p.is_dir() else 'not a regular file'}"
+                               if p.exists() else f"{name} {p}: no such file")
         targets = hosts_mod.collect_targets(hosts or [], hostfile, inventory)
         if not transport.ssh_available():
             raise BadInput("no `ssh` client found on PATH (install openssh-client)")
         base_fp = audit_mod.load_baseline(baseline) if baseline is not None else None
+        # Every output is checked before the audit (a report that cannot be written after an hour of
+        # fan-out would be lost), and after every other check (a usage error creates nothing).
+        for name, p in (("--prometheus", prometheus), ("--save-bundles", save_bundles)):
+            if p is None:
+                continue
+            if p.exists() and not p.is_dir():
+                raise BadInput(f"{name} {p}: exists and is not a directory")
+            try:
+                p.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise BadInput(f"{name} {p}: cannot create the directory ({exc.strerror or exc})") from None
+        for name, p in (("--json", json_file), ("--html", html_file)):
+            if p is None:
+                continue
+            if p.is_dir():
+                raise BadInput(f"{name} {p}: is a directory")
+            existed = p.exists()
+            try:  # a real probe (permissions alone say yes to root, even under /proc)
+                with open(p, "a"):
+                    pass
+            except OSError as exc:
+                raise BadInput(f"{name} {p}: cannot write ({exc.strerror or exc})") from None
+            if not existed:
+                p.unlink()
         opts = audit_mod.AuditOptions(
             jobs=jobs, timeout=timeout, live=live, save_bundles=save_bundles,
             ssh=transport.SshSettings(config=ssh_config, connect_timeout=int(min(10.0, timeout)),
@@ -80,8 +101,10 @@ def register(app: typer.Typer) -> None:
         """
         from rocmdoctor.checkrun import load_source
         from rocmdoctor.fleet.healthcheck import verdict
+        from rocmdoctor.options import seconds
         from rocmdoctor.pipeline import judge_host
 
+        seconds("--timeout", timeout, minimum=1.0)
         host = load_source(source, None, timeout)
         code, line = verdict(judge_host(host), strict=strict, max_len=max_length)
         typer.echo(line)

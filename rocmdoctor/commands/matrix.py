@@ -73,14 +73,25 @@ def register(app: typer.Typer) -> None:
         timeout: float = typer.Option(20.0, "--timeout", help="Seconds per HTTP request."),
     ) -> None:
         """Fetch the torch/triton wheel tables from an index and write a reviewable diff of torch.toml."""
+        import os
         from pathlib import Path
 
+        from rocmdoctor.errors import BadInput, OperationFailed
         from rocmdoctor.matrix_update import run_update
+        from rocmdoctor.options import seconds
 
+        seconds("--timeout", timeout)
+        if output:  # fail before the fetch, not after it
+            parent = Path(output).parent
+            if Path(output).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
+                raise BadInput(f"-o {output}: not a writable file path")
         diff, summary = run_update(index_url, timeout=timeout)
         typer.echo(summary, err=True)
         if output:
-            Path(output).write_text(diff, encoding="utf-8")
+            try:
+                Path(output).write_text(diff, encoding="utf-8")
+            except OSError as exc:
+                raise OperationFailed(f"cannot write {output}: {exc.strerror or exc}") from None
             typer.echo(f"diff written to {output} (review, then apply with `patch -p1 < {output}`)", err=True)
         else:
             typer.echo(diff, nl=False)

@@ -39,6 +39,10 @@ def register(app: typer.Typer) -> None:
         opts = SmokeOptions(python=resolve_python(python), level=level, devices=parse_devices(devices),
                             cpu=device == "cpu", timeout=timeout, quick=quick, duration=duration)
         check_options(opts)
+        if python is not None:
+            from rocmdoctor.smoke import ensure_python3
+
+            ensure_python3(opts.python)
         progress = _progress(as_json)
         host_source = None if opts.cpu else _live_host(opts.python)
         try:

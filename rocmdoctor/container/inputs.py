@@ -16,6 +16,9 @@ def _echo(message: str, err: bool = False, nl: bool = True) -> None:
     stream.flush()
 
 
+MAX_INPUT_BYTES = 16 << 20  # plans, locks and Dockerfiles are kilobytes
+
+
 def read(path: str, what: str) -> str:
     from rocmdoctor.errors import BadInput
 
@@ -23,9 +26,12 @@ def read(path: str, what: str) -> str:
         raise BadInput(f"{what} {path!r}: not a file name")
     try:
         with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
+            data = fh.read(MAX_INPUT_BYTES + 1)  # bounded: /dev/zero or a wrong huge file must not eat memory
     except OSError as exc:
         raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise BadInput(f"{what} {path}: larger than {MAX_INPUT_BYTES >> 20} MiB; refusing to read it")
+    return data.decode("utf-8", "replace")
 
 
 def split_with(with_: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -98,7 +104,9 @@ def resolve_here(source: Optional[str], torch: Optional[str], rocm: Optional[str
         from rocmdoctor.resolve import ResolveOptions, resolve
     except ImportError as exc:
         raise BadInput(f"the install resolver is not available in this build ({exc}); pass --plan and --lock") from None
-    host = load_bundle_host(source) if source else capture_local_host(sys.executable)
+    host = load_bundle_host(source) if source is not None else capture_local_host(sys.executable)
+    if not python and not host.python.version:  # the resolver's own hint names install's --python-version
+        raise BadInput("the Python version for the image is not known; pass --python X.Y")
     options = ResolveOptions(torch_spec=torch, rocm=rocm, companions=tuple(companions), python_version=python,
                              index_url=index_url)
     return resolve(host, matrix_mod.load(), options)
@@ -178,7 +186,7 @@ def render_options(source: Optional[str], render_gid: Optional[int]) -> tuple[Op
 
     if render_gid is not None:
         return render_gid, ()
-    if source:
+    if source is not None:
         from rocmdoctor.install_flow import load_bundle_host
 
         gid, why = render_gid_from_host(load_bundle_host(source))

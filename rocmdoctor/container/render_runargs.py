@@ -30,6 +30,9 @@ class RunOptions:
     notes: tuple[str, ...] = field(default_factory=tuple)  # why something was left out
 
 
+MAX_GID = 4294967294  # (gid_t)-1 is 'no group'
+
+
 def validate(opts: RunOptions) -> None:
     if opts.engine not in ENGINES:
         raise BadInput(f"--engine {opts.engine!r}: one of {', '.join(ENGINES)}")
@@ -39,6 +42,8 @@ def validate(opts: RunOptions) -> None:
         raise BadInput(f"--shm-size {opts.shm_size!r}: a size such as 16g")
     if not opts.gpus or not all(c.isalnum() or c in ",-" for c in opts.gpus):
         raise BadInput(f"--gpus {opts.gpus!r}: all, 0,1, 0-3 or a GPU UUID")
+    if opts.render_gid is not None and not 0 <= opts.render_gid <= MAX_GID:
+        raise BadInput(f"--render-gid {opts.render_gid}: a group id between 0 and {MAX_GID}")
 
 
 def run_flags(opts: RunOptions) -> list[str]:

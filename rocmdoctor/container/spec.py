@@ -214,6 +214,9 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+MAX_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: the last second datetime can print
+
+
 def build_spec(
     plan: Plan,
     base: Optional[str] = None,
@@ -228,12 +231,14 @@ def build_spec(
     """Turn a locked plan into a spec, refusing anything that would make the image irreproducible."""
     if not _PY_RE.match(plan.python or ""):
         raise BadInput(f"plan python {plan.python!r}: expected X.Y such as 3.11")
+    if not 0 <= source_date_epoch <= MAX_EPOCH:
+        raise BadInput(f"--source-date-epoch {source_date_epoch}: seconds since 1970 (0 to {MAX_EPOCH})")
     image = parse_image(base) if base else default_base(plan.rocm, plan.python)
     family = pkg_family(image)
     pins = dict(apt_pins or {})
     for name, version in pins.items():
         if not _PKG_RE.match(name) or not _APT_VERSION_RE.match(version):
-            raise BadInput(f"--apt-pin {name}={version}: not a package name and version")
+            raise BadInput(f"--apt-pin {name + '=' + version!r}: not a package name and version")
     names = [p.format(py=plan.python) for p in PKG_FAMILIES[family]["python_packages"]]
     for extra in extra_os_packages:
         if not _PKG_RE.match(extra):
