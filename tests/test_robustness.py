@@ -323,7 +323,8 @@ def test_ascii_only_terminal_gets_ascii_not_a_traceback():
 
 
 def test_thousands_of_gpu_agents_are_capped_not_slow(tmp_path):
-    agent = "  Name:                    gfx90a\n  Marketing Name:          AMD Instinct MI210\n  Device Type:             GPU\n"
+    agent = ("  Name:                    gfx90a\n  Marketing Name:          AMD Instinct MI210\n"
+             "  Device Type:             GPU\n")
     paste = tmp_path / "rocminfo.txt"
     paste.write_text(agent * 5000)
     proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "check", "--from", str(paste), "--json"],
