@@ -76,18 +76,12 @@ def _check_lock_path(lock: str) -> None:
     from pathlib import Path
 
     from rocmdoctor.errors import BadInput
+    from rocmdoctor.options import writable_file
 
     path = Path(lock)
     if lock.startswith("-") or path.is_dir():
         raise BadInput(f"--lock {lock!r}: expected a file path")
-    existed = path.exists()
-    try:  # a real probe: permission bits say yes to root even where nothing can be written
-        with open(path, "a"):
-            pass
-    except OSError as exc:
-        raise BadInput(f"--lock {lock}: cannot write ({exc.strerror or exc})") from None
-    if not existed:
-        path.unlink()
+    writable_file("--lock", path)
 
 def render_plan(plan: Plan, con: Console) -> None:
     """The plan as a reader wants it: what, why, what was rejected, and the loud warnings."""

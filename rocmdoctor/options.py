@@ -7,6 +7,7 @@ traceback; a negative one would silently time every command out. Rejected here w
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Optional
 
 from rocmdoctor.errors import BadInput
@@ -22,3 +23,21 @@ def seconds(option: str, value: Optional[float], minimum: float = 0.1,
     if not math.isfinite(value) or not minimum <= value <= maximum:
         raise BadInput(f"{option} {value:g}: expected seconds between {minimum:g} and {maximum:g}")
     return value
+
+
+def writable_file(option: str, path: Path) -> None:
+    """Refuse (exit 2) an output file that cannot be written, before any slow work produces its content.
+
+    A real probe, not permission bits: those say yes to root even under /proc. A file the probe created is
+    removed again, so a refused run leaves nothing behind.
+    """
+    if path.is_dir():
+        raise BadInput(f"{option} {path}: is a directory")
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise BadInput(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+    if not existed:
+        path.unlink()

@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.fleet import audit as audit_mod
         from rocmdoctor.fleet import hosts as hosts_mod
         from rocmdoctor.fleet import transport
-        from rocmdoctor.options import seconds
+        from rocmdoctor.options import seconds, writable_file
 
         seconds("--timeout", timeout, minimum=1.0)
         for name, p in (("--ssh-config", ssh_config), ("-f", hostfile), ("--inventory", inventory)):
@@ -68,16 +68,7 @@ def register(app: typer.Typer) -> None:
         for name, p in (("--json", json_file), ("--html", html_file)):
             if p is None:
                 continue
-            if p.is_dir():
-                raise BadInput(f"{name} {p}: is a directory")
-            existed = p.exists()
-            try:  # a real probe (permissions alone say yes to root, even under /proc)
-                with open(p, "a"):
-                    pass
-            except OSError as exc:
-                raise BadInput(f"{name} {p}: cannot write ({exc.strerror or exc})") from None
-            if not existed:
-                p.unlink()
+            writable_file(name, p)
         opts = audit_mod.AuditOptions(
             jobs=jobs, timeout=timeout, live=live, save_bundles=save_bundles,
             ssh=transport.SshSettings(config=ssh_config, connect_timeout=int(min(10.0, timeout)),
