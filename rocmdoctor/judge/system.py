@@ -128,18 +128,19 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
             "driver.dkms-failed", Severity.FAIL, "`dkms status` itself fails",
             "A stale or half-removed DKMS tree makes dkms error out, so no module can be (re)built for a new "
             "kernel. Usually left over from an uninstalled amdgpu-dkms.",
-            [str(err.source), err.value],
+            [str(err.source) if err.source else err.value],
             Fix("Remove the broken tree and reinstall the driver package:",
                 ["ls /var/lib/dkms/amdgpu", "sudo rm -r /var/lib/dkms/amdgpu/<broken-version>",
                  "sudo apt install --reinstall amdgpu-dkms"]),
         ))
-    for fail in info.build_failures:
+    if info.build_failures:
+        evidence = [str(f.source) if f.source else f.value for f in info.build_failures]
         out.append(finding(
             "driver.dkms-failed", Severity.FAIL, "amdgpu-dkms failed to build",
             "The amdgpu DKMS module did not build"
             + (f" for {', '.join(info.failed_kernels)}" if info.failed_kernels else "") + ":"
             " the system boots with the in-tree amdgpu (or none), which may not match ROCm user space.",
-            [str(fail.source), fail.value],
+            list(dict.fromkeys(evidence)),
             Fix("Read the make.log; boot a kernel this amdgpu-dkms supports, or upgrade ROCm/amdgpu-dkms:",
                 ["cat /var/lib/dkms/amdgpu/*/build/make.log | tail -50", "dkms status"],
                 ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
