@@ -15,10 +15,13 @@ from typing import Any
 
 import pytest
 
+from rocmdoctor.judge.registry import all_ids
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = ROOT / "fixtures"
 CAPTURES = ROOT.parent / "shared" / "captures"
-FIXTURES = sorted(p for p in FIXTURES_DIR.iterdir() if p.is_dir()) if FIXTURES_DIR.is_dir() else []
+FIXTURES = sorted(p for p in FIXTURES_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))\
+    if FIXTURES_DIR.is_dir() else []
 IDS = [p.name for p in FIXTURES]
 
 PUBLIC_IDS = frozenset({
@@ -34,7 +37,7 @@ EXTRA_IDS = frozenset({
     "log.hip-invalid-argument", "log.collect-env-crash", "log.unsupported-gpu-target",
     "log.pip-extra-index-url", "log.hip-error-no-device", "env.wsl-bundled-hsa-runtime",
 })
-KNOWN_IDS = PUBLIC_IDS | EXTRA_IDS
+KNOWN_IDS = PUBLIC_IDS | EXTRA_IDS | set(all_ids())  # plus every id the checks declare
 META_FILES = {"NOTES.md", "expected.json", "sources.json"}
 BUNDLE_TOP = {"cmd", "root", "logs", "env.txt", "manifest.json"}
 HAND_WRITABLE = (

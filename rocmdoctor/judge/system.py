@@ -116,6 +116,18 @@ def amdgpu_loaded(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _dkms_fixed(matrix: Matrix, dkms_version: str, kernel: str) -> list[str]:
+    """ROCm releases newer than the one that shipped ``dkms_version`` whose amdgpu-dkms has no known breakage
+    on ``kernel``, oldest first."""
+    from rocmdoctor.judge.facts import _vkey
+
+    shipped = matrix.rocm_for_dkms(dkms_version) or "0"
+    newer = [r for r in matrix.releases.values() if _vkey(r.version) > _vkey(shipped) and r.dkms_base
+             and r.version.split(".")[:2] != shipped.split(".")[:2]]
+    return [r.version for r in sorted(newer, key=lambda r: _vkey(r.version))
+            if not matrix.dkms_breakages(f"{r.dkms_base}-0", kernel)]
+
+
 @check("driver.dkms-failed", "driver.dkms-breakage", title="amdgpu-dkms")
 def dkms(host: Host, matrix: Matrix) -> list[Finding]:
     info = host.dkms
@@ -149,14 +161,18 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
     if kernel and amdgpu:
         for e in amdgpu:
             for b in matrix.dkms_breakages(e.version, kernel):
+                fixed = _dkms_fixed(matrix, e.version, kernel)
+                upgrade = f" (the first newer one: ROCm {fixed[0]})" if fixed else ""
                 out.append(finding(
                     "driver.dkms-breakage", Severity.FAIL,
                     f"amdgpu-dkms {e.version} is known not to build on kernel {kernel}",
                     f"amdgpu-dkms {b.dkms_base} fails to build on kernels {b.kernel_min}"
                     f"{'–' + b.kernel_max if b.kernel_max else ' and newer'} ({b.issue}).",
                     [str(e.source)] if e.source else [],
-                    Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms supports "
-                        "this kernel.", ["uname -r", "rocmdoctor matrix show"], b.issue),
+                    Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms builds on "
+                        f"this kernel{upgrade}.",
+                        ["uname -r", "rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
+                        b.issue),
                 ))
         on_kernel = [e for e in amdgpu if e.kernel == kernel]
         if not on_kernel and not out:
@@ -168,6 +184,8 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                     [f"sudo apt install linux-headers-{kernel}", "sudo dkms autoinstall", "dkms status"]),
             ))
         for e in on_kernel:
+            if e.status == "build-failed":
+                continue  # reported above with the log lines
             if e.status.split()[0:1] != ["installed"]:
                 out.append(finding(
                     "driver.dkms-failed", Severity.FAIL,

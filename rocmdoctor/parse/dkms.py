@@ -20,6 +20,7 @@ _BUILD_FAIL = re.compile(
 )
 _BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))? for|for kernel)\s+(\d[\w.+~-]{0,127})")
 _DPKG_DKMS = re.compile(r"(?:error processing package|Error occurred:?)\s*(amdgpu-dkms|rock-dkms)|^\s*amdgpu-dkms\s*$")
+_LOADING = re.compile(r"Loading new (?P<mod>[\w+-]{1,64}?)-(?P<ver>\d[\w.+~-]{0,127}) DKMS files")
 _TREE_ERROR = re.compile(r"^Error!|dkms\.conf.{0,200}?(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
 
 
@@ -27,10 +28,14 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
     """Entries, broken-tree errors, build failures and the kernels they failed for."""
     info = DkmsInfo()
     last_kernel = None
+    loading = None  # (module, version, line) from "Loading new amdgpu-6.3.6-1718217.22.04 DKMS files..."
     for n, line in lines(text):
         body = strip_prompt(line)[0].strip()
         if not body:
             continue
+        lm = _LOADING.search(body)
+        if lm:
+            loading = (lm.group("mod"), lm.group("ver"), n)
         km = _BUILD_FAIL_KERNEL.search(body)
         if km:
             last_kernel = km.group(1)
@@ -40,6 +45,10 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
             kernel = fm.group(1) or last_kernel
             if kernel and kernel not in info.failed_kernels:
                 info.failed_kernels.append(kernel)
+            if loading is not None and kernel:
+                # an install log names the module version it failed to build: known breakages can be matched
+                info.entries.append(DkmsEntry(module=loading[0], version=loading[1], kernel=kernel,
+                                              status="build-failed", source=src(file, loading[2])))
             continue
         if _DPKG_DKMS.search(body) and "error" in body.lower():
             info.build_failures.append(Fact(body, src(file, n, body)))
