@@ -461,12 +461,17 @@ class Collector:
                 self.copy(os.path.join(node, "device", "uevent"))
         for pattern in LINK_GLOBS:
             for real in _glob(self.root, pattern):
-                if os.path.islink(real):
-                    try:
-                        with self.lock:
-                            self.links[_host_path(self.root, real)] = os.readlink(real)
-                    except OSError as exc:
-                        self.error(_host_path(self.root, real), exc)
+                self.record_link(real)
+
+    def record_link(self, real: "str") -> None:
+        """Put a symlink's target in manifest["links"] (a bundle keeps no links of its own)."""
+        if not os.path.islink(real):
+            return
+        try:
+            with self.lock:
+                self.links[_host_path(self.root, real)] = os.readlink(real)
+        except OSError as exc:
+            self.error(_host_path(self.root, real), exc)
 
     def pci_devices(self) -> "list":
         """PCI device dirs: udev's enumeration on the live host where pyudev and libudev exist, else sysfs."""
@@ -493,13 +498,7 @@ class Collector:
                 continue
             for name in PCI_DEVICE_FILES:
                 self.copy(os.path.join(dev, name))
-            driver = os.path.join(dev, "driver")
-            if os.path.islink(driver):
-                try:
-                    with self.lock:
-                        self.links[_host_path(self.root, driver)] = os.readlink(driver)
-                except OSError as exc:
-                    self.error(_host_path(self.root, driver), exc)
+            self.record_link(os.path.join(dev, "driver"))
 
     def stat_dev(self) -> "dict":
         """``stat -c '%n %a %U %G %u %g' /dev/kfd /dev/dri/*`` done with os.stat (no coreutils needed)."""
