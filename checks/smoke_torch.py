@@ -209,12 +209,20 @@ class Dev:
 
 
 def arch_of(torch, index):
-    """(arch, raw) — ``gfx90a`` from gcnArchName on ROCm, ``sm_90`` from major/minor elsewhere."""
+    """(arch, raw): ``gfx90a`` (raw ``gfx90a:sramecc+:xnack-``) on a ROCm torch, ``sm_90`` on a CUDA torch.
+
+    Only a ROCm build's ``gcnArchName`` is an architecture: a CUDA build binds the same attribute to the
+    device *name* (``"NVIDIA H200"``; torch/csrc/cuda/Module.cpp, "HIP-only property; reuse name attribute
+    for CUDA builds"), so the vendor is decided by ``torch.version.hip``, never by the attribute existing.
+    A ROCm torch too old to have it gives ``("unknown", None)``: its major/minor are not a gfx target.
+    """
     props = torch.cuda.get_device_properties(index)
-    gcn = getattr(props, "gcnArchName", None)
-    if gcn:
-        return gcn.split(":")[0], gcn
-    return f"sm_{props.major}{props.minor}", None
+    if getattr(torch.version, "hip", None):
+        gcn = str(getattr(props, "gcnArchName", "") or "").strip()
+        if gcn.startswith("gfx"):
+            return gcn.split(":")[0], gcn
+        return "unknown", gcn or None
+    return "sm_%d%d" % (int(props.major), int(props.minor)), None  # noqa: UP031
 
 
 def cpu_name():
@@ -281,23 +289,40 @@ def max_scaled_error(torch, got, ref, rtol, atol):
 
 # ----------------------------------------------------------------------------------------------- level 1
 def arch_status(arch, arch_list):
-    """(status, how) for a device arch ("gfx90a" / "sm_90") against torch.cuda.get_arch_list()."""
-    bases = [a.split(":")[0] for a in arch_list]
+    """(status, how) for a device arch ("gfx90a" / "sm_90") against torch.cuda.get_arch_list().
+
+    Never raises: an architecture it cannot read is a ``skip``, not a crash of every later check."""
+    bases = [str(a).split(":")[0] for a in arch_list]
     if arch.startswith("gfx"):
         if arch in bases:
             return "ok", "compiled in"
         return "fail", "not compiled into this torch"
-    # NVIDIA: same-major cubins run on newer minors; compute_XY is PTX that the driver JITs
-    major, minor = int(arch[3:-1]), int(arch[-1])
-    sms = [(int(b[3:-1]), int(b[-1])) for b in bases if b.startswith("sm_") and b[3:].isdigit()]
-    ptx = [(int(b[8:-1]), int(b[-1])) for b in bases if b.startswith("compute_") and b[8:].isdigit()]
-    if (major, minor) in sms:
+    dev = _sm(arch, "sm_")
+    if dev is None:
+        return "skip", "GPU architecture not known to this torch's device properties"
+    # NVIDIA: a cubin runs on its own major at the same or a newer minor, except arch-specific ones
+    # (sm_90a) which run on exactly that arch; compute_XY is PTX that the driver JITs for newer GPUs.
+    exact = [v[:2] for v in (_sm(b, "sm_") for b in bases) if v is not None]
+    family = [v[:2] for v in (_sm(b, "sm_") for b in bases) if v is not None and not v[2]]
+    ptx = [v[:2] for v in (_sm(b, "compute_") for b in bases) if v is not None and not v[2]]
+    if dev[:2] in exact:
         return "ok", "compiled in"
-    if any(m == major and n <= minor for m, n in sms):
+    if any(m == dev[0] and n <= dev[1] for m, n in family):
         return "ok", "binary-compatible cubin compiled in"
-    if any((m, n) <= (major, minor) for m, n in ptx):
+    if any(v <= dev[:2] for v in ptx):
         return "warn", "only PTX for an older architecture: kernels are JIT-compiled at first use"
     return "fail", "not compiled into this torch"
+
+
+def _sm(text, prefix):
+    """``sm_90`` -> (9, 0, False), ``sm_120`` -> (12, 0, False), ``sm_90a`` -> (9, 0, True); None otherwise."""
+    digits = text[len(prefix):] if text.startswith(prefix) else ""
+    specific = digits[-1:] in ("a", "f")
+    if specific:
+        digits = digits[:-1]
+    if len(digits) < 2 or not digits.isdigit():
+        return None
+    return int(digits[:-1]), int(digits[-1]), specific
 
 
 def check_arch(torch, dev, arch_list):
@@ -698,22 +723,33 @@ def run_device(torch, args, sizes, tolerances):
         except Exception:
             arch_list = []
     inject_fault("kernel")
-    check_arch(torch, dev, arch_list)
-    check_alloc(torch, dev, sizes["alloc_mb"])
-    check_copy(torch, dev, sizes["copy_mb"])
-    check_elementwise(torch, dev, sizes["elementwise"])
-    for name in ("fp32", "fp16", "bf16"):
-        check_gemm(torch, dev, sizes["gemm"], name, tolerances)
+    steps = [("arch", check_arch, (torch, dev, arch_list)),
+             ("alloc", check_alloc, (torch, dev, sizes["alloc_mb"])),
+             ("copy", check_copy, (torch, dev, sizes["copy_mb"])),
+             ("elementwise", check_elementwise, (torch, dev, sizes["elementwise"]))]
+    steps += [("gemm:" + name, check_gemm, (torch, dev, sizes["gemm"], name, tolerances))
+              for name in ("fp32", "fp16", "bf16")]
     if args.level >= 2:
-        check_triton(torch, dev, sizes["triton_mm"], tolerances)
-        check_hip(torch, dev)
-        check_bandwidth(torch, dev, sizes["bw_mb"], sizes["bw_iters"])
-        for name in ("fp16", "bf16"):
-            check_tflops(torch, dev, sizes["tflops_n"], sizes["tflops_iters"], name)
+        steps += [("triton:add", check_triton, (torch, dev, sizes["triton_mm"], tolerances)),
+                  ("hip", check_hip, (torch, dev)),
+                  ("bandwidth", check_bandwidth, (torch, dev, sizes["bw_mb"], sizes["bw_iters"]))]
+        steps += [("tflops:" + name, check_tflops, (torch, dev, sizes["tflops_n"], sizes["tflops_iters"], name))
+                  for name in ("fp16", "bf16")]
     if args.level >= 3:
         seconds = args.duration if args.duration is not None else sizes["stress_s"]
-        check_stress(torch, dev, sizes["stress_n"], seconds, tolerances)
-        check_memtest(torch, dev, sizes)
+        steps += [("stress", check_stress, (torch, dev, sizes["stress_n"], seconds, tolerances)),
+                  ("memtest", check_memtest, (torch, dev, sizes))]
+    for name, fn, fn_args in steps:
+        guarded(name, fn, *fn_args)
+
+
+def guarded(name, fn, *args):
+    """Run one check; an exception the check did not expect becomes its ``error`` result, and the next
+    check still runs (a bug in one check, or a torch API that differs, must not cost the others)."""
+    try:
+        fn(*args)
+    except Exception as exc:
+        result(name, "error", "the check itself raised " + _short(exc))
 
 
 def run_p2p(torch, args, sizes):
@@ -811,9 +847,12 @@ def run_allreduce(torch, args, sizes):
         return
     algbw = n * 4 / secs / 1e9
     busbw = algbw * 2.0 * (world - 1) / world
-    result("allreduce", "ok" if bad == 0 else "fail",
-           f"rank {rank}/{world} {args.backend} all-reduce of {(n * 4) >> 20} MiB: {bad} element(s) wrong;"
-           f" bus bandwidth {busbw:.2f} GB/s",
+    head = f"rank {rank}/{world} {args.backend} all-reduce of {(n * 4) >> 20} MiB: {bad} element(s) wrong; "
+    if world == 1:  # one GPU: the library loaded, initialised and reduced, but nothing crossed a link
+        result("allreduce", "ok" if bad == 0 else "fail", head + "one rank, so no bus bandwidth to measure",
+               rank=rank, world_size=world, backend=args.backend, algbw=sig4(algbw), mismatches=bad)
+        return
+    result("allreduce", "ok" if bad == 0 else "fail", head + f"bus bandwidth {busbw:.2f} GB/s",
            value=sig4(busbw), unit="GB/s", rank=rank, world_size=world, backend=args.backend,
            algbw=sig4(algbw), mismatches=bad)
 

@@ -45,11 +45,13 @@ MAX_LINE = 1 << 20
 # Fallbacks when the matrix cannot be read; the reviewed values live in matrices/smoke.toml.
 DEFAULT_THRESHOLDS = {
     "bandwidth_min_fraction": 0.5, "gemm_min_fraction": 0.3, "stability_min_ratio": 0.8,
+    "memory_match_tolerance": 0.1,
     "fp32_rtol": 1.3e-5, "fp32_atol": 1e-4, "fp16_rtol": 1e-2, "fp16_atol": 1e-2,
     "bf16_rtol": 1.6e-2, "bf16_atol": 2e-2,
 }
-THRESHOLD_KEYS_FROM_MATRIX = ("bandwidth_min_fraction", "gemm_min_fraction", "fp32_rtol", "fp32_atol",
-                              "fp16_rtol", "fp16_atol", "bf16_rtol", "bf16_atol")
+THRESHOLD_KEYS_FROM_MATRIX = ("bandwidth_min_fraction", "gemm_min_fraction", "stability_min_ratio",
+                              "memory_match_tolerance", "fp32_rtol", "fp32_atol", "fp16_rtol", "fp16_atol",
+                              "bf16_rtol", "bf16_atol")
 
 # What each program check proves: check-name prefix -> (finding id, what, word for a problem).
 CHECKS: dict[str, tuple[str, str, str]] = {
@@ -519,30 +521,43 @@ def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[
 
     # Phase 2 (level >= 2): peer copies, then one all-reduce rank per device — after the per-device phase
     # so that they do not disturb its bandwidth numbers.
-    usable = [r for r in runs if r.completed]
-    if opts.level >= 2 and usable:
-        peers = ["cpu", "cpu"] if opts.cpu else [r.key for r in usable]
-        if len(peers) >= 2:
-            say("peer-to-peer copies")
-            p2p = ProcessRun("p2p", "p2p", _argv(opts, "--mode", "p2p", "--device", peers[0],
-                                                 "--peers", ",".join(peers)))
-            _run_processes([p2p], opts)
-            say("all-reduce")
-            port = _free_port()
-            backend = "gloo" if opts.cpu else "nccl"
-            ranks = [ProcessRun(f"allreduce:{i}", "allreduce", _argv(
-                opts, "--mode", "allreduce", "--device", spec, "--rank", str(i), "--world-size", str(len(peers)),
-                "--backend", backend, "--init-method", f"tcp://127.0.0.1:{port}",
-                "--collective-timeout", str(max(10.0, opts.process_timeout * 0.8))), index=i)
-                for i, spec in enumerate(peers)]
-            _run_processes(ranks, opts)
-            report.collectives = [p2p, *ranks]
+    peers, ranks_on = collective_plan([r.key for r in runs if r.completed], opts)
+    if peers:
+        say("peer-to-peer copies")
+        p2p = ProcessRun("p2p", "p2p", _argv(opts, "--mode", "p2p", "--device", peers[0], "--peers", ",".join(peers)))
+        _run_processes([p2p], opts)
+        report.collectives.append(p2p)
+    if ranks_on:
+        say("all-reduce")
+        port = _free_port()
+        backend = "gloo" if opts.cpu else "nccl"
+        ranks = [ProcessRun(f"allreduce:{i}", "allreduce", _argv(
+            opts, "--mode", "allreduce", "--device", spec, "--rank", str(i), "--world-size", str(len(ranks_on)),
+            "--backend", backend, "--init-method", f"tcp://127.0.0.1:{port}",
+            "--collective-timeout", str(max(10.0, opts.process_timeout * 0.8))), index=i)
+            for i, spec in enumerate(ranks_on)]
+        _run_processes(ranks, opts)
+        report.collectives += ranks
 
     if host_thread is not None:
         host_thread.join(timeout=opts.process_timeout)
     report.findings = judge(report, host_box["host"], matrix, thresholds)
     report.elapsed_s = time.monotonic() - t0
     return report
+
+
+def collective_plan(usable: list[str], opts: SmokeOptions) -> tuple[list[str], list[str]]:
+    """(devices for the peer-copy pass, one all-reduce rank per device) for level >= 2, after the per-device
+    phase so that they do not disturb its bandwidth numbers.
+
+    One GPU has no peer to copy to, but its all-reduce still runs as a single rank: RCCL must load, initialise
+    and reduce there too (a missing or mismatched librccl fails exactly this way). ``--device cpu`` runs two
+    ranks on the CPU so that the gloo path of every collective is exercised by the tests."""
+    if opts.level < 2 or not usable:
+        return [], []
+    if opts.cpu:
+        return ["cpu", "cpu"], ["cpu", "cpu"]
+    return (list(usable) if len(usable) >= 2 else []), list(usable)
 
 
 def _device_run(opts: SmokeOptions, spec: str, enumerate_first: bool, tol_arg: list[str]) -> ProcessRun:
@@ -661,7 +676,7 @@ def judge(report: SmokeReport, host: Optional[Host], matrix: Optional[Matrix],
         _rows(run, matrix, thresholds)
     findings: list[Finding] = []
     findings += _process_findings(report, matrix)
-    findings += _enumeration_findings(report, host)
+    findings += _enumeration_findings(report, host, thresholds)
     findings += _check_findings(report)
     if not any(r.completed for r in report.devices) and not any(
             f.severity in (Severity.FAIL, Severity.ERROR) for f in findings):
@@ -782,7 +797,8 @@ def _no_binary_commands(report: SmokeReport, matrix: Optional[Matrix]) -> list[s
     return cmds
 
 
-def _enumeration_findings(report: SmokeReport, host: Optional[Host]) -> list[Finding]:
+def _enumeration_findings(report: SmokeReport, host: Optional[Host],
+                          thresholds: Optional[dict[str, float]] = None) -> list[Finding]:
     enum = report.enumeration
     fid = "smoke.enumeration-mismatch"
     if report.options.cpu:
@@ -818,7 +834,27 @@ def _enumeration_findings(report: SmokeReport, host: Optional[Host]) -> list[Fin
         return [Finding(fid, Severity.WARN, "torch reports other GPU architectures than the driver",
                         detail=f"driver: {', '.join(host_gfx)}; torch: {', '.join(torch_gfx)}.", evidence=ev,
                         fix=_fix_for(fid))]
+    gaps = _memory_gaps(devs, host, (thresholds or DEFAULT_THRESHOLDS)["memory_match_tolerance"])
+    if gaps and not visible:
+        return [Finding(fid, Severity.WARN, "torch reports other GPU memory sizes than the driver",
+                        detail="A memory partition mode (NPS), a carve-out setting or a driver problem leaves torch "
+                               "with a different amount of memory than the driver reports for the GPU.",
+                        evidence=gaps + ev, fix=_fix_for(fid))]
     return [Finding(fid, Severity.OK, title_ok + " — as the driver does", evidence=ev)]
+
+
+def _memory_gaps(devs: list[dict[str, Any]], host: Host, tolerance: float) -> list[str]:
+    """Pairs (torch GPU i, host GPU i) whose memory differs by more than ``tolerance``; APUs and GPUs whose
+    VRAM the capture did not record are not compared (an APU's torch memory is its shared pool)."""
+    out = []
+    for d, g in zip(sorted(devs, key=lambda d: d.get("index") or 0), sorted(host.gpus, key=lambda g: g.index)):
+        mem = d.get("total_memory")
+        if g.is_apu or not g.vram_bytes or not isinstance(mem, (int, float)) or mem <= 0:
+            continue
+        if abs(mem - g.vram_bytes) > tolerance * g.vram_bytes:
+            out.append(f"GPU {d.get('index')}: torch {mem / 2**30:.1f} GiB, driver {g.vram_bytes / 2**30:.1f} GiB "
+                       f"(more than {tolerance:.0%} apart)")
+    return out
 
 
 def _fmt(v: Optional[float]) -> str:
@@ -856,12 +892,10 @@ def _check_findings(report: SmokeReport) -> list[Finding]:
             if prefix in CHECKS:
                 groups.setdefault(prefix, []).append((run, row))
     out = []
-    if report.options.level >= 2 and not report.collectives:
-        n = len([r for r in report.devices if r.completed])
-        if n == 1:
-            for prefix in ("p2p", "allreduce"):
-                fid, what, _bad = CHECKS[prefix]
-                out.append(Finding(fid, Severity.SKIP, f"{what}: not run (one GPU)"))
+    one_gpu = len([r for r in report.devices if r.completed]) == 1
+    if report.options.level >= 2 and one_gpu and not any(c.kind == "p2p" for c in report.collectives):
+        fid, what, _bad = CHECKS["p2p"]
+        out.append(Finding(fid, Severity.SKIP, f"{what}: not run (one GPU)"))
     for prefix, (fid, what, bad) in CHECKS.items():
         items = groups.get(prefix)
         if not items:

@@ -267,3 +267,35 @@ def test_runner_returns_even_when_a_grandchild_keeps_the_pipes_open(monkeypatch)
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+@pytest.mark.parametrize(("usable", "cpu", "level", "plan"), [
+    (["cuda:0"], False, 2, ([], ["cuda:0"])),  # one GPU: no peer copies, a one-rank all-reduce
+    (["cuda:0", "cuda:1"], False, 2, (["cuda:0", "cuda:1"], ["cuda:0", "cuda:1"])),
+    (["cuda:0", "cuda:2"], False, 3, (["cuda:0", "cuda:2"], ["cuda:0", "cuda:2"])),
+    (["cuda:0", "cuda:1"], False, 1, ([], [])),  # level 1 runs no collectives
+    ([], False, 2, ([], [])),  # no GPU finished its checks: nothing to pair
+    (["cpu"], True, 2, (["cpu", "cpu"], ["cpu", "cpu"])),  # the developer mode runs two gloo ranks
+])
+def test_collective_plan(usable: list[str], cpu: bool, level: int, plan: tuple) -> None:
+    assert smoke.collective_plan(usable, SmokeOptions(python="python3", level=level, cpu=cpu)) == plan
+
+
+@needs_torch
+def test_single_rank_allreduce_verifies_the_library_without_a_bus_bandwidth() -> None:
+    """What one GPU runs at level 2 (a world of one), here through gloo on the CPU, judged."""
+    argv = [sys.executable, str(PROGRAM), "--mode", "allreduce", "--device", "cpu", "--level", "2", "--quick",
+            "--rank", "0", "--world-size", "1", "--backend", "gloo",
+            "--init-method", f"tcp://127.0.0.1:{smoke._free_port()}"]
+    rank = ProcessRun("allreduce:0", "allreduce", argv, index=0)
+    _run_processes([rank], SmokeOptions(python=sys.executable, level=2, timeout=120, env=env_with()))
+    assert rank.completed, rank.stderr
+    rec = next(r for r in rank.records if r.get("check") == "allreduce")
+    assert rec["status"] == "ok" and rec["world_size"] == 1 and "value" not in rec, rec
+    assert "no bus bandwidth" in rec["detail"]
+    dev = ProcessRun("cuda:0", "device", ["python"], index=0)
+    dev.records, dev.exit_code = [{"type": "start"}, {"type": "done"}], 0
+    report = smoke.SmokeReport(options=SmokeOptions(python="python3", level=2), devices=[dev], collectives=[rank])
+    found = by_id(smoke.judge(report, None, None))
+    assert found["smoke.rccl-failed"].severity == Severity.OK
+    assert found["smoke.p2p-failed"].severity == Severity.SKIP and "one GPU" in found["smoke.p2p-failed"].title

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from rocmdoctor.model import GpuInfo, Host, Severity
 from rocmdoctor.smoke import ProcessRun, SmokeOptions, SmokeReport, _parse_line, judge, peaks_for
 
 MATRIX = matrix_mod.load()
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _enum(devices: list[dict], hip: str | None = "6.2.41133", env: dict | None = None) -> dict:
@@ -134,6 +136,29 @@ def test_enumeration_is_compared_with_the_host_model() -> None:
     other = _report([_device_run(0, []), _device_run(1, [])],
                     _enum([_dev(0, arch="gfx90a"), _dev(1, arch="gfx90a")]))
     assert _ids(judge(other, host, MATRIX))["smoke.enumeration-mismatch"].severity == Severity.WARN
+
+
+def test_enumeration_memory_is_compared_with_the_driver_vram() -> None:
+    """The real MI210 x4 fixture's rocminfo pools (64 GiB each) against torch's total_memory per GPU."""
+    from rocmdoctor.bundle import load_host
+
+    host = load_host(FIXTURES / "mi210-x4-vllm-hip-invalid-argument")
+    assert [g.vram_bytes for g in host.gpus] == [68702699520] * 4
+
+    def mi210(i: int, mem: int) -> dict:
+        return {**_dev(i, "AMD Instinct MI210", "gfx90a", 104), "total_memory": mem}
+
+    same = [mi210(i, 65520 * 2**20) for i in range(4)]  # 63.98 GiB: within the tolerance
+    runs = [_device_run(i, []) for i in range(4)]
+    f = _ids(judge(_report(runs, _enum(same)), host, MATRIX))["smoke.enumeration-mismatch"]
+    assert f.severity == Severity.OK, f
+    short = [*same[:3], mi210(3, 16 * 2**30)]
+    f = _ids(judge(_report(runs, _enum(short)), host, MATRIX))["smoke.enumeration-mismatch"]
+    assert f.severity == Severity.WARN and "memory" in f.title
+    assert f.evidence[0] == "GPU 3: torch 16.0 GiB, driver 64.0 GiB (more than 10% apart)"
+    apu = Host(gpus=[GpuInfo(index=0, gfx="gfx90a", is_apu=True, vram_bytes=512 * 2**20)])
+    f = _ids(judge(_report(runs[:1], _enum(short[:1])), apu, MATRIX))["smoke.enumeration-mismatch"]
+    assert f.severity == Severity.OK  # an APU's torch memory is its shared pool: not compared
 
 
 def test_arch_missing_and_requested_gpu_absent() -> None:

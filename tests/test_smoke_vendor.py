@@ -1,0 +1,131 @@
+"""The vendor-specific surface of checks/smoke_torch.py: what differs between a ROCm torch, a CUDA torch and an
+old ROCm torch. No GPU can exist here, so ``torch.cuda`` is a stand-in built from what real builds report:
+
+- ROCm: ``_CudaDeviceProperties(name='AMD Instinct MI300X', major=9, minor=4,
+  gcnArchName='gfx942:sramecc+:xnack-', total_memory=196592MB, multi_processor_count=304, ...)``
+  (printed on an MI300X in pytorch/ao#2853). major/minor 9.4 are *not* a CUDA compute capability.
+- CUDA: the same attribute exists but holds the device name — torch/csrc/cuda/Module.cpp binds
+  ``gcnArchName`` to ``cudaDeviceProp::name`` on CUDA builds ("HIP-only property; reuse name attribute for
+  CUDA builds"). An H200 is compute capability 9.0 with 132 SMs.
+
+Everything else in the program (tensors, copies, GEMMs, Triton, collectives) runs for real on the CPU torch in
+tests/test_smoke.py; these tests pin down the part that cannot.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from types import SimpleNamespace
+
+import pytest
+from smoke_helpers import HAS_TORCH, TORCH_REASON
+
+from rocmdoctor import matrix as matrix_mod
+from rocmdoctor import smoke
+from rocmdoctor.model import Severity
+from rocmdoctor.smoke import ProcessRun, SmokeOptions, SmokeReport, judge
+
+MI300X = SimpleNamespace(name="AMD Instinct MI300X", major=9, minor=4, gcnArchName="gfx942:sramecc+:xnack-",
+                         total_memory=196592 * 2**20, multi_processor_count=304, uuid="65303434-3830-3136")
+H200 = SimpleNamespace(name="NVIDIA H200", major=9, minor=0, gcnArchName="NVIDIA H200",
+                       total_memory=143771 * 2**20, multi_processor_count=132, uuid="GPU-5d1c")
+OLD_ROCM = SimpleNamespace(name="AMD Radeon PRO W6800", major=10, minor=3, total_memory=32 * 2**30,
+                           multi_processor_count=30)  # before gcnArchName existed
+
+
+def _program():
+    spec = importlib.util.spec_from_file_location("smoke_torch_vendor", smoke.PROGRAM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _torch(props, hip: str | None, cuda: str | None, arch_list: list[str]) -> SimpleNamespace:
+    """A torch whose ``torch.cuda`` answers like one real GPU of that build (device objects are real)."""
+    import torch as real
+
+    cuda_ns = SimpleNamespace(
+        is_available=lambda: True, device_count=lambda: 1, get_arch_list=lambda: list(arch_list),
+        get_device_properties=lambda i: props)
+    return SimpleNamespace(__version__="2.5.1", version=SimpleNamespace(hip=hip, cuda=cuda), cuda=cuda_ns,
+                           device=real.device)
+
+
+BUILDS = {
+    "rocm-mi300x": (MI300X, "6.2.41133", None, ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030"]),
+    "cuda-h200": (H200, None, "12.8", ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]),
+    "rocm-old": (OLD_ROCM, "5.4.22803", None, ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030"]),
+}
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+@pytest.mark.parametrize(("build", "arch", "raw"), [
+    ("rocm-mi300x", "gfx942", "gfx942:sramecc+:xnack-"),
+    ("cuda-h200", "sm_90", None),  # not "NVIDIA H200", which is what gcnArchName holds on CUDA builds
+    ("rocm-old", "unknown", None),  # major/minor 10.3 must not become "sm_103"
+])
+def test_arch_of_follows_the_build_not_the_attribute(build: str, arch: str, raw: str | None) -> None:
+    assert _program().arch_of(_torch(*BUILDS[build]), 0) == (arch, raw)
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+@pytest.mark.parametrize(("build", "status"), [("rocm-mi300x", "ok"), ("cuda-h200", "ok"), ("rocm-old", "skip")])
+def test_arch_check_records_on_each_build(build: str, status: str, capsys) -> None:
+    prog = _program()
+    torch = _torch(*BUILDS[build])
+    dev = prog.Dev(torch, "cuda:0")
+    prog.check_arch(torch, dev, BUILDS[build][3])
+    rec = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (rec["check"], rec["status"]) == ("arch", status), rec
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+def test_h200_enumeration_judged_as_numbers_without_peak(capsys) -> None:
+    """The CUDA build's enumeration flows through the judge: sm_90, no AMD peak, no host comparison."""
+    prog = _program()
+    rec = prog.enumeration(_torch(*BUILDS["cuda-h200"]), cpu_mode=False)
+    capsys.readouterr()
+    assert rec["devices"][0]["arch"] == "sm_90" and rec["devices"][0]["gcn_arch_name"] is None
+    run = ProcessRun("cuda:0", "device", ["python"], index=0)
+    run.records = [{"type": "start"}, {"type": "result", "check": "bandwidth", "status": "ok", "value": 3900.0,
+                                       "unit": "GB/s"}, {"type": "done"}]
+    run.exit_code = 0
+    report = SmokeReport(options=SmokeOptions(python="python3", level=2), devices=[run], enumeration=rec)
+    smoke._describe(run, rec)
+    findings = {f.id: f for f in judge(report, None, matrix_mod.load())}
+    assert run.arch == "sm_90" and run.compute_units == 132
+    assert findings["smoke.bandwidth-low"].severity == Severity.INFO
+    assert findings["smoke.enumeration-mismatch"].severity == Severity.OK
+
+
+@pytest.mark.parametrize(("arch", "arch_list", "status"), [
+    ("NVIDIA H200", ["sm_90"], "skip"),  # never raises on a name where an arch was expected
+    ("unknown", ["gfx90a"], "skip"),
+    ("sm_90", ["sm_90a"], "ok"),  # arch-specific cubin for exactly this GPU
+    ("sm_100", ["sm_90a"], "fail"),  # ... and for no other
+    ("sm_100", ["sm_90", "compute_90"], "warn"),
+    ("sm_", ["sm_90"], "skip"),
+])
+def test_arch_status_never_raises(arch: str, arch_list: list[str], status: str) -> None:
+    assert _program().arch_status(arch, arch_list)[0] == status
+
+
+def test_a_check_that_raises_is_an_error_and_the_next_check_runs(capsys) -> None:
+    prog = _program()
+
+    def broken() -> None:
+        raise AttributeError("'_CudaDeviceProperties' object has no attribute 'gcnArchName'")
+
+    prog.guarded("arch", broken)
+    prog.guarded("alloc", lambda: prog.result("alloc", "ok", "fine"))
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["check"], r["status"]) for r in recs] == [("arch", "error"), ("alloc", "ok")]
+    assert "gcnArchName" in recs[0]["detail"]
+    run = ProcessRun("cuda:0", "device", ["python"], index=0)
+    run.records = [{"type": "start"}, *recs, {"type": "done"}]
+    run.exit_code = 0
+    findings = {f.id: f for f in judge(SmokeReport(options=SmokeOptions(python="python3"), devices=[run]), None,
+                                       None)}
+    assert findings["smoke.arch-missing"].severity == Severity.ERROR
+    assert findings["smoke.alloc-failed"].severity == Severity.OK
