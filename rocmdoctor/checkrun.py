@@ -73,6 +73,16 @@ def run_check(
         return 0
     select = _expand(select, known)
     skip = _expand(skip, known)
+    if source is not None and (live or python is not None):
+        # Both act on this machine; merged into another host's capture they would describe neither.
+        raise BadInput(f"{'--live' if live else '--python'} inspects this machine and cannot be combined with "
+                       "--from (a capture of another host)")
+    if python is not None:
+        # A usage error, not a finding: /bin/false would otherwise be judged as "no torch" or "smoke crashed".
+        from rocmdoctor.smoke import ensure_python3, resolve_python
+
+        python = resolve_python(python)
+        ensure_python3(python)
 
     host = load_source(source, python, timeout)
     from rocmdoctor.pipeline import judge_host

@@ -5,6 +5,7 @@ INTERFACE — owned by the install helper; the container generator reads it. Ext
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,24 +64,52 @@ class Plan:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Plan:
-        """Inverse of :meth:`to_dict` (for plans written with ``install torch --json``)."""
+        """Inverse of :meth:`to_dict` (for plans written with ``install torch --json``).
+
+        Strict about types, because plans are hand-edited: a JSON number ``3.10`` would read as Python
+        "3.1", and a string where a list belongs would be split into characters. ValueError names the field.
+        """
         reqs = []
-        for pin in d.get("requirements", []):
-            name, _, version = str(pin).partition("==")
+        for pin in _list(d, "requirements"):
+            name, _, version = pin.partition("==")
             reqs.append(Requirement(name.strip(), version.strip()))
+        python = _str(d, "python", "")
+        if python and not re.fullmatch(r"3\.\d{1,2}", python):
+            raise ValueError(f"'python' must be a string such as \"3.11\", not {python!r}")
+        env = d.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise ValueError("'env' must be an object of strings")
+        rejected = d.get("rejected", [])
+        if not isinstance(rejected, list) or not all(isinstance(r, dict) for r in rejected):
+            raise ValueError("'rejected' must be a list of objects")
+        pre = d.get("pre", False)
+        if not isinstance(pre, bool):
+            raise ValueError(f"'pre' must be true or false, not {pre!r}")
         return cls(
-            index_url=str(d.get("index_url", "")),
+            index_url=_str(d, "index_url", ""),
             requirements=reqs,
-            python=str(d.get("python", "")),
-            rocm=str(d.get("rocm", "")),
-            channel=str(d.get("channel", "pytorch")),
-            env={str(k): str(v) for k, v in dict(d.get("env", {})).items()},
-            reasons=[str(x) for x in d.get("reasons", [])],
-            rejected=[
-                Rejected(str(r.get("candidate", "")), str(r.get("reason", ""))) for r in d.get("rejected", [])
-            ],
-            warnings=[str(x) for x in d.get("warnings", [])],
-            find_links=[str(x) for x in d.get("find_links", [])],
-            pre=bool(d.get("pre", False)),
-            gpus=[str(x) for x in d.get("gpus", [])],
+            python=python,
+            rocm=_str(d, "rocm", ""),
+            channel=_str(d, "channel", "pytorch"),
+            env={str(k): v for k, v in env.items()},
+            reasons=_list(d, "reasons"),
+            rejected=[Rejected(str(r.get("candidate", "")), str(r.get("reason", ""))) for r in rejected],
+            warnings=_list(d, "warnings"),
+            find_links=_list(d, "find_links"),
+            pre=pre,
+            gpus=_list(d, "gpus"),
         )
+
+
+def _str(d: dict[str, Any], key: str, default: str) -> str:
+    value = d.get(key, default)
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string, not {type(value).__name__} {value!r}")
+    return value
+
+
+def _list(d: dict[str, Any], key: str) -> list[str]:
+    value = d.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ValueError(f"{key!r} must be a list of strings")
+    return list(value)

@@ -437,8 +437,10 @@ def _argv(opts: SmokeOptions, *extra: str) -> list[str]:
 
 def resolve_python(python: Optional[str]) -> str:
     """The target interpreter as an absolute path; BadInput when it does not exist."""
-    if not python:
+    if python is None:
         return sys.executable or shutil.which("python3") or "python3"
+    if not python.strip():
+        raise BadInput("--python: empty interpreter path")
     if os.sep in python or (os.altsep and os.altsep in python):
         if not (os.path.isfile(python) and os.access(python, os.X_OK)):
             raise BadInput(f"--python {python}: not an executable file")

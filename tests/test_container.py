@@ -385,6 +385,28 @@ def test_cli_plan_without_lock_is_refused_clearly(tmp_path):
     assert proc.returncode == 2 and "sha256" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(("image", "noted"), [
+    ("rocm/pytorch:latest", "uses 'latest'"),
+    ("rocm/pytorch", "has no tag"),
+    ("localhost:5000/team/img", "has no tag"),  # the port is not a tag
+    ("rocm/pytorch:latest@sha256:" + "a" * 64, None),  # pinned by digest: the tag is informational
+    ("rocm/pytorch:rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0", None),
+    ("./img.sif", None),
+])
+def test_run_args_notes_unpinned_images(image, noted):
+    """Running an unpinned image is allowed, but a CI job built on it is not reproducible: say so."""
+    from rocmdoctor.container.render_runargs import RunOptions, render_json, render_text
+
+    opts = RunOptions(render_gid=109)
+    text = render_text(opts, image)
+    notes = render_json(opts, image)["notes"]
+    if noted is None:
+        assert notes == [] and "#" not in text
+    else:
+        assert len(notes) == 1 and noted in notes[0] and "@sha256:DIGEST" in notes[0]
+        assert text.splitlines()[1] == "# " + notes[0]
+
+
 def test_cli_run_args_from_bundle_render_gid(tmp_path):
     proc = _cli("run-args", "img:1", "--render-gid", "107", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -258,6 +258,17 @@ def test_smoke_python_that_is_not_python_is_a_usage_error(kind: str, tmp_path: P
     assert_clean(run_cli("smoke", "--python", interp), 2, "--python")
 
 
+@pytest.mark.parametrize(("args", "needle"), [
+    (["check", "--live", "--python", "/bin/false"], "not a Python 3"),  # was: exit 1, "smoke program crashed"
+    (["check", "--python", "/etc/hostname"], "--python"),
+    (["check", "--live", "--python", ""], "empty"),  # was: silently this interpreter
+    (["check", "--from", str(FIXTURE), "--live"], "--from"),  # was: this machine's smoke merged into the fixture
+    (["check", "--from", str(FIXTURE), "--python", sys.executable], "--from"),
+], ids=["live-bin-false", "not-executable", "empty", "from+live", "from+python"])
+def test_check_python_and_live_usage_errors(args: list[str], needle: str) -> None:
+    assert_clean(run_cli(*args, timeout=60), 2, needle)
+
+
 def test_smoke_real_python_is_still_accepted() -> None:
     proc = run_cli("smoke", "--python", sys.executable, "--device", "cpu", "--quick", "--json", timeout=120)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
@@ -331,3 +342,20 @@ def test_thousands_of_gpu_agents_are_capped_not_slow(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode in (0, 1), proc.stderr
     assert len(json.loads(proc.stdout)["host"]["gpus"]) == 256
+
+
+@pytest.mark.parametrize(("field", "value", "needle"), [
+    ("python", 3.10, "'python' must be a string"),  # JSON 3.10 is the number 3.1: was an image for Python 3.1
+    ("python", "three", "such as \"3.11\""),
+    ("requirements", "torch==2.5.1+rocm6.2", "'requirements'"),  # was: split into characters
+    ("env", {"HSA_OVERRIDE_GFX_VERSION": 10.3}, "'env'"),
+    ("pre", "no", "'pre' must be true or false"),  # was: bool("no") is True, pre-releases allowed
+    ("index_url", ["https://x"], "'index_url' must be a string"),
+])
+def test_hand_edited_plan_with_wrong_types_is_refused(plan_files: tuple[Path, Path], tmp_path: Path, field: str,
+                                                      value: object, needle: str) -> None:
+    plan = json.loads(plan_files[0].read_text())
+    plan[field] = value
+    bad = tmp_path / "plan.json"
+    bad.write_text(json.dumps(plan))
+    assert_clean(run_cli("container", "dockerfile", "--plan", str(bad)), 2, needle)

@@ -83,10 +83,28 @@ def apptainer_argv(image: str, command: tuple[str, ...] = ()) -> list[str]:
     return ["apptainer", "run", "--rocm", image, *command] if command else ["apptainer", "run", "--rocm", image]
 
 
+def pin_note(image: str) -> Optional[str]:
+    """A note when ``image`` is a registry reference that is not pinned (untagged or ``latest``, no digest).
+
+    Running such an image is allowed (it may be the user's own), but a CI job that runs it is not
+    reproducible: the same command pulls something else after the next push."""
+    ref, _, digest = image.partition("@")
+    if digest or image.startswith((".", "/")) or image.endswith(".sif") or "://" in image:
+        return None  # pinned, or a local file / URI (Apptainer)
+    last = ref.rsplit("/", 1)[-1]
+    tag = last.rsplit(":", 1)[1] if ":" in last else ""
+    if tag and tag != "latest":
+        return None
+    what = "has no tag (so it means 'latest')" if not tag else "uses 'latest'"
+    return (f"{image} {what}, which moves with every push: pin a version tag and @sha256:DIGEST for "
+            "reproducible runs")
+
+
 def render_text(opts: RunOptions, image: str, command: tuple[str, ...] = ()) -> str:
     """Human output: the docker/podman line, then the toolkit and apptainer alternatives, shell-quoted."""
     lines = [shlex.join(run_argv(opts, image, command))]
-    for note in opts.notes:
+    pin = pin_note(image)
+    for note in (*opts.notes, *([pin] if pin else [])):
         lines.append(f"# {note}")
     return "\n".join(lines) + "\n"
 
@@ -107,7 +125,7 @@ def render_json(opts: RunOptions, image: str, command: tuple[str, ...] = ()) -> 
         "argv": run_argv(opts, image, command),
         "variants": variants,
         "apptainer": apptainer_argv(image, command),
-        "notes": list(opts.notes),
+        "notes": [*opts.notes, *filter(None, [pin_note(image)])],
     }
 
 
