@@ -494,14 +494,18 @@ def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[
         host_thread = threading.Thread(target=_capture, daemon=True)
         host_thread.start()
 
-    # Phase 1: the per-device programs, in parallel. The first also enumerates; without --devices the
-    # others start as soon as its enumeration names them.
+    # Phase 1: the per-device programs, in parallel. The first also enumerates. Without --devices, one
+    # process per GPU that sysfs shows starts at once (importing torch takes seconds: starting the others only
+    # after the first one's enumeration would pay for it twice); GPUs that the enumeration names beyond
+    # that start as soon as it arrives, and guessed ones that torch does not see are dropped.
+    speculative: set[str] = set()
     if opts.cpu:
         specs = ["cpu"]
     elif opts.devices:
         specs = [f"cuda:{i}" for i in opts.devices]
     else:
-        specs = ["cuda:0"]
+        specs = [f"cuda:{i}" for i in range(max(1, gpu_count_hint(opts.env)))]
+        speculative = set(specs[1:])
     runs = [_device_run(opts, spec, i == 0, tol_arg) for i, spec in enumerate(specs)]
     say(f"level {opts.level}: starting {len(specs)} process(es)")
 
@@ -512,18 +516,20 @@ def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[
         if opts.cpu or opts.devices or not rec.get("available"):
             return []
         count = int(rec.get("count") or 0)
-        if count > 1:
-            say(f"torch sees {count} GPUs: starting one process per GPU")
-        return [_device_run(opts, f"cuda:{i}", False, tol_arg) for i in range(1, count)]
+        started = {r.key for r in runs}
+        more = [f"cuda:{i}" for i in range(1, count) if f"cuda:{i}" not in started]
+        if more:
+            say(f"torch sees {count} GPUs: starting {len(more)} more process(es)")
+        return [_device_run(opts, spec, False, tol_arg) for spec in more]
 
     _run_processes(runs, opts, on_record)
-    report.devices = runs
-    for run in runs:
+    count = int((report.enumeration or {}).get("count") or 0)
+    report.devices = [r for r in runs if r.key not in speculative or (
+        (r.index or 0) < count if report.enumeration else not (r.fatal and r.fatal.get("reason") in HANDLED_FATAL))]
+    for run in report.devices:
         _describe(run, report.enumeration)
 
-    # Phase 2 (level >= 2): peer copies, then one all-reduce rank per device — after the per-device phase
-    # so that they do not disturb its bandwidth numbers.
-    peers, ranks_on = collective_plan([r.key for r in runs if r.completed], opts)
+    peers, ranks_on = collective_plan([r.key for r in report.devices if r.completed], opts)
     if peers:
         say("peer-to-peer copies")
         p2p = ProcessRun("p2p", "p2p", _argv(opts, "--mode", "p2p", "--device", peers[0], "--peers", ",".join(peers)))
@@ -546,6 +552,36 @@ def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[
     report.findings = judge(report, host_box["host"], matrix, thresholds)
     report.elapsed_s = time.monotonic() - t0
     return report
+
+
+def gpu_count_hint(env: Optional[dict[str, str]] = None, root: str = "/") -> int:
+    """How many GPUs torch will probably see, read from sysfs in a millisecond instead of importing torch.
+
+    AMD and NVIDIA render nodes (``/sys/class/drm/renderD*/device/vendor``) and NVIDIA's
+    ``/proc/driver/nvidia/gpus``, capped by the ``*_VISIBLE_DEVICES`` variables. Only a hint: a guess too high
+    costs one process that finds no such device (dropped), one too low is corrected by the enumeration."""
+    env = dict(os.environ if env is None else env)
+    drm = os.path.join(root, "sys", "class", "drm")
+    amd = 0
+    try:
+        nodes = [n for n in os.listdir(drm) if n.startswith("renderD")]
+    except OSError:
+        nodes = []
+    for node in nodes:
+        try:
+            with open(os.path.join(drm, node, "device", "vendor")) as fh:
+                amd += fh.read().strip().lower() == "0x1002"
+        except OSError:
+            continue
+    try:
+        nvidia = len(os.listdir(os.path.join(root, "proc", "driver", "nvidia", "gpus")))
+    except OSError:
+        nvidia = 0
+    n = max(amd, nvidia)
+    for var in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+        if var in env:
+            n = min(n, len([x for x in env[var].split(",") if x.strip()]))
+    return min(n, 64)
 
 
 def collective_plan(usable: list[str], opts: SmokeOptions) -> tuple[list[str], list[str]]:

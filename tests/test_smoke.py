@@ -299,3 +299,41 @@ def test_single_rank_allreduce_verifies_the_library_without_a_bus_bandwidth() ->
     found = by_id(smoke.judge(report, None, None))
     assert found["smoke.rccl-failed"].severity == Severity.OK
     assert found["smoke.p2p-failed"].severity == Severity.SKIP and "one GPU" in found["smoke.p2p-failed"].title
+
+
+def _sysfs(root, vendors: list[str], nvidia: int = 0):
+    """A /sys/class/drm (and /proc/driver/nvidia) tree with the layout the kernel exposes, one node per vendor."""
+    for i, vendor in enumerate(vendors):
+        dev = root / "sys" / "class" / "drm" / f"renderD{128 + i}" / "device"
+        dev.mkdir(parents=True)
+        (dev / "vendor").write_text(vendor + "\n")
+    (root / "sys" / "class" / "drm" / "card0").mkdir(parents=True, exist_ok=True)  # not a render node
+    for i in range(nvidia):
+        (root / "proc" / "driver" / "nvidia" / "gpus" / f"0000:{i:02x}:00.0").mkdir(parents=True)
+    return str(root)
+
+
+@pytest.mark.parametrize(("vendors", "nvidia", "env", "hint"), [
+    (["0x1002"] * 8, 0, {}, 8),  # an 8-GPU MI300X node
+    (["0x1002", "0x8086"], 0, {}, 1),  # an Intel iGPU's render node is not counted
+    (["0x1002"] * 8, 0, {"HIP_VISIBLE_DEVICES": "0,1"}, 2),
+    (["0x1002"] * 8, 0, {"ROCR_VISIBLE_DEVICES": ""}, 0),
+    ([], 1, {}, 1),  # an H200 without nvidia-drm render nodes
+    ([], 0, {}, 0),
+])
+def test_gpu_count_hint(tmp_path, vendors: list[str], nvidia: int, env: dict, hint: int) -> None:
+    assert smoke.gpu_count_hint(env, root=_sysfs(tmp_path, vendors, nvidia)) == hint
+
+
+@needs_torch
+def test_guessed_gpus_that_torch_does_not_see_are_dropped(monkeypatch) -> None:
+    """Three processes start at once on the hint; the CPU torch sees none: one no-gpu finding, no ghosts."""
+    monkeypatch.setattr(smoke, "gpu_count_hint", lambda env=None, root="/": 3)
+    opts = SmokeOptions(python=sys.executable, level=1, timeout=120, quick=True, env=env_with())
+    said: list[str] = []
+    report = smoke.run_smoke(opts, progress=said.append)
+    assert said[0] == "level 1: starting 3 process(es)"
+    assert [r.key for r in report.devices] == ["cuda:0"]
+    found = by_id(report.findings)
+    assert found["smoke.no-gpu"].severity == Severity.FAIL
+    assert "smoke.enumeration-mismatch" not in found and "smoke.crashed" not in found
