@@ -178,11 +178,14 @@ class CheckRow:
     fraction: Optional[float] = None  # value / expected
     threshold: Optional[float] = None  # warn below this fraction
     extra: dict[str, Any] = field(default_factory=dict)
+    cause: Any = None  # a known error signature found in the failure's text (log signature table)
+    cause_line: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"check": self.check, "status": self.status, "severity": self.severity.value,
                 "value": self.value, "unit": self.unit, "expected": self.expected,
                 "fraction_of_peak": self.fraction, "threshold": self.threshold, "detail": self.detail,
+                **({"cause": _smoke_id(self.cause.finding)} if self.cause is not None else {}),
                 **({"extra": self.extra} if self.extra else {})}
 
 
@@ -268,7 +271,11 @@ class SmokeOptions:
 
     @property
     def process_timeout(self) -> float:
-        return float(self.timeout if self.timeout is not None else DEFAULT_TIMEOUT[self.level])
+        """--timeout, or the level's default plus the sustained-GEMM --duration the user asked for (a long
+        level-3 run must not be killed and reported as a hung GPU)."""
+        if self.timeout is not None:
+            return float(self.timeout)
+        return DEFAULT_TIMEOUT[self.level] + (float(self.duration or 0.0) if self.level >= 3 else 0.0)
 
 
 @dataclass
@@ -379,6 +386,9 @@ def _run_processes(runs: list[ProcessRun], opts: SmokeOptions,
     ``on_record`` may return more runs to start (the first GPU's enumeration names the others)."""
     env = dict(os.environ if opts.env is None else opts.env)
     env["PYTHONUNBUFFERED"] = "1"
+    # An inherited PyTorch TunableOp (AMD recommends it on MI300X) would tune every GEMM shape inside the
+    # timed checks and write its CSV results into the user's working directory.
+    env["PYTORCH_TUNABLEOP_ENABLED"] = "0"
     events: queue.Queue = queue.Queue()
     live: list[_Proc] = []
 
@@ -618,6 +628,11 @@ def _describe(run: ProcessRun, enum: Optional[dict[str, Any]]) -> None:
             run.memory_bytes = int(mem) if isinstance(mem, (int, float)) else None
             cus = dev.get("multi_processor_count")
             run.compute_units = int(cus) if isinstance(cus, int) and cus > 0 else None
+            wgp_mode = ((enum or {}).get("env") or {}).get("GPU_ENABLE_WGP_MODE") != "0"
+            if run.compute_units and wgp_mode and str(run.arch or "").startswith(("gfx10", "gfx11", "gfx12")):
+                # RDNA runs in WGP mode: HIP counts work-group processors of 2 CUs each (ROCm/hip#3767,
+                # ROCm/legacy-rocm-build#2082); GPU_ENABLE_WGP_MODE=0 makes it count CUs.
+                run.compute_units *= 2
 
 
 def _load_matrix() -> Optional[Matrix]:
@@ -674,8 +689,9 @@ def _rows(run: ProcessRun, matrix: Optional[Matrix], thresholds: dict[str, float
     product, peaks = peaks_for(matrix, run.name, run.arch) if run.kind == "device" else (None, {})
     run.product = product
     full = PRODUCT_CUS.get(product or "")
-    if full and run.compute_units and run.compute_units < full:
-        run.peak_share = run.compute_units / full
+    cus = run.compute_units
+    if full and cus and cus < full:
+        run.peak_share = cus / full
         peaks = {k: v * run.peak_share for k, v in peaks.items()}
     run.rows = []
     for rec in run.records:
@@ -699,6 +715,12 @@ def _rows(run: ProcessRun, matrix: Optional[Matrix], thresholds: dict[str, float
                     row.severity = Severity.WARN
             else:
                 row.severity = Severity.INFO  # measured, but nothing to compare it with
+        if row.severity in (Severity.FAIL, Severity.ERROR) and row.detail:
+            # "no kernel image is available", "invalid device function": a failed check whose exception is a
+            # known error is that error (wheel/override), not the hardware problem the check's own fix suspects
+            hits = _scan(row.detail)
+            if hits:
+                row.cause, row.cause_line = hits[0]
         if row.check == "stability" and row.status == "ok" and row.value is not None:
             row.threshold = thresholds.get("stability_min_ratio")
             if row.threshold is not None and row.value < row.threshold:
@@ -785,12 +807,18 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
         if (failed and r.fatal is None and not matches) or (r.fatal is not None
                                                             and r.fatal.get("reason") not in HANDLED_FATAL):
             crashed.append(r)
+        for row in r.rows:
+            if row.cause is not None:
+                fid = _smoke_id(row.cause.finding)
+                prev = sig_hits.get(fid)
+                ev = (prev[1] if prev else []) + [f"{r.label} {row.check}: {row.cause_line}"]
+                sig_hits[fid] = (prev[0] if prev else row.cause, ev, True)
     for fid, (sig, ev, failed) in sig_hits.items():
         fix = Fix(sig.explanation, list(sig.commands), sig.url)
         if fid == "smoke.no-binary-for-gpu":
             fix.commands = _no_binary_commands(report, matrix) + fix.commands
         out.append(Finding(fid, Severity.FAIL if failed else Severity.WARN, sig.title,
-                           detail="Seen on the smoke program's stderr.", evidence=ev[:8], fix=fix))
+                           detail="Seen in the smoke program's output.", evidence=ev[:8], fix=fix))
     if crashed:
         ev = []
         for r in crashed:
@@ -804,11 +832,20 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
     return out
 
 
+class _Keep(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
 def _scan(text: str) -> list[tuple[Any, str]]:
-    """(signature, matched line) for each known signature in ``text`` (empty if the table is unavailable)."""
+    """(signature, matched line) for each known signature in ``text`` (empty if the table is unavailable).
+
+    The signature comes back with its ``{group}`` placeholders (``{gfx}``, ``{lib}``) filled from the match."""
     if not text.strip():
         return []
     try:
+        import dataclasses
+
         from rocmdoctor.parse.logs import scan, signature
     except Exception:
         return []
@@ -816,6 +853,10 @@ def _scan(text: str) -> list[tuple[Any, str]]:
     for m in scan(text, "smoke-stderr"):
         sig = signature(m.signature)
         if sig is not None:
+            fmt = _Keep(m.groups or {})
+            sig = dataclasses.replace(sig, title=sig.title.format_map(fmt),
+                                      explanation=sig.explanation.format_map(fmt),
+                                      commands=tuple(c.format_map(fmt) for c in sig.commands))
             out.append((sig, m.text))
     return out
 
@@ -913,7 +954,7 @@ def _evidence(run: ProcessRun, row: CheckRow) -> str:
             if run.peak_share:
                 tail += f" scaled to this device's {run.compute_units} CUs ({run.peak_share:.0%})"
         elif row.check == "stability":
-            tail = row.detail + (f" (min/median {_fmt(row.value)}; warn below {row.threshold})"
+            tail = row.detail + (f" (p10/median {_fmt(row.value)}; warn below {row.threshold})"
                                  if row.threshold is not None else "")
         else:
             tail = row.detail + ("; no peak known for this product" if row.status == "ok" else "")
@@ -947,6 +988,10 @@ def _check_findings(report: SmokeReport) -> list[Finding]:
             title = f"{what}: {bad} on {_where(worst_runs)}"
             detail = next(row.detail for _r, row in items if row.severity == sev)
             fix = _fix_for(fid)
+            cause = next((row.cause for _r, row in items if row.severity == sev and row.cause is not None), None)
+            if cause is not None:  # the known error explains it: its fix, not the check's hardware advice
+                title += f" ({cause.title})"
+                fix = Fix(f"See {_smoke_id(cause.finding)}: " + cause.explanation, list(cause.commands), cause.url)
         elif sev == Severity.SKIP:
             title, detail, fix = f"{what}: not run", items[0][1].detail, None
         elif sev == Severity.INFO:

@@ -337,3 +337,59 @@ def test_guessed_gpus_that_torch_does_not_see_are_dropped(monkeypatch) -> None:
     found = by_id(report.findings)
     assert found["smoke.no-gpu"].severity == Severity.FAIL
     assert "smoke.enumeration-mismatch" not in found and "smoke.crashed" not in found
+
+
+def test_level3_timeout_grows_with_the_asked_duration() -> None:
+    """Was: `--level 3 --duration 1800` killed at 1800 s and reported as a hung GPU."""
+    assert SmokeOptions(python="p", level=3, duration=1800).process_timeout == smoke.DEFAULT_TIMEOUT[3] + 1800
+    assert SmokeOptions(python="p", level=3, duration=1800, timeout=50).process_timeout == 50
+    assert SmokeOptions(python="p", level=2, duration=1800).process_timeout == smoke.DEFAULT_TIMEOUT[2]
+    assert smoke.DEFAULT_TIMEOUT[2] / 2 > _program_module().HIPCC_TIMEOUT  # a stuck hipcc is a `hip` failure
+
+
+def _program_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("smoke_torch_t", PROGRAM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _program_records(*args: str, env: dict | None = None) -> tuple[ProcessRun, list[dict]]:
+    run_ = ProcessRun("x", "device", [sys.executable, str(PROGRAM), "--quick", *args])
+    _run_processes([run_], SmokeOptions(python=sys.executable, timeout=120, env=env or env_with()))
+    return run_, [r for r in run_.records if r.get("type") == "result"]
+
+
+@needs_torch
+@pytest.mark.parametrize("args", [
+    ("--mode", "p2p", "--device", "cpu", "--peers", "cpu,cuda:1"),  # the CPU torch has no cuda:1
+    ("--mode", "allreduce", "--device", "cuda:0", "--backend", "gloo", "--world-size", "1"),
+], ids=["p2p", "allreduce"])
+def test_collective_modes_report_a_failing_device_as_a_result_not_a_traceback(args: tuple[str, ...]) -> None:
+    run_, results = _program_records(*args)
+    assert run_.completed and "Traceback" not in run_.stderr, run_.stderr
+    assert len(results) == 1 and results[0]["status"] == "fail", results
+
+
+@needs_torch
+def test_inherited_tunableop_is_turned_off_for_the_programs(tmp_path) -> None:
+    """TunableOp would tune every GEMM shape inside the timed checks and write CSVs into the user's cwd."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json, os\nprint(json.dumps({'type': 'env', 'v': os.environ.get("
+                     "'PYTORCH_TUNABLEOP_ENABLED')}))\n")
+    run_ = ProcessRun("x", "device", [sys.executable, str(probe)])
+    _run_processes([run_], SmokeOptions(python=sys.executable, timeout=60,
+                                        env=env_with(PYTORCH_TUNABLEOP_ENABLED="1")))
+    assert run_.records == [{"type": "env", "v": "0"}]
+
+
+@needs_torch
+def test_stress_reports_bitwise_repeatability_and_a_percentile_stability() -> None:
+    _run, results = _program_records("--device", "cpu", "--level", "3", "--duration", "0.5")
+    by_check = {r["check"]: r for r in results}
+    assert by_check["stress"]["status"] == "ok" and by_check["stress"]["not_bitwise"] == 0
+    st = by_check["stability"]
+    assert st["unit"] == "p10/median" and st["tflops_min"] <= st["tflops_p10"] <= st["tflops_median"]
+    assert 0 < st["value"] <= 1

@@ -129,3 +129,94 @@ def test_a_check_that_raises_is_an_error_and_the_next_check_runs(capsys) -> None
                                        None)}
     assert findings["smoke.arch-missing"].severity == Severity.ERROR
     assert findings["smoke.alloc-failed"].severity == Severity.OK
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+def test_one_gpu_that_cannot_be_queried_does_not_hide_the_others(capsys) -> None:
+    prog = _program()
+    torch = _torch(*BUILDS["rocm-mi300x"])
+
+    def props(i: int):
+        if i == 1:
+            raise RuntimeError("HIP error: invalid argument")
+        return MI300X
+
+    torch.cuda.get_device_properties = props
+    torch.cuda.device_count = lambda: 3
+    devs = prog.describe_devices(torch, cpu_mode=False)
+    assert [d["arch"] for d in devs] == ["gfx942", None, "gfx942"]
+    assert "invalid argument" in devs[1]["error"]
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+def test_precision_is_pinned_whatever_the_environment_set() -> None:
+    """TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 / HIPBLASLT_ALLOW_TF32 and the reduced-precision split-K defaults would
+    fail a correct GPU's fp32/bf16 comparison with float64: the program turns them off before its GEMMs."""
+    import torch
+
+    m = torch.backends.cuda.matmul
+    saved = (m.allow_tf32, m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction,
+             torch.get_float32_matmul_precision())
+    try:
+        m.allow_tf32 = True
+        m.allow_fp16_reduced_precision_reduction = True
+        m.allow_bf16_reduced_precision_reduction = True
+        torch.set_float32_matmul_precision("high")
+        _program().pin_precision(torch)
+        assert not m.allow_tf32 and not m.allow_fp16_reduced_precision_reduction
+        assert not m.allow_bf16_reduced_precision_reduction
+        assert torch.get_float32_matmul_precision() == "highest"
+    finally:
+        m.allow_tf32, m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction = saved[:3]
+        torch.set_float32_matmul_precision(saved[3])
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+def test_timed_windows_cover_the_minimum_time() -> None:
+    """20 copies of 1 GiB take ~10 ms on an MI300X: too short to mean anything after an idle period."""
+    import torch
+
+    prog = _program()
+    dev = prog.Dev(torch, "cpu")
+    calls = []
+    secs, n = dev.timed(lambda: calls.append(1), 3, warmup=2, min_seconds=0.05)
+    assert secs >= 0.05 and n % 3 == 0 and n >= 3
+    assert len(calls) > n  # the warm-up ran too, and is not part of the timed calls
+    secs, n = dev.timed(lambda: None, 3, warmup=2)  # --quick / CPU: exactly the asked iterations
+    assert n == 3
+
+
+@pytest.mark.parametrize(("name", "arch", "mpc", "env", "cus"), [
+    ("AMD Radeon PRO W7900", "gfx1100", 48, {}, 96),  # HIP counts WGPs on RDNA: 48 WGPs = 96 CUs
+    ("AMD Radeon PRO W7900", "gfx1100", 96, {"GPU_ENABLE_WGP_MODE": "0"}, 96),  # CU mode counts CUs
+    ("AMD Instinct MI300X", "gfx942", 304, {}, 304),  # CDNA counts CUs
+    ("AMD Instinct MI300X", "gfx942", 38, {}, 38),  # a CPX partition: 1/8 of the CUs
+])
+def test_rdna_work_group_processors_are_counted_as_cus(name: str, arch: str, mpc: int, env: dict, cus: int) -> None:
+    """Was: an RDNA card compared with half its product's peak (a false pass below 25% of real bandwidth)."""
+    enum = {"type": "enumeration", "available": True, "count": 1, "env": env, "hip": "6.2",
+            "devices": [{"index": 0, "name": name, "arch": arch, "multi_processor_count": mpc}]}
+    run = ProcessRun("cuda:0", "device", ["python"], index=0)
+    smoke._describe(run, enum)
+    assert run.compute_units == cus
+    run.records = [{"type": "result", "check": "bandwidth", "status": "ok", "value": 100.0, "unit": "GB/s"}]
+    smoke._rows(run, matrix_mod.load(), smoke.DEFAULT_THRESHOLDS)
+    assert (run.peak_share is None) == (cus >= smoke.PRODUCT_CUS[run.product])
+
+
+@pytest.mark.parametrize(("detail", "cause"), [
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "smoke.no-binary-for-gpu"),
+    ("RuntimeError: HIP error: invalid device function", "smoke.invalid-device-function"),
+])
+def test_a_known_error_inside_a_check_is_that_error_not_a_hardware_fault(detail: str, cause: str) -> None:
+    run = ProcessRun("cuda:0", "device", ["python"], index=0)
+    run.records = [{"type": "start"}, {"type": "result", "check": "gemm:fp32", "status": "fail", "detail": detail},
+                   {"type": "done"}]
+    run.exit_code = 0
+    found = {f.id: f for f in judge(SmokeReport(options=SmokeOptions(python="python3"), devices=[run]), None,
+                                    matrix_mod.load())}
+    assert found[cause].severity == Severity.FAIL
+    assert found[cause].evidence == [f"GPU 0 gemm:fp32: {detail}"]
+    gemm = found["smoke.gemm-mismatch"]
+    assert gemm.severity == Severity.FAIL and gemm.fix.explanation.startswith(f"See {cause}: ")
+    assert "hardware" not in gemm.fix.explanation
