@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up a fresh machine for rocmdoctor development: system packages the tests use (sshd, docker, chromium,
-# debootstrap), the daemons they need, the package itself with its test extras, and the CPU torch the smoke
-# programs run on. Idempotent: skips what is already there.
+# debootstrap, docker-compose), the daemons they need, the package itself with its test extras, and the CPU
+# torch the smoke programs run on. Idempotent: skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,7 @@ if command -v apt-get >/dev/null 2>&1; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
   [ -x /usr/bin/docker-registry ] || need+=(docker-registry)
+  command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
   if [ "${#need[@]}" -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive

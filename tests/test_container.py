@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +109,30 @@ def test_golden_compose(access):
         assert svc["runtime"] == "amd" and svc["environment"] == {"AMD_VISIBLE_DEVICES": "all"}
     else:
         assert svc["devices"] == ["amd.com/gpu=all"]
+
+
+COMPOSE = shutil.which("docker-compose")
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose is not installed (scripts/setup.sh installs it)")
+@pytest.mark.parametrize("access", ["devices", "runtime", "cdi"])
+def test_compose_file_is_accepted_by_the_real_docker_compose(access, tmp_path):
+    """docker-compose itself parses and normalises the file: the GPU fields survive its schema validation."""
+    (tmp_path / "docker-compose.yml").write_text(render_compose(RunOptions(access=access, render_gid=110), "app:1.0"))
+    proc = subprocess.run([COMPOSE, "config"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    svc = yaml.safe_load(proc.stdout)["services"]["rocm"]
+    assert svc["group_add"] == ["110", "video"] and svc["ipc"] == "host" and svc["shm_size"] == "16g"
+    assert svc["security_opt"] == ["seccomp=unconfined"] and svc["image"] == "app:1.0"
+    if access == "devices":
+        assert svc["devices"] == ["/dev/kfd", "/dev/dri"]
+    elif access == "runtime":
+        assert svc["runtime"] == "amd"
+    # the same tool refuses a broken file: the acceptance above means something
+    (tmp_path / "docker-compose.yml").write_text(
+        render_compose(RunOptions(access=access, render_gid=110), "app:1.0").replace("ipc:", "ipcx:"))
+    bad = subprocess.run([COMPOSE, "config", "-q"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "ipcx" in bad.stderr
 
 
 def test_golden_run_args():
