@@ -13,3 +13,15 @@ def test_every_check_id_is_documented():
     text = (ROOT / "docs" / "checks.md").read_text()
     missing = [i for i in all_ids() if f"`{i}`" not in text]
     assert not missing, f"add to docs/checks.md: {missing}"
+
+
+def test_every_smoke_id_is_documented():
+    from rocmdoctor import smoke
+
+    text = (ROOT / "docs" / "checks.md").read_text()
+    core = [*smoke.PROCESS_IDS, *(v[0] for v in smoke.CHECKS.values())]
+    missing = [i for i in core if f"`{i}`" not in text]
+    assert not missing, f"add to docs/checks.md: {missing}"
+    # the others are the signature table's log.* ids under smoke.*: documented as such
+    derived = [i for i in smoke.finding_ids() if i not in core]
+    assert derived and all(f"`log.{i.split('.', 1)[1]}`" in text for i in derived)
