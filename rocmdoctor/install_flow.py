@@ -20,7 +20,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rocmdoctor.installer import Target
+    from rocmdoctor.installer import PipSession, Snapshot, Target
     from rocmdoctor.model import Host
     from rocmdoctor.plan import Plan, Rejected
 
@@ -140,17 +140,8 @@ def run(
     find_links: Optional[str], dry_run: bool, lock: Optional[str], as_json: bool, yes: bool, argv: list[str],
 ) -> int:
     """The whole command: returns 0, or raises BadInput (2) / OperationFailed (1) / KeyboardInterrupt (130)."""
-    import json
+    from rocmdoctor.errors import BadInput
 
-    from rich.console import Console
-
-    from rocmdoctor import matrix as matrix_mod
-    from rocmdoctor.errors import BadInput, OperationFailed
-    from rocmdoctor.installer import install, probe, resolve_closure, write_lock
-    from rocmdoctor.resolve import Refused, ResolveOptions, resolve
-
-    err = Console(stderr=True, highlight=False)
-    out = Console(highlight=False) if not as_json else err
     if installer not in INSTALLERS:
         raise BadInput(f"--installer must be pip or uv, not {installer!r}")
     for opt, value in (("--index-url", index_url), ("--find-links", find_links)):
@@ -163,6 +154,41 @@ def run(
             raise BadInput(f"{opt}: empty value")
     if lock:
         _check_lock_path(lock)
+    from rocmdoctor.installer import PipSession
+
+    session: Optional[PipSession] = None
+    held: list[Snapshot] = []  # a snapshot taken early, until install() owns it
+    try:
+        if source is None:
+            # The target interpreter starts first: it answers the probe, then (to install with pip) loads pip
+            # while this process imports, reads the host, resolves and takes the snapshot.
+            session = PipSession(python or default_python(), prewarm=installer == "pip" and not dry_run)
+        return _run(session, held, packages, source, python_version, torch_spec, rocm, channel, installer,
+                    index_url, find_links, dry_run, lock, as_json, yes, argv)
+    finally:
+        for snap in held:
+            snap.discard(background=True)
+        if session is not None:
+            session.close()
+
+
+def _run(
+    session: Optional[PipSession], held: list[Snapshot], packages: list[str], source: Optional[str],
+    python_version: Optional[str], torch_spec: Optional[str], rocm: Optional[str], channel: str, installer: str,
+    index_url: Optional[str], find_links: Optional[str], dry_run: bool, lock: Optional[str], as_json: bool,
+    yes: bool, argv: list[str],
+) -> int:
+    import json
+
+    from rich.console import Console
+
+    from rocmdoctor import matrix as matrix_mod
+    from rocmdoctor.errors import BadInput, OperationFailed
+    from rocmdoctor.installer import Snapshot, install, resolve_closure, write_lock
+    from rocmdoctor.resolve import Refused, ResolveOptions, resolve
+
+    err = Console(stderr=True, highlight=False)
+    out = Console(highlight=False) if not as_json else err
     target: Optional[Target] = None
     if source is not None:
         host = load_bundle_host(source)
@@ -172,12 +198,21 @@ def run(
     else:
         from concurrent.futures import ThreadPoolExecutor
 
-        py = python or default_python()
-        if py.startswith("-"):
-            raise BadInput(f"--python {py!r} is not an interpreter path")
+        assert session is not None
+
+        def probe_and_snapshot() -> Target:
+            """The probe's answer, and the rollback snapshot while the host is still being read (unless a
+            dry run, or a prompt that could keep the environment waiting for minutes, comes first)."""
+            assert session is not None
+            found = session.target()
+            if not dry_run and (found.has_pip or installer != "pip") and (
+                    yes or found.torch_build not in ("cuda", "cpu")):
+                held.append(Snapshot.take(found))
+            return found
+
         with ThreadPoolExecutor(max_workers=2) as pool:  # both mostly wait on subprocesses
-            probing = pool.submit(probe, py)
-            capturing = pool.submit(capture_local_host, py)
+            probing = pool.submit(probe_and_snapshot)
+            capturing = pool.submit(capture_local_host, session.python)
             target = probing.result()
             host = capturing.result()
         if python_version and not dry_run and _series(python_version) != _series(target.version):
@@ -229,8 +264,10 @@ def run(
 
             status.update(escape(f"[{installer}] {line[:100]}"))
 
+        snapshot = held.pop() if held else None  # install() restores and discards it from here on
         try:
-            result = install(plan, target, installer, gpu_check=bool(plan.gpus), lock=lock, on_line=on_line)
+            result = install(plan, target, installer, gpu_check=bool(plan.gpus), lock=lock, on_line=on_line,
+                             session=session, snapshot=snapshot)
         except KeyboardInterrupt as exc:
             problems = getattr(exc, "restore_problems", [])
             for p in problems:

@@ -3,6 +3,9 @@
 The steps, each testable on its own:
 
 * :func:`probe` asks the target interpreter (a subprocess) where its packages live and what it holds;
+  :class:`PipSession` is that same question asked of a process that then stays, loads pip while rocmdoctor
+  reads the host and takes its snapshot, and runs the install: one interpreter start instead of two, and
+  pip's start-up off the critical path;
 * :class:`Snapshot` records every file under its site-packages (and its scripts directory) and keeps a
   hard-linked backup of each (a copy where links are impossible). Installers unlink files before writing
   them, so the backup keeps the old content for free. :meth:`Snapshot.restore` makes the tree exactly what it
@@ -29,7 +32,6 @@ import sys
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -39,40 +41,73 @@ from typing import Callable, Optional
 from rocmdoctor.errors import BadInput, OperationFailed
 from rocmdoctor.plan import Plan
 
-PROBE_SCRIPT = r"""
+#: Defines ``_probe()``: what the target interpreter is and holds (stdlib only, never imports torch).
+_PROBE_CORE = r"""
 import json, os, re, sys, sysconfig, importlib.util
-try:
-    from importlib import metadata
-    dists = {}
-    for d in metadata.distributions():
-        name = d.metadata["Name"]
-        if name:
-            dists[re.sub(r"[-_.]+", "-", name).lower()] = d.version
-except Exception:
-    dists = {}
-torch = None
-spec = importlib.util.find_spec("torch")
-if spec is not None and spec.submodule_search_locations:
-    base = list(spec.submodule_search_locations)[0]
-    torch = {"location": base, "libs": []}
+if sys.path and sys.path[0] == "":  # `-c` puts the working directory first: what is installed is not in it
+    del sys.path[0]
+def _probe():
     try:
-        text = open(os.path.join(base, "version.py")).read()
-        for key in ("__version__", "hip", "cuda"):
-            m = re.search(r"^%s\s*(?::[^=]*)?=\s*['\"]([^'\"]*)['\"]" % re.escape(key), text, re.M)
-            torch[key] = m.group(1) if m else None
-    except OSError:
-        pass
-    try:
-        torch["libs"] = sorted(os.listdir(os.path.join(base, "lib")))
-    except OSError:
-        pass
-paths = sysconfig.get_paths()
-print(json.dumps({
-    "executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
-    "implementation": sys.implementation.name, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
-    "purelib": paths["purelib"], "platlib": paths["platlib"], "scripts": paths["scripts"],
-    "dists": dists, "torch": torch, "pip": importlib.util.find_spec("pip") is not None,
-}))
+        from importlib import metadata
+        dists = {}
+        for d in metadata.distributions():
+            name = d.metadata["Name"]
+            if name:
+                dists[re.sub(r"[-_.]+", "-", name).lower()] = d.version
+    except Exception:
+        dists = {}
+    torch = None
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.submodule_search_locations:
+        base = list(spec.submodule_search_locations)[0]
+        torch = {"location": base, "libs": []}
+        try:
+            text = open(os.path.join(base, "version.py")).read()
+            for key in ("__version__", "hip", "cuda"):
+                m = re.search(r"^%s\s*(?::[^=]*)?=\s*['\"]([^'\"]*)['\"]" % re.escape(key), text, re.M)
+                torch[key] = m.group(1) if m else None
+        except OSError:
+            pass
+        try:
+            torch["libs"] = sorted(os.listdir(os.path.join(base, "lib")))
+        except OSError:
+            pass
+    paths = sysconfig.get_paths()
+    return {
+        "executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
+        "implementation": sys.implementation.name, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
+        "purelib": paths["purelib"], "platlib": paths["platlib"], "scripts": paths["scripts"],
+        "dists": dists, "torch": torch, "pip": importlib.util.find_spec("pip") is not None,
+    }
+"""
+
+PROBE_SCRIPT = _PROBE_CORE + "print(json.dumps(_probe()))\n"
+
+#: The line :data:`SESSION_SCRIPT` prefixes its probe with (whatever the interpreter printed before is not it).
+SESSION_MARK = "rocmdoctor-target: "
+
+#: A target interpreter kept for the install (:class:`PipSession`): it answers the probe at once, then, with
+#: argv[1] == "pip", imports pip's install machinery while rocmdoctor resolves and snapshots, and waits. Run
+#: with ``-B``: until it is told to go it writes nothing at all. One JSON line on stdin ``{"env", "args"}``
+#: runs ``python -m pip <args>`` in that environment; end of input makes it exit untouched.
+SESSION_SCRIPT = _PROBE_CORE + r"""
+sys.stdout.write("%s%s\n" % (sys.argv[2], json.dumps(_probe())))
+sys.stdout.flush()
+if sys.argv[1] == "pip":
+    for _name in ("pip._internal.cli.main", "pip._internal.commands.install",
+                  "pip._internal.resolution.resolvelib.resolver"):
+        try:
+            importlib.import_module(_name)
+        except Exception:
+            break
+    _line = sys.stdin.readline()
+    if _line.strip():
+        _go = json.loads(_line)
+        os.environ.clear()
+        os.environ.update(_go["env"])
+        sys.argv = ["pip"] + _go["args"]
+        import runpy
+        runpy.run_module("pip", run_name="__main__", alter_sys=True)
 """
 
 VERIFY_SCRIPT = r"""
@@ -156,6 +191,10 @@ def probe(python: str, timeout: float = 60.0) -> Target:
         d = json.loads(proc.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError) as exc:
         raise BadInput(f"{python!r} did not answer like a Python 3 interpreter: {proc.stderr.strip()[-300:]}") from exc
+    return _target(d)
+
+
+def _target(d: dict) -> Target:  # type: ignore[type-arg]
     return Target(
         executable=d["executable"], version=d["version"], implementation=d["implementation"], prefix=d["prefix"],
         base_prefix=d["base_prefix"], purelib=d["purelib"], platlib=d["platlib"], scripts=d["scripts"],
@@ -446,9 +485,13 @@ def _signals_ignored() -> Iterator[None]:
 
 def run_streaming(argv: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, list[str]]:
     """Run ``argv``, passing each output line to ``on_line``; Ctrl-C stops the child before re-raising."""
-    lines: list[str] = []
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             env=env, text=True, errors="replace", bufsize=1)
+    return _stream(proc, on_line, [])
+
+
+def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], lines: list[str]) -> tuple[int, list[str]]:
+    """Read ``proc`` to its end (lines appended to ``lines``); Ctrl-C stops the child before re-raising."""
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -466,6 +509,90 @@ def run_streaming(argv: list[str], env: dict[str, str], on_line: Callable[[str],
                 proc.kill()
                 proc.wait()
         raise
+
+
+class PipSession:
+    """The target interpreter, started as early as possible and kept for the install (:data:`SESSION_SCRIPT`).
+
+    One process does what a probe and ``python -m pip install`` did in two: :meth:`target` is the probe's
+    answer (the same :class:`Target`); with ``prewarm`` the process then loads pip's install code while
+    rocmdoctor captures the host, resolves and takes its snapshot, and :meth:`run` lets it start installing.
+    Until :meth:`run` it writes nothing (it runs with ``-B``); :meth:`close` ends it untouched. pip runs exactly
+    as ``python -m pip`` would, in the environment :meth:`run` passes, in the interpreter that was probed.
+    """
+
+    def __init__(self, python: str, prewarm: bool) -> None:
+        if python.startswith("-"):
+            raise BadInput(f"--python {python!r} is not an interpreter path")
+        self.python = python
+        self.prewarm = prewarm
+        self.executable: Optional[str] = None  # sys.executable as the process itself reported it
+        self._started = False
+        env = {k: v for k, v in os.environ.items() if k not in PIP_SCRUB}
+        try:
+            self.proc = subprocess.Popen(
+                [python, "-B", "-c", SESSION_SCRIPT, "pip" if prewarm else "probe", SESSION_MARK],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
+                errors="replace", bufsize=1)
+        except OSError as exc:
+            raise BadInput(f"cannot run the target interpreter {python!r}: {exc}") from exc
+
+    def target(self, timeout: float = 60.0) -> Target:
+        """The probe's answer; :class:`BadInput` when ``python`` is not a working interpreter."""
+        import threading
+
+        timer = threading.Timer(timeout, self.proc.kill)
+        timer.start()
+        before: list[str] = []
+        try:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                if line.startswith(SESSION_MARK):
+                    try:
+                        target = _target(json.loads(line[len(SESSION_MARK):]))
+                    except (ValueError, KeyError, TypeError) as exc:
+                        raise BadInput(f"{self.python!r} did not answer like a Python 3 interpreter: {exc}") from exc
+                    self.executable = target.executable
+                    return target
+                before.append(line)
+        finally:
+            timer.cancel()
+        self.close()
+        text = "".join(before).strip()[-300:] or f"exited with {self.proc.returncode}"
+        raise BadInput(f"{self.python!r} did not answer like a Python 3 interpreter: {text}")
+
+    def can_install(self, target: Target) -> bool:
+        """Whether :meth:`run` can install into ``target``: pip loaded, the very interpreter probed, unused."""
+        return (self.prewarm and not self._started and target.has_pip and self.executable == target.executable
+                and self.proc.poll() is None)
+
+    def run(self, pip_args: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, list[str]]:
+        """``python -m pip <pip_args>`` in ``env``, streamed like :func:`run_streaming`."""
+        assert self.proc.stdin is not None and not self._started
+        self._started = True
+        lines: list[str] = []
+        try:
+            self.proc.stdin.write(json.dumps({"env": env, "args": pip_args}) + "\n")
+            self.proc.stdin.close()
+        except OSError as exc:  # it died (a Ctrl-C of its own): pip never started
+            lines.append(f"the target interpreter exited before pip could start: {exc}")
+        return _stream(self.proc, on_line, lines)
+
+    def close(self) -> None:
+        """End the process if it is still waiting (end of input: it exits having written nothing)."""
+        if self._started:
+            return
+        self._started = True
+        with contextlib.suppress(OSError):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 # ---------------------------------------------------------------------------------------------- verify
@@ -542,6 +669,8 @@ def _file_version(filename: str) -> Optional[tuple[str, str]]:
 
 
 def _fetch(url: str, accept: str) -> tuple[str, bytes]:
+    import urllib.request  # here: its import (http.client, ssl) would delay every install's start
+
     req = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "rocmdoctor"})
     with urllib.request.urlopen(req, timeout=60) as resp:
         return resp.headers.get("Content-Type", ""), resp.read()
@@ -701,30 +830,43 @@ def _restore_and_check(snap: Snapshot, target: Target) -> list[str]:
 def install(
     plan: Plan, target: Target, installer: str = "pip", gpu_check: bool = False, lock: Optional[str] = None,
     on_line: Callable[[str], None] = lambda line: None, workdir: Optional[str] = None,
+    session: Optional[PipSession] = None, snapshot: Optional[Snapshot] = None,
 ) -> InstallResult:
     """Snapshot, install, verify; on any failure or interrupt restore the snapshot exactly.
 
+    ``session``: a :class:`PipSession` of ``target`` that runs pip (else a fresh ``python -m pip``; a session
+    that cannot is left alone). ``snapshot``: one :meth:`Snapshot.take` of ``target`` made since nothing else
+    changed it (else taken here); either way it is this function's to restore and discard.
     Returns an :class:`InstallResult` (``ok=False`` with ``restored=True`` after a failure); a Ctrl-C
     restores and then re-raises ``KeyboardInterrupt`` (carrying ``restore_problems``).
     """
-    if installer == "pip" and not target.has_pip:
-        raise BadInput(f"{target.executable} has no pip: use --installer uv, or run `{target.executable} -m ensurepip`")
-    uv = find_uv() if installer == "uv" else None
     start = time.monotonic()
     own_dir = workdir is None
-    work = workdir or tempfile.mkdtemp(prefix="rocmdoctor-install-")
-    constraints = os.path.join(work, "constraints.txt")
-    Path(constraints).write_text(plan.constraints())
-    empty = os.path.join(work, "no-find-links")
-    os.makedirs(empty, exist_ok=True)
-    env = install_env(plan, installer, constraints, empty)
-    argv = install_argv(plan, installer, target.executable, constraints, lock, uv)
-    snap = Snapshot.take(target)
+    work: Optional[str] = None
+    snap = snapshot
     result = InstallResult(ok=False)
     try:
+        if installer == "pip" and not target.has_pip:
+            raise BadInput(f"{target.executable} has no pip: use --installer uv, "
+                           f"or run `{target.executable} -m ensurepip`")
+        uv = find_uv() if installer == "uv" else None
+        work = workdir or tempfile.mkdtemp(prefix="rocmdoctor-install-")
+        constraints = os.path.join(work, "constraints.txt")
+        Path(constraints).write_text(plan.constraints())
+        empty = os.path.join(work, "no-find-links")
+        os.makedirs(empty, exist_ok=True)
+        env = install_env(plan, installer, constraints, empty)
+        argv = install_argv(plan, installer, target.executable, constraints, lock, uv)
+        if snap is None:
+            snap = Snapshot.take(target)
+        use_session = session is not None and installer == "pip" and session.can_install(target)
         with _sigterm_as_interrupt():
             try:
-                rc, lines = run_streaming(argv, env, on_line)
+                if use_session:
+                    assert session is not None and argv[:3] == [target.executable, "-m", "pip"]
+                    rc, lines = session.run(argv[3:], env, on_line)
+                else:
+                    rc, lines = run_streaming(argv, env, on_line)
                 result.installer_rc, result.output_tail = rc, lines[-40:]
                 if rc != 0:
                     errors = [x for x in lines if re.match(r"\s*(ERROR|error|cause)\b", x)]
@@ -743,8 +885,9 @@ def install(
                 result.restore_problems = _restore_and_check(snap, target)
                 result.restored = True
     finally:
-        snap.discard(background=True)
-        if own_dir:
+        if snap is not None:
+            snap.discard(background=True)
+        if own_dir and work:
             shutil.rmtree(work, ignore_errors=True)
         result.seconds = time.monotonic() - start
     return result

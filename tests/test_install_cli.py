@@ -15,7 +15,7 @@ import pytest
 from rocmdoctor.paths import FIXTURES_DIR
 
 sys.path.insert(0, str(Path(__file__).parent))
-from install_helpers import build_wheel, build_world_for_pins, fake_torch_files, make_venv, serve_index
+from install_helpers import build_wheel, build_world_for_pins, fake_torch_files, make_venv, serve_index, wait
 
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
 MI210 = FIXTURES_DIR / "derived-healthy-mi210-x4-rocm6.2.2"
@@ -163,3 +163,44 @@ def test_cli_lock_with_uv(index: tuple[str, str, list[str]], tmp_path: Path) -> 
     frozen = subprocess.run([uv, "pip", "freeze", "--python", str(venv / "bin/python")], capture_output=True,
                             text=True, env=CLEAN_ENV).stdout
     assert pins[0] in frozen
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            st = os.lstat(os.path.join(dirpath, name))
+            out[os.path.relpath(os.path.join(dirpath, name), root)] = (st.st_mode, st.st_mtime_ns)
+    return out
+
+
+def test_cli_failed_install_restores_exactly_and_dry_run_touches_nothing(
+        index: tuple[str, str, list[str]], tmp_path: Path) -> None:
+    """The CLI takes its snapshot while it reads the host and installs through the interpreter it probed: a
+    companion that breaks the install part-way leaves `pip freeze` byte-identical (and no rollback litter);
+    a dry run leaves every file of the venv as it was."""
+    _, _, pins = index
+    world = build_world_for_pins(tmp_path / "broken", pins)
+    vision = next(p for p in pins if p.startswith("torchvision=="))
+    for old in world.glob("torchvision-*.whl"):
+        old.unlink()
+    build_wheel(world, "torchvision", vision.split("==")[1], "cp311-cp311-linux_x86_64",
+                {"torchvision/__init__.py": "", "torch/version.py/collision.txt": "boom\n"},
+                [f"torch=={pins[0].split('==')[1].split('+')[0]}"])
+    url, stop = serve_index([world])
+    try:
+        py = make_venv(tmp_path / "venv")
+        root = Path(py).parent.parent
+        freeze = [py, "-m", "pip", "freeze", "--all"]
+        before = subprocess.run(freeze, capture_output=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull}).stdout
+        tree = _tree(root)
+        r = cli("--python", py, "--torch", "2.5", "--index-url", url, "torchvision", "--dry-run")
+        assert r.returncode == 0, r.stderr
+        assert _tree(root) == tree
+        r = cli("--python", py, "--torch", "2.5", "--index-url", url, "torchvision")
+        assert r.returncode == 1 and "restored exactly" in r.stderr, r.stderr
+        after = subprocess.run(freeze, capture_output=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull}).stdout
+        assert after == before
+        assert wait(lambda: not any(root.glob("lib/python3.*/.rocmdoctor-rollback-*")))
+    finally:
+        stop()

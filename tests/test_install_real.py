@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 
 from rocmdoctor.errors import OperationFailed
 from rocmdoctor.installer import (
+    PipSession,
     Snapshot,
     install,
     install_argv,
@@ -146,12 +148,21 @@ def test_snapshot_undoes_a_bare_install_that_fails_midway(world: dict[str, str],
     assert not snap.changed()
 
 
-@pytest.mark.parametrize("installer", ["pip", "uv"])
+@pytest.mark.parametrize("installer,early", [("pip", False), ("uv", False), ("pip", True), ("uv", True)])
 def test_install_failing_midway_restores_exactly(world: dict[str, str], template: dict[str, Path],
-                                                 tmp_path: Path, installer: str) -> None:
+                                                 tmp_path: Path, installer: str, early: bool) -> None:
+    """``early``: as the CLI runs it: the session probes (and for pip, installs), the snapshot comes first."""
     py = venv(template, "old", tmp_path)
     before = freeze(py)
-    result = install(plan_for(world["broken"]), probe(py), installer)
+    if early:
+        session = PipSession(py, prewarm=installer == "pip")
+        target = session.target()
+        result = install(plan_for(world["broken"]), target, installer, session=session,
+                         snapshot=Snapshot.take(target))
+        session.close()
+        assert session.proc.returncode is not None
+    else:
+        result = install(plan_for(world["broken"]), probe(py), installer)
     assert not result.ok and result.installer_rc != 0 and result.restored and result.restore_problems == []
     assert any("version.py" in p for p in result.problems), result.problems
     assert freeze(py) == before
@@ -181,19 +192,23 @@ def test_verify_gpu_checks_on_a_gpu_host(world: dict[str, str], template: dict[s
     assert any("plan asked for 2.5.1+rocm6.2" in p for p in verify(other, py, gpu_check=False))
 
 
-def test_interrupt_restores(world: dict[str, str], template: dict[str, Path], tmp_path: Path) -> None:
-    """SIGINT while pip runs: the child stops, the environment is restored, KeyboardInterrupt propagates."""
+@pytest.mark.parametrize("session", [False, True])
+def test_interrupt_restores(world: dict[str, str], template: dict[str, Path], tmp_path: Path, session: bool) -> None:
+    """SIGINT while pip runs (``session``: in the prewarmed target interpreter): the child stops, the environment
+    is restored, KeyboardInterrupt propagates."""
     url, stop = serve_index([world["rocm_dir"]], delays={"torchaudio-2.5.1": 30})
     try:
         py = venv(template, "old", tmp_path)
         before = freeze(py)
         plan_file = tmp_path / "plan.json"
         plan_file.write_text(json.dumps(plan_for(url).to_dict()))
+        call = ("s = PipSession(sys.argv[2], True); t = s.target(); install(plan, t, 'pip', session=s, "
+                "snapshot=Snapshot.take(t))") if session else "install(plan, probe(sys.argv[2]), 'pip')"
         code = (
             "import json, sys\n"
-            "from rocmdoctor.installer import install, probe\nfrom rocmdoctor.plan import Plan\n"
+            "from rocmdoctor.installer import PipSession, Snapshot, install, probe\nfrom rocmdoctor.plan import Plan\n"
             "plan = Plan.from_dict(json.load(open(sys.argv[1])))\n"
-            "try:\n    install(plan, probe(sys.argv[2]), 'pip')\n"
+            f"try:\n    {call}\n"
             "except KeyboardInterrupt:\n    print('INTERRUPTED-RESTORED'); sys.exit(130)\n"
         )
         proc = subprocess.Popen([sys.executable, "-c", code, str(plan_file), py], stdout=subprocess.PIPE, text=True,
@@ -295,3 +310,117 @@ def test_amd_channel_uses_find_links_and_beats_pypi(template: dict[str, Path], t
     finally:
         stop_amd()
         stop_deps()
+
+
+# ---------------------------------------------------------------------------------------------- PipSession
+def tree(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every entry below ``root``: (mode, size, mtime_ns), directories and links included."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            out[os.path.relpath(path, root)] = (st.st_mode, st.st_size if not os.path.isdir(path) else 0,
+                                                st.st_mtime_ns)
+    return out
+
+
+def pip_list(python: str) -> dict[str, str]:
+    out = subprocess.run([python, "-m", "pip", "list", "--format", "json"], check=True, capture_output=True,
+                         text=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull}).stdout
+    return {d["name"].lower().replace("_", "-").replace(".", "-"): d["version"] for d in json.loads(out)}
+
+
+def test_session_probes_like_probe_and_like_pip(world: dict[str, str], template: dict[str, Path],
+                                                tmp_path: Path) -> None:
+    """The session's answer is probe()'s, and its distributions are what pip lists: a regular install, an
+    editable install with an odd name, and a package in the working directory that is NOT installed."""
+    py = venv(template, "old", tmp_path)
+    proj = tmp_path / "odd"
+    (proj / "Odd_Name").mkdir(parents=True)
+    (proj / "Odd_Name" / "__init__.py").write_text("")
+    # A development install (`setup.py develop`: no wheel package, no network): its metadata stays in the project
+    # (an .egg-info reached through easy-install.pth), not in site-packages.
+    (proj / "setup.py").write_text("from setuptools import setup\n"
+                                   "setup(name='Odd_Name.Pkg', version='0.1.post1', packages=['Odd_Name'])\n")
+    subprocess.run([py, "setup.py", "-q", "develop"], cwd=proj, check=True, capture_output=True,
+                   env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull})
+    cwd = tmp_path / "cwd"  # a stray torch (and a stray dist-info) where rocmdoctor is run: not installed
+    (cwd / "torch").mkdir(parents=True)
+    (cwd / "torch" / "__init__.py").write_text("")
+    (cwd / "stray-1.0.dist-info").mkdir()
+    (cwd / "stray-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: stray\nVersion: 1.0\n")
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        session = PipSession(py, prewarm=False)
+        via_session = session.target()
+        session.close()
+        via_probe = probe(py)
+    finally:
+        os.chdir(old)
+    assert via_session == via_probe
+    assert via_session.dists == pip_list(py)
+    assert via_session.dists["odd-name-pkg"] == "0.1.post1" and "stray" not in via_session.dists
+    assert via_session.torch_version == "2.4.1+rocm6.1" and via_session.torch_build == "rocm"
+    assert via_session.torch and str(via_session.torch["location"]).startswith(str(Path(py).parent.parent))
+
+
+def test_session_closed_unused_writes_nothing(template: dict[str, Path], tmp_path: Path) -> None:
+    """A dry run, a refusal, a declined prompt: the prewarmed interpreter (pip loaded) leaves the venv as it was,
+    byte for byte and file for file, and exits."""
+    py = venv(template, "bare", tmp_path)
+    root = Path(py).parent.parent
+    for pyc in root.glob("lib/python3.*/site-packages/pip/**/__pycache__"):  # force pip to be compiled afresh
+        shutil.rmtree(pyc)
+    before = tree(root)
+    session = PipSession(py, prewarm=True)
+    target = session.target()
+    assert target.has_pip and session.can_install(target)
+    time.sleep(1.0)  # let it load pip
+    session.close()
+    assert session.proc.returncode == 0
+    assert tree(root) == before
+
+
+def test_session_installs_what_python_m_pip_installs(world: dict[str, str], template: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    """The same plan through install() with a session and with a plain `python -m pip`: the same distributions,
+    the same files (bytecode included), and pip's own files untouched."""
+    plan = plan_for(world["rocm"])
+    trees, frozen = [], []
+    for kind in ("plain", "session"):
+        py = venv(template, "bare", tmp_path / kind)
+        root = Path(py).parent.parent
+        pip_before = {k: v for k, v in tree(root).items() if "/site-packages/pip/" in k}
+        if kind == "session":
+            session = PipSession(py, prewarm=True)
+            target = session.target()
+            result = install(plan, target, "pip", session=session)
+            assert session.proc.returncode == 0
+        else:
+            result = install(plan, probe(py), "pip")
+        assert result.ok, (result.problems, result.output_tail)
+        assert wait(lambda root=root: not any(root.glob("lib/python3.*/.rocmdoctor-rollback-*")))
+        after = tree(root)
+        assert {k: v for k, v in after.items() if "/site-packages/pip/" in k} == pip_before
+        trees.append({k for k in after if "/site-packages/" in k and "/site-packages/pip/" not in k
+                      and not k.endswith(("/RECORD", "/INSTALLER", "/direct_url.json"))})
+        frozen.append(freeze(py))
+    assert frozen[0] == frozen[1] and b"torch==2.5.1+rocm6.2" in frozen[0]
+    assert trees[0] == trees[1]
+    assert any(k.endswith(".pyc") and "/torch/" in k for k in trees[1])  # pip compiled what it installed
+
+
+def test_session_for_a_wrong_interpreter_is_not_used(world: dict[str, str], template: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    """A session of another interpreter never installs: install() runs pip in the target and leaves it be."""
+    py, other = venv(template, "bare", tmp_path / "a"), venv(template, "bare", tmp_path / "b")
+    session = PipSession(other, prewarm=True)
+    session.target()
+    before_other = freeze(other)
+    result = install(plan_for(world["rocm"]), probe(py), "pip", session=session)
+    assert result.ok, result.problems
+    assert torch_version(py) == "2.5.1+rocm6.2" and session.proc.poll() is None
+    session.close()
+    assert freeze(other) == before_other and session.proc.returncode == 0
