@@ -20,8 +20,9 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rocmdoctor.installer import PipSession, Snapshot, Target
+    from rocmdoctor.installer import Snapshot, Target
     from rocmdoctor.model import Host
+    from rocmdoctor.pipsession import PipSession
     from rocmdoctor.plan import Plan, Rejected
 
 
@@ -154,7 +155,7 @@ def run(
             raise BadInput(f"{opt}: empty value")
     if lock:
         _check_lock_path(lock)
-    from rocmdoctor.installer import PipSession
+    from rocmdoctor.pipsession import PipSession
 
     session: Optional[PipSession] = None
     held: list[Snapshot] = []  # a snapshot taken early, until install() owns it

@@ -1,0 +1,199 @@
+"""The target interpreter as rocmdoctor talks to it: a probe, and a :class:`PipSession` that installs.
+
+Kept apart from :mod:`rocmdoctor.installer` (and light: stdlib only) so that the install command can start the
+target interpreter before it imports anything else: the session's start-up then overlaps all of ours.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+from typing import TYPE_CHECKING, Callable, Optional
+
+from rocmdoctor.errors import BadInput
+
+if TYPE_CHECKING:
+    from rocmdoctor.installer import Target
+
+#: Defines ``_probe()``: what the target interpreter is and holds (stdlib only, never imports torch).
+_PROBE_CORE = r"""
+import json, os, re, sys, sysconfig, importlib.util
+if sys.path and sys.path[0] == "":  # `-c` puts the working directory first: what is installed is not in it
+    del sys.path[0]
+def _probe():
+    try:
+        from importlib import metadata
+        dists = {}
+        for d in metadata.distributions():
+            name = d.metadata["Name"]
+            if name:
+                dists[re.sub(r"[-_.]+", "-", name).lower()] = d.version
+    except Exception:
+        dists = {}
+    torch = None
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.submodule_search_locations:
+        base = list(spec.submodule_search_locations)[0]
+        torch = {"location": base, "libs": []}
+        try:
+            text = open(os.path.join(base, "version.py")).read()
+            for key in ("__version__", "hip", "cuda"):
+                m = re.search(r"^%s\s*(?::[^=]*)?=\s*['\"]([^'\"]*)['\"]" % re.escape(key), text, re.M)
+                torch[key] = m.group(1) if m else None
+        except OSError:
+            pass
+        try:
+            torch["libs"] = sorted(os.listdir(os.path.join(base, "lib")))
+        except OSError:
+            pass
+    paths = sysconfig.get_paths()
+    return {
+        "executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
+        "implementation": sys.implementation.name, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
+        "purelib": paths["purelib"], "platlib": paths["platlib"], "scripts": paths["scripts"],
+        "dists": dists, "torch": torch, "pip": importlib.util.find_spec("pip") is not None,
+    }
+"""
+
+PROBE_SCRIPT = _PROBE_CORE + "print(json.dumps(_probe()))\n"
+
+#: The line :data:`SESSION_SCRIPT` prefixes its probe with (whatever the interpreter printed before is not it).
+SESSION_MARK = "rocmdoctor-target: "
+
+#: A target interpreter kept for the install (:class:`PipSession`): it answers the probe at once, then, with
+#: argv[1] == "pip", imports pip's install machinery while rocmdoctor resolves and snapshots, and waits. Run
+#: with ``-B``: until it is told to go it writes nothing at all. One JSON line on stdin ``{"env", "args"}``
+#: runs ``python -m pip <args>`` in that environment; end of input makes it exit untouched.
+SESSION_SCRIPT = _PROBE_CORE + r"""
+sys.stdout.write("%s%s\n" % (sys.argv[2], json.dumps(_probe())))
+sys.stdout.flush()
+if sys.argv[1] == "pip":
+    for _name in ("pip._internal.cli.main", "pip._internal.commands.install",
+                  "pip._internal.resolution.resolvelib.resolver"):
+        try:
+            importlib.import_module(_name)
+        except Exception:
+            break
+    _line = sys.stdin.readline()
+    if _line.strip():
+        _go = json.loads(_line)
+        os.environ.clear()
+        os.environ.update(_go["env"])
+        sys.argv = ["pip"] + _go["args"]
+        import runpy
+        runpy.run_module("pip", run_name="__main__", alter_sys=True)
+"""
+
+#: pip's environment variables that would add indexes, links or constraints behind our back.
+PIP_SCRUB = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_CONSTRAINT",
+             "PIP_REQUIREMENT", "PIP_TARGET", "PIP_PREFIX", "PIP_ROOT", "PIP_USER", "PIP_PRE")
+
+
+def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], lines: list[str]) -> tuple[int, list[str]]:
+    """Read ``proc`` to its end (lines appended to ``lines``); Ctrl-C stops the child before re-raising."""
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            line = line.rstrip()
+            lines.append(line)
+            if line:
+                on_line(line)
+        return proc.wait(), lines
+    except BaseException:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        raise
+
+
+class PipSession:
+    """The target interpreter, started as early as possible and kept for the install (:data:`SESSION_SCRIPT`).
+
+    One process does what a probe and ``python -m pip install`` did in two: :meth:`target` is the probe's
+    answer (the same :class:`Target`); with ``prewarm`` the process then loads pip's install code while
+    rocmdoctor captures the host, resolves and takes its snapshot, and :meth:`run` lets it start installing.
+    Until :meth:`run` it writes nothing (it runs with ``-B``); :meth:`close` ends it untouched. pip runs exactly
+    as ``python -m pip`` would, in the environment :meth:`run` passes, in the interpreter that was probed.
+    """
+
+    def __init__(self, python: str, prewarm: bool) -> None:
+        if python.startswith("-"):
+            raise BadInput(f"--python {python!r} is not an interpreter path")
+        self.python = python
+        self.prewarm = prewarm
+        self.executable: Optional[str] = None  # sys.executable as the process itself reported it
+        self._started = False
+        env = {k: v for k, v in os.environ.items() if k not in PIP_SCRUB}
+        try:
+            self.proc = subprocess.Popen(
+                [python, "-B", "-c", SESSION_SCRIPT, "pip" if prewarm else "probe", SESSION_MARK],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
+                errors="replace", bufsize=1)
+        except OSError as exc:
+            raise BadInput(f"cannot run the target interpreter {python!r}: {exc}") from exc
+
+    def target(self, timeout: float = 60.0) -> Target:
+        """The probe's answer; :class:`BadInput` when ``python`` is not a working interpreter."""
+        import threading
+
+        timer = threading.Timer(timeout, self.proc.kill)
+        timer.start()
+        before: list[str] = []
+        try:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                if line.startswith(SESSION_MARK):
+                    from rocmdoctor.installer import _target
+
+                    try:
+                        target = _target(json.loads(line[len(SESSION_MARK):]))
+                    except (ValueError, KeyError, TypeError) as exc:
+                        raise BadInput(f"{self.python!r} did not answer like a Python 3 interpreter: {exc}") from exc
+                    self.executable = target.executable
+                    return target
+                before.append(line)
+        finally:
+            timer.cancel()
+        self.close()
+        text = "".join(before).strip()[-300:] or f"exited with {self.proc.returncode}"
+        raise BadInput(f"{self.python!r} did not answer like a Python 3 interpreter: {text}")
+
+    def can_install(self, target: Target) -> bool:
+        """Whether :meth:`run` can install into ``target``: pip loaded, the very interpreter probed, unused."""
+        return (self.prewarm and not self._started and target.has_pip and self.executable == target.executable
+                and self.proc.poll() is None)
+
+    def run(self, pip_args: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, list[str]]:
+        """``python -m pip <pip_args>`` in ``env``, streamed like :func:`run_streaming`."""
+        assert self.proc.stdin is not None and not self._started
+        self._started = True
+        lines: list[str] = []
+        try:
+            self.proc.stdin.write(json.dumps({"env": env, "args": pip_args}) + "\n")
+            self.proc.stdin.close()
+        except OSError as exc:  # it died (a Ctrl-C of its own): pip never started
+            lines.append(f"the target interpreter exited before pip could start: {exc}")
+        return _stream(self.proc, on_line, lines)
+
+    def close(self) -> None:
+        """End the process if it is still waiting (end of input: it exits having written nothing)."""
+        if self._started:
+            return
+        self._started = True
+        with contextlib.suppress(OSError):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
