@@ -195,6 +195,7 @@ class Snapshot:
         self.roots = roots  # (directory, shallow)
         self.backup = backup
         self.entries: list[dict[str, _Entry]] = []
+        self.saved: list[dict[str, str]] = []  # per root: relative path -> its backup (a flat name in ``backup``)
         self.copied = 0  # files that had to be copied because a hard link was impossible
 
     @classmethod
@@ -221,21 +222,20 @@ class Snapshot:
         for i, (root, shallow) in enumerate(roots):
             entries = _scan(root, shallow)
             snap.entries.append(entries)
-            dest_root = os.path.join(backup, str(i))
-            made: set[str] = set()
+            saved: dict[str, str] = {}
+            snap.saved.append(saved)
             for rel, e in entries.items():
                 if e.kind != "f" or os.path.join(root, rel) in skip:
                     continue
-                dest = os.path.join(dest_root, rel)
-                parent_dir = os.path.dirname(dest)
-                if parent_dir not in made:
-                    os.makedirs(parent_dir, exist_ok=True)
-                    made.add(parent_dir)
+                # Flat: one directory holds every backup. Mirroring the tree cost a mkdir per directory, and a
+                # mkdir costs more than the hard links it holds (0.5 ms against 15 us here; torch has thousands).
+                dest = os.path.join(backup, f"{i}-{len(saved)}")
                 try:
                     os.link(os.path.join(root, rel), dest)
                 except OSError:
                     shutil.copy2(os.path.join(root, rel), dest)
                     snap.copied += 1
+                saved[rel] = dest
         return snap
 
     def changed(self) -> bool:
@@ -287,7 +287,7 @@ class Snapshot:
                 return
         except FileNotFoundError:
             pass
-        src = os.path.join(self.backup, str(i), rel)
+        src = self.saved[i].get(rel, "")
         try:
             bst = os.stat(src)
         except FileNotFoundError:
