@@ -67,6 +67,44 @@ except Exception as exc:
 print(json.dumps(out))
 """
 
+#: The verification interpreter, started while the installer runs so that its start-up is not paid after it:
+#: it waits for a line on stdin ("gpu" / "nogpu"; end of input: exit), then runs :data:`VERIFY_SCRIPT` (argv[1])
+#: as ``python -c`` would. If the install changed what a fresh start reads (a .pth file, a sitecustomize or
+#: usercustomize in a site directory: added, removed or rewritten), it starts afresh (exec) instead. ``-B``: it
+#: never writes bytecode into the environment pip is changing.
+VERIFY_WAIT = r"""
+import os, sys
+def _site_state():
+    import site
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    state = []
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            if n.endswith(".pth") or n.split(".")[0] in ("sitecustomize", "usercustomize"):
+                try:
+                    st = os.stat(os.path.join(d, n))
+                    state.append((d, n, st.st_ino, st.st_mtime_ns, st.st_size))
+                except OSError:
+                    state.append((d, n))
+    return state
+_before = _site_state()
+_mode = sys.stdin.readline().strip()
+if _mode:
+    _code = sys.argv[1]
+    if _site_state() != _before:
+        os.execv(sys.executable, [sys.executable, "-B", "-c", _code, _mode])
+    import importlib
+    importlib.invalidate_caches()
+    sys.argv = ["-c", _mode]
+    exec(compile(_code, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+"""
+
 #: uv's environment variables that would add indexes, links or constraints behind our back (pip's: PIP_SCRUB).
 UV_SCRUB = ("UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX", "UV_FIND_LINKS", "UV_NO_INDEX",
             "UV_TORCH_BACKEND", "UV_CONSTRAINT", "UV_OVERRIDE", "UV_BUILD_CONSTRAINT", "UV_PRERELEASE",
@@ -421,13 +459,41 @@ def run_streaming(argv: list[str], env: dict[str, str], on_line: Callable[[str],
 
 
 # ---------------------------------------------------------------------------------------------- verify
-def verify(plan: Plan, python: str, gpu_check: bool, timeout: float = 300.0) -> list[str]:
-    """Problems with the torch now installed in ``python`` (empty = it is the ROCm build we meant)."""
-    env = {**os.environ, **plan.env}
+class Verifier:
+    """A :data:`VERIFY_WAIT` interpreter of ``python`` in the plan's environment, started ahead of the check."""
+
+    def __init__(self, plan: Plan, python: str) -> None:
+        self.proc = subprocess.Popen([python, "-B", "-c", VERIFY_WAIT, VERIFY_SCRIPT], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, **plan.env})
+
+    def answer(self, gpu_check: bool, timeout: float) -> dict:  # type: ignore[type-arg]
+        """Run the check now; the JSON it printed (OSError, TimeoutExpired, ValueError, IndexError on failure)."""
+        try:
+            out, _ = self.proc.communicate(("gpu" if gpu_check else "nogpu") + "\n", timeout=timeout)
+        except BaseException:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+        return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Let it go unused (end of input: it exits having run nothing)."""
+        if self.proc.returncode is not None:
+            return
+        try:
+            self.proc.communicate("", timeout=10)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def verify(plan: Plan, python: str, gpu_check: bool, timeout: float = 300.0,
+           started: Optional[Verifier] = None) -> list[str]:
+    """Problems with the torch now installed in ``python`` (empty = it is the ROCm build we meant).
+    ``started``: a :class:`Verifier` of ``python`` for ``plan`` started earlier (else one starts now)."""
     try:
-        proc = subprocess.run([python, "-c", VERIFY_SCRIPT, "gpu" if gpu_check else "nogpu"], capture_output=True,
-                              text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-        d = json.loads(proc.stdout.strip().splitlines()[-1])
+        d = (started or Verifier(plan, python)).answer(gpu_check, timeout)
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
         return [f"could not run the verification in {python}: {exc}"]
     if "error" in d and "version" not in d:
@@ -668,6 +734,7 @@ def install(
     start = time.monotonic()
     own_dir = workdir is None
     work: Optional[str] = None
+    verifier: Optional[Verifier] = None
     snap = snapshot
     result = InstallResult(ok=False)
     try:
@@ -687,6 +754,7 @@ def install(
         use_session = session is not None and installer == "pip" and session.can_install(target)
         with _sigterm_as_interrupt():
             try:
+                verifier = Verifier(plan, target.executable)  # its start-up overlaps the install
                 if use_session:
                     assert session is not None and argv[:3] == [target.executable, "-m", "pip"]
                     rc, lines = session.run(argv[3:], env, on_line)
@@ -698,7 +766,7 @@ def install(
                     result.problems = errors[-6:] or lines[-6:] or [f"{installer} exited with {rc}"]
                 else:
                     on_line("verifying the installed torch")
-                    result.problems = verify(plan, target.executable, gpu_check)
+                    result.problems = verify(plan, target.executable, gpu_check, started=verifier)
                     result.ok = not result.problems
             except KeyboardInterrupt as exc:
                 result.restore_problems = _restore_and_check(snap, target)
@@ -710,6 +778,8 @@ def install(
                 result.restore_problems = _restore_and_check(snap, target)
                 result.restored = True
     finally:
+        if verifier is not None:
+            verifier.close()
         if snap is not None:
             snap.discard(background=True)
         if own_dir and work:

@@ -23,6 +23,7 @@ from rocmdoctor.errors import OperationFailed
 from rocmdoctor.installer import (
     PipSession,
     Snapshot,
+    Verifier,
     install,
     install_argv,
     install_env,
@@ -424,3 +425,38 @@ def test_session_for_a_wrong_interpreter_is_not_used(world: dict[str, str], temp
     assert torch_version(py) == "2.5.1+rocm6.2" and session.proc.poll() is None
     session.close()
     assert freeze(other) == before_other and session.proc.returncode == 0
+
+
+# ---------------------------------------------------------------------------------------------- Verifier
+def _put_torch(dest: Path, version: str = "2.5.1+rocm6.2") -> None:
+    for rel, text in fake_torch_files(version, "6.2.41133-dd7f95766", None, ["libamdhip64.so"]).items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text)
+
+
+def test_verifier_started_before_the_install_sees_what_a_fresh_start_sees(template: dict[str, Path],
+                                                                          tmp_path: Path) -> None:
+    """Started before torch exists, it still finds the torch installed meanwhile; and a torch reachable only
+    through a .pth file the install added (read at start-up only) is found too: the verifier starts afresh."""
+    plan = Plan(index_url="http://127.0.0.1:9/simple", requirements=[Requirement("torch", "2.5.1+rocm6.2")],
+                python="3.11", rocm="6.2")
+    py = venv(template, "bare", tmp_path)
+    site = Path(probe(py).purelib)
+    early = Verifier(plan, py)
+    time.sleep(0.5)  # it has started, read its site directories and imported what they import
+    _put_torch(site)
+    assert verify(plan, py, gpu_check=False, started=early) == []
+    shutil.rmtree(site / "torch")
+
+    home = tmp_path / "torch-home"
+    _put_torch(home)
+    early = Verifier(plan, py)
+    time.sleep(0.5)
+    (site / "torch_home.pth").write_text(f"{home}\n")
+    assert verify(plan, py, gpu_check=False, started=early) == []
+    (site / "torch_home.pth").unlink()
+    assert any("import torch failed" in p for p in verify(plan, py, gpu_check=False))  # the .pth was needed
+
+    early = Verifier(plan, py)  # an unused verifier exits, having run nothing
+    early.close()
+    assert early.proc.returncode == 0
