@@ -283,6 +283,8 @@ SIGNATURE_EXAMPLES = {
     "rocblas-tensile-missing-arch": "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
                                     "No such file or directory for GPU arch : gfx1031",
     "invalid-device-function": "RuntimeError: HIP error: invalid device function",
+    "cuda-no-kernel-image": "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the "
+                            "device",
     "no-hip-gpus": "RuntimeError: No HIP GPUs are available",
     "hip-error-no-device": "RuntimeError: HIP error: hipErrorNoDevice",
     "kfd-permission-denied": "Unable to open /dev/kfd read-write: Permission denied",
