@@ -2,6 +2,6 @@
 
 import sys
 
-from rocmdoctor.cli import main
+from rocmdoctor.entry import main
 
 sys.exit(main())

@@ -33,14 +33,7 @@ def _series(version: str) -> str:
     return ".".join(version.strip().split(".")[:2])
 
 
-def default_python() -> str:
-    """The active virtual environment's interpreter, else the one running rocmdoctor."""
-    venv = os.environ.get("VIRTUAL_ENV")
-    if venv:
-        cand = os.path.join(venv, "bin", "python")
-        if os.path.exists(cand):
-            return cand
-    return sys.executable
+from rocmdoctor.pipsession import default_python  # noqa: E402  (re-exported: its home is light)
 
 
 def load_bundle_host(path: str) -> Host:
@@ -163,7 +156,7 @@ def run(
         if source is None:
             # The target interpreter starts first: it answers the probe, then (to install with pip) loads pip
             # while this process imports, reads the host, resolves and takes the snapshot.
-            session = PipSession(python or default_python(), prewarm=installer == "pip" and not dry_run)
+            session = PipSession.take_early(python or default_python(), prewarm=installer == "pip" and not dry_run)
         return _run(session, held, packages, source, python_version, torch_spec, rocm, channel, installer,
                     index_url, find_links, dry_run, lock, as_json, yes, argv)
     finally:

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from typing import TYPE_CHECKING, Callable, Optional
 
 from rocmdoctor.errors import BadInput
@@ -92,6 +93,16 @@ PIP_SCRUB = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_I
              "PIP_REQUIREMENT", "PIP_TARGET", "PIP_PREFIX", "PIP_ROOT", "PIP_USER", "PIP_PRE")
 
 
+def default_python() -> str:
+    """The active virtual environment's interpreter, else the one running rocmdoctor."""
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        cand = os.path.join(venv, "bin", "python")
+        if os.path.exists(cand):
+            return cand
+    return sys.executable
+
+
 def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], lines: list[str]) -> tuple[int, list[str]]:
     """Read ``proc`` to its end (lines appended to ``lines``); Ctrl-C stops the child before re-raising."""
     try:
@@ -138,6 +149,16 @@ class PipSession:
                 errors="replace", bufsize=1)
         except OSError as exc:
             raise BadInput(f"cannot run the target interpreter {python!r}: {exc}") from exc
+
+    @classmethod
+    def take_early(cls, python: str, prewarm: bool) -> PipSession:
+        """The session :func:`start_early` started for this very ``python`` and mode, else a new one."""
+        early = _EARLY.pop() if _EARLY else None
+        if early is not None:
+            if early.python == python and early.prewarm == prewarm and early.proc.poll() is None:
+                return early
+            early.close()
+        return cls(python, prewarm)
 
     def target(self, timeout: float = 60.0) -> Target:
         """The probe's answer; :class:`BadInput` when ``python`` is not a working interpreter."""
@@ -197,3 +218,45 @@ class PipSession:
             self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+
+
+#: The session :func:`start_early` started, until the install command takes it or :func:`close_early` ends it.
+_EARLY: list[PipSession] = []
+
+
+def start_early(args: list[str]) -> None:
+    """Start the target interpreter for ``install torch`` before the CLI has even parsed its arguments.
+
+    Why: with small wheels the whole install takes half a second, and rocmdoctor's own start-up (typer, click)
+    was on its critical path before the target could start loading pip. The session writes nothing until told
+    to install, so starting it for a command line that then fails to parse costs one idle process, ended by
+    :func:`close_early`. Only the plain case is started early: an explicit ``--python`` (or the default
+    interpreter), the pip installer, no ``--from``/``--dry-run``/``--help``; anything unusual is left to the
+    command, which starts its own session as before."""
+    if args[:2] != ["install", "torch"] or _EARLY:
+        return
+    python: Optional[str] = None
+    rest = args[2:]
+    for i, arg in enumerate(rest):
+        name, eq, value = arg.partition("=")
+        if name in ("--from", "--dry-run", "--help", "-h", "--"):
+            return
+        if name in ("--python", "--installer"):
+            if not eq:
+                value = rest[i + 1] if i + 1 < len(rest) else ""
+            if not value.strip() or value.startswith("-"):
+                return
+            if name == "--installer" and value != "pip":
+                return
+            if name == "--python":
+                python = value
+    try:
+        _EARLY.append(PipSession(python or default_python(), prewarm=True))
+    except Exception:  # the command reports it properly when it gets there
+        return
+
+
+def close_early() -> None:
+    """End an early session the command did not take (a usage error, --help, a failure before installing)."""
+    while _EARLY:
+        _EARLY.pop().close()

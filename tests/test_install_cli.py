@@ -204,3 +204,48 @@ def test_cli_failed_install_restores_exactly_and_dry_run_touches_nothing(
         assert wait(lambda: not any(root.glob("lib/python3.*/.rocmdoctor-rollback-*")))
     finally:
         stop()
+
+
+@pytest.mark.parametrize(("args", "early"), [
+    (["install", "torch", "--python", sys.executable, "--index-url", "http://127.0.0.1:9/simple"], True),
+    (["install", "torch", f"--python={sys.executable}", "--installer=pip", "torchvision"], True),
+    (["install", "torch", "--python", sys.executable, "--dry-run"], False),  # nothing will be installed
+    (["install", "torch", "--from", str(MI210)], False),
+    (["install", "torch", "--python", sys.executable, "--installer", "uv"], False),  # uv is not a pip session
+    (["install", "torch", "--python", ""], False),  # an empty value is the command's usage error
+    (["install", "torch", "--python", "-c"], False),  # never an option for the interpreter
+    (["install", "torch", "--help"], False),
+    (["check", "--python", sys.executable], False),
+])
+def test_which_command_lines_start_the_target_early(args: list[str], early: bool) -> None:
+    from rocmdoctor import pipsession
+
+    pipsession.start_early(args)
+    try:
+        assert len(pipsession._EARLY) == (1 if early else 0)
+        if early:
+            assert pipsession._EARLY[0].python == sys.executable and pipsession._EARLY[0].prewarm
+    finally:
+        pipsession.close_early()
+    assert not pipsession._EARLY
+
+
+def test_an_early_target_is_ended_when_the_command_line_is_bad(tmp_path: Path) -> None:
+    """The target interpreter starts before the arguments are parsed; a usage error must not leave it behind."""
+    pidfile = tmp_path / "pid"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec {sys.executable} \"$@\"\n")
+    wrapper.chmod(0o755)
+    r = cli("--python", str(wrapper), "--no-such-option")
+    assert r.returncode == 2, r.stderr
+    assert pidfile.exists(), "the early session did not start: this test would prove nothing"
+    pid = int(pidfile.read_text())
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    assert wait(gone, 2.5), f"the early target interpreter {pid} outlived the command"
