@@ -650,12 +650,13 @@ def check_stress(torch, dev, n, seconds, tolerances):
                 elif not bool(torch.equal(out, first)):
                     not_bitwise += 1  # within tolerance; rocBLAS/hipBLASLt atomics may reorder sums
                 worst = max(worst, ratio if math.isfinite(ratio) else float("inf"))
-            iters += len(bufs)
+            timed = len(bufs)
+            iters += timed
             if secs < 0.05 and len(bufs) * 2 <= max_batch:
                 bufs += [torch.empty_like(first) for _ in range(len(bufs))]  # keep samples long enough
                 grew = True
             if (now >= warm_until and not grew) or (now >= deadline and not samples):
-                samples.append(2.0 * n ** 3 * len(bufs) / secs / 1e12)
+                samples.append(2.0 * n ** 3 * timed / secs / 1e12)
             if now >= deadline and samples:
                 break
     except Exception as exc:
