@@ -533,9 +533,7 @@ def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[
         return [_device_run(opts, spec, False, tol_arg) for spec in more]
 
     _run_processes(runs, opts, on_record)
-    count = int((report.enumeration or {}).get("count") or 0)
-    report.devices = [r for r in runs if r.key not in speculative or (
-        (r.index or 0) < count if report.enumeration else not (r.fatal and r.fatal.get("reason") in HANDLED_FATAL))]
+    report.devices = drop_guessed(runs, report.enumeration, speculative)
     for run in report.devices:
         _describe(run, report.enumeration)
 
@@ -564,12 +562,13 @@ def run_smoke(opts: SmokeOptions, host: Optional[Host] = None, matrix: Optional[
     return report
 
 
-def gpu_count_hint(env: Optional[dict[str, str]] = None, root: str = "/") -> int:
+def gpu_count_hint(env: "Optional[dict[str, str]]" = None, root: "str" = "/") -> "int":  # noqa: UP037
     """How many GPUs torch will probably see, read from sysfs in a millisecond instead of importing torch.
 
     AMD and NVIDIA render nodes (``/sys/class/drm/renderD*/device/vendor``) and NVIDIA's
     ``/proc/driver/nvidia/gpus``, capped by the ``*_VISIBLE_DEVICES`` variables. Only a hint: a guess too high
-    costs one process that finds no such device (dropped), one too low is corrected by the enumeration."""
+    costs one process that finds no such device (dropped), one too low is corrected by the enumeration.
+    Its source is also shipped to fleet hosts (``fleet audit --live``), hence Python 3.6 and quoted hints."""
     env = dict(os.environ if env is None else env)
     drm = os.path.join(root, "sys", "class", "drm")
     amd = 0
@@ -592,6 +591,22 @@ def gpu_count_hint(env: Optional[dict[str, str]] = None, root: str = "/") -> int
         if var in env:
             n = min(n, len([x for x in env[var].split(",") if x.strip()]))
     return min(n, 64)
+
+
+def drop_guessed(runs: list[ProcessRun], enumeration: Optional[dict[str, Any]], guessed: set[str]) -> list[ProcessRun]:
+    """The runs that stand for a GPU: a guessed one (started from :func:`gpu_count_hint`) only when torch's
+    enumeration counts its index, or, without an enumeration, when it did not end like the first one (no torch,
+    no GPU) — its result would be a duplicate, or a GPU that is not there."""
+    count = int((enumeration or {}).get("count") or 0)
+
+    def keep(r: ProcessRun) -> bool:
+        if r.key not in guessed:
+            return True
+        if enumeration:
+            return (r.index or 0) < count
+        return not (r.fatal and r.fatal.get("reason") in HANDLED_FATAL)
+
+    return [r for r in runs if keep(r)]
 
 
 def collective_plan(usable: list[str], opts: SmokeOptions) -> tuple[list[str], list[str]]:
@@ -675,7 +690,7 @@ def peaks_for(matrix: Optional[Matrix], name: Optional[str], arch: Optional[str]
 def _name_match(products: list, name: Optional[str]) -> Any:
     if not name:
         return None
-    low = f" {' '.join(name.lower().split())} "
+    low = f" {' '.join(name.lower().replace('/', ' ').split())} "  # "AMD Instinct MI250X/MI250": one GCD
     hits = [p for p in products if f" {' '.join(p.name.lower().split())} " in low]
     return max(hits, key=lambda p: len(p.name), default=None)
 
@@ -718,7 +733,7 @@ def _rows(run: ProcessRun, matrix: Optional[Matrix], thresholds: dict[str, float
         if row.severity in (Severity.FAIL, Severity.ERROR) and row.detail:
             # "no kernel image is available", "invalid device function": a failed check whose exception is a
             # known error is that error (wheel/override), not the hardware problem the check's own fix suspects
-            hits = _scan(row.detail)
+            hits = [h for h in _scan(row.detail) if h[0].severity == "fail"]
             if hits:
                 row.cause, row.cause_line = hits[0]
         if row.check == "stability" and row.status == "ok" and row.value is not None:
@@ -799,12 +814,14 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
         failed = (not r.completed and r.fatal is None) or (r.fatal is not None and r.fatal.get("reason") in sev_for)
         text = r.stderr + ("\n" + str(r.fatal.get("detail", "")) if r.fatal else "")
         matches = _scan(text)
+        explains = [m for m in matches if m[0].severity == "fail"]  # a warning on stderr explains no crash
         for sig, line in matches:
             fid = _smoke_id(sig.finding)
             prev = sig_hits.get(fid)
             ev = (prev[1] if prev else []) + [f"{r.label}: {line}"]
-            sig_hits[fid] = (prev[0] if prev else sig, ev, (prev[2] if prev else False) or failed)
-        if (failed and r.fatal is None and not matches) or (r.fatal is not None
+            ended = failed and sig.severity == "fail"
+            sig_hits[fid] = (prev[0] if prev else sig, ev, (prev[2] if prev else False) or ended)
+        if (failed and r.fatal is None and not explains) or (r.fatal is not None
                                                             and r.fatal.get("reason") not in HANDLED_FATAL):
             crashed.append(r)
         for row in r.rows:
@@ -817,7 +834,11 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
         fix = Fix(sig.explanation, list(sig.commands), sig.url)
         if fid == "smoke.no-binary-for-gpu":
             fix.commands = _no_binary_commands(report, matrix) + fix.commands
-        out.append(Finding(fid, Severity.FAIL if failed else Severity.WARN, sig.title,
+        # the signature's own severity (hipBLASLt falling back is info), FAIL only for a fail-level one that ended
+        # a run; a fail-level line in a run that still finished is a warning
+        sev = {"info": Severity.INFO, "warn": Severity.WARN}.get(sig.severity,
+                                                                 Severity.FAIL if failed else Severity.WARN)
+        out.append(Finding(fid, sev, sig.title,
                            detail="Seen in the smoke program's output.", evidence=ev[:8], fix=fix))
     if crashed:
         ev = []

@@ -249,3 +249,26 @@ def _program():
 ])
 def test_arch_status_rocm_and_nvidia(arch: str, arch_list: list[str], status: str) -> None:
     assert _program().arch_status(arch, arch_list)[0] == status
+
+
+def test_mi250x_gcd_name_from_torch_finds_its_peak() -> None:
+    """torch names each MI250X GCD "AMD Instinct MI250X/MI250" (collect_env: "GPU models and configuration:
+    AMD Instinct MI250X/MI250 (gfx90a:sramecc+:xnack-)"); was: no peak, every number 'not judged'."""
+    product, peaks = peaks_for(MATRIX, "AMD Instinct MI250X/MI250", "gfx90a")
+    assert product == "MI250X" and peaks.get("peak_hbm_bw_gbs")
+
+
+HIPBLASLT = ("UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to "
+             "hipblas")
+
+
+def test_an_info_signature_neither_warns_nor_explains_a_crash() -> None:
+    ok = _device_run(0, [])
+    ok.stderr = HIPBLASLT
+    found = _ids(judge(_report([ok], _enum([_dev(0)])), None, MATRIX))
+    assert found["smoke.hipblaslt-unsupported-arch"].severity == Severity.INFO
+    dead = ProcessRun("cuda:0", "device", ["python"], index=0)
+    dead.records, dead.exit_code, dead.stderr = [{"type": "start"}], -11, HIPBLASLT + "\n"
+    found = _ids(judge(_report([dead], _enum([_dev(0)])), None, MATRIX))
+    assert found["smoke.crashed"].severity == Severity.FAIL and "SIGSEGV" in found["smoke.crashed"].evidence[0]
+    assert found["smoke.hipblaslt-unsupported-arch"].severity == Severity.INFO

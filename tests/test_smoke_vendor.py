@@ -220,3 +220,30 @@ def test_a_known_error_inside_a_check_is_that_error_not_a_hardware_fault(detail:
     gemm = found["smoke.gemm-mismatch"]
     assert gemm.severity == Severity.FAIL and gemm.fix.explanation.startswith(f"See {cause}: ")
     assert "hardware" not in gemm.fix.explanation
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+def test_memtest_running_out_of_memory_is_not_a_memory_error(capsys) -> None:
+    """Every chunk is held at once over most of the free VRAM; if another tenant takes memory meanwhile, the
+    allocator's OutOfMemoryError must not be judged as "Memory pattern test: errors found" (drain the GPU)."""
+    import torch as real
+
+    class OutOfMemoryError(RuntimeError):  # the name torch.cuda.OutOfMemoryError carries
+        pass
+
+    class Tight:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        @staticmethod
+        def arange(*args, **kwargs):
+            raise OutOfMemoryError("HIP out of memory. Tried to allocate 256.00 MiB")
+
+    prog = _program()
+    sizes = {"mem_chunk_mb": 2, "mem_mb": 8, "mem_fraction": None}
+    prog.check_memtest(Tight(), prog.Dev(real, "cpu"), sizes)
+    rec = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rec["check"] == "memtest" and rec["status"] == "skip" and "out of device memory" in rec["detail"]
+    prog.check_memtest(real, prog.Dev(real, "cpu"), sizes)  # and the real thing still passes
+    rec = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rec["status"] == "ok" and rec["errors"] == 0 and rec["size_mb"] == 8

@@ -25,9 +25,12 @@ NO_TORCH_EXIT = 86
 LIVE_TIMEOUT_S = 60.0
 _PROG_EOF = "__ROCMDOCTOR_SMOKE_EOF__"
 
-# Runs on the host under python3; argv[1] = per-process timeout, argv[2:] = extra program args.
+# Runs on the host under python3 (3.6+), after the source of rocmdoctor.smoke.gpu_count_hint (see payload);
+# argv[1] = per-process timeout, argv[2:] = extra program args. One process per GPU that sysfs shows starts at
+# once (GPU 0 enumerates); GPUs torch counts beyond that start when GPU 0 is done. Each program runs in its own
+# session so that a hang is killed with its whole group, and nothing already printed by the others is lost.
 _DRIVER = r'''
-import json, os, subprocess, sys, tempfile, threading
+import json, os, signal, subprocess, sys, tempfile, threading
 prog = sys.stdin.read()
 try:
     import importlib.util
@@ -37,16 +40,26 @@ except Exception:
     sys.stderr.write("rocmdoctor: torch not importable by python3\n"); sys.exit(86)
 fd, path = tempfile.mkstemp(suffix=".py"); os.write(fd, prog.encode()); os.close(fd)
 limit = float(sys.argv[1]); extra = sys.argv[2:]
+env = dict(os.environ, PYTORCH_TUNABLEOP_ENABLED="0")  # no GEMM tuning inside the timed checks
 lock = threading.Lock()
 def run(dev, first):
     argv = [sys.executable, "-u", path, "--level", "1", "--mode", "device", "--device", "cuda:%d" % dev] + extra
     if first:
         argv.append("--enumerate")
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    to = False
     try:
-        out, err = p.communicate(timeout=limit); to = False
+        out, err = p.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
-        p.kill(); out, err = p.communicate(); to = True
+        to = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            out, err = p.communicate(timeout=5)
+        except subprocess.TimeoutExpired as exc:  # stuck in the driver with its pipes open: keep what it said
+            out, err = exc.stdout or b"", exc.stderr or b""
     with lock:
         for line in out.decode("utf-8", "replace").splitlines():
             print(json.dumps({"dev": dev, "line": line}))
@@ -55,6 +68,9 @@ def run(dev, first):
         sys.stdout.flush()
     return out
 try:
+    guess = max(1, gpu_count_hint())
+    ts = [threading.Thread(target=run, args=(i, False)) for i in range(1, guess)]
+    for t in ts: t.start()
     first = run(0, True)
     count = 1
     for line in first.decode("utf-8", "replace").splitlines():
@@ -64,9 +80,9 @@ try:
             continue
         if isinstance(rec, dict) and rec.get("type") == "enumeration" and rec.get("available"):
             count = int(rec.get("count") or 1)
-    ts = [threading.Thread(target=run, args=(i, False)) for i in range(1, count)]
-    for t in ts: t.start()
-    for t in ts: t.join()
+    more = [threading.Thread(target=run, args=(i, False)) for i in range(guess, count)]
+    for t in more: t.start()
+    for t in ts + more: t.join()
 finally:
     os.unlink(path)
 '''
@@ -89,7 +105,11 @@ def payload(prog_text: str, per_process_timeout: float) -> bytes:
     """sh script: run the driver with python3, the smoke program on the driver's stdin (a here-doc)."""
     if f"\n{_PROG_EOF}\n" in f"\n{prog_text}\n":
         raise ValueError("program contains the here-document delimiter")
-    driver = _DRIVER.replace("'", "'\\''")
+    import inspect
+
+    from rocmdoctor import smoke
+
+    driver = (inspect.getsource(smoke.gpu_count_hint) + _DRIVER).replace("'", "'\\''")
     return (
         "command -v python3 >/dev/null 2>&1 || { echo 'rocmdoctor: no python3' >&2; exit 86; }\n"
         f"python3 -c '{driver}' {float(per_process_timeout):g} <<'{_PROG_EOF}'\n{prog_text}\n{_PROG_EOF}\n"
@@ -131,7 +151,8 @@ def judge_records(lines: list[dict[str, Any]]) -> list[Finding]:
             run.exit_code = item.get("exit")
             run.timed_out = bool(item.get("timed_out"))
             run.stderr = str(item.get("stderr") or "")
-    report.devices = [runs[k] for k in sorted(runs)]
+    report.devices = smoke.drop_guessed([runs[k] for k in sorted(runs)], report.enumeration,
+                                         {f"cuda:{k}" for k in runs if k > 0})
     for run in report.devices:
         smoke._describe(run, report.enumeration)
     return smoke.judge(report, None, None)
