@@ -762,6 +762,25 @@ def judge(report: SmokeReport, host: Optional[Host], matrix: Optional[Matrix],
     return findings
 
 
+def _no_gpu_why(enum: Optional[dict[str, Any]], python: str) -> tuple[str, Optional[Fix]]:
+    """Why torch sees no GPU, as far as the enumeration tells: the build first (a CPU or CUDA wheel can never
+    use an AMD GPU, the most common way an environment 'almost works'), else the host's side."""
+    base = "torch.cuda.is_available() is False in the target interpreter."
+    if not enum:
+        return base, _fix_for("smoke.no-gpu")
+    version, hip, cuda = enum.get("torch"), enum.get("hip"), enum.get("cuda")
+    install = f"rocmdoctor install torch --python {python}"
+    if not hip and not cuda:
+        return (f"{base} This torch ({version}) is a CPU-only build: it cannot use any GPU.",
+                Fix("Replace it with a ROCm build of torch for this host's GPUs and ROCm driver.", [install]))
+    if not hip:
+        return (f"{base} This torch ({version}) is a CUDA build (CUDA {cuda}): it cannot use an AMD GPU.",
+                Fix("On an AMD GPU host, replace it with a ROCm build of torch (on an NVIDIA host, check the "
+                    "NVIDIA driver instead).", [install, "rocmdoctor check"]))
+    return (f"{base} It is a ROCm build (HIP {hip}), so the driver, permissions or GPU support stop it.",
+            _fix_for("smoke.no-gpu"))
+
+
 def _where(runs: list[ProcessRun]) -> str:
     if runs and all(r.kind == "allreduce" for r in runs):
         return f"{len(runs)} rank(s)"
@@ -790,9 +809,9 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
     if not report.options.cpu and (no_gpu or (enum is not None and not enum.get("available"))):
         ev = [f"torch {enum.get('torch')} (hip {enum.get('hip')}, cuda {enum.get('cuda')})"] if enum else []
         ev += [f"{k}={v}" for k, v in ((enum or {}).get("env") or {}).items()]
+        detail, fix = _no_gpu_why(enum, report.options.python)
         out.append(Finding("smoke.no-gpu", Severity.FAIL, "torch sees no usable GPU: nothing was verified",
-                           detail="torch.cuda.is_available() is False in the target interpreter.",
-                           evidence=ev, fix=_fix_for("smoke.no-gpu")))
+                           detail=detail, evidence=ev, fix=fix))
 
     timed = [r for r in allruns if r.timed_out]
     if timed:

@@ -180,6 +180,8 @@ def test_no_usable_gpu_fails_and_never_pretends() -> None:
     findings = smoke.live_findings(sys.executable, None, timeout=120)
     found = by_id(findings)
     assert found["smoke.no-gpu"].severity == Severity.FAIL
+    assert "CPU-only build" in found["smoke.no-gpu"].detail  # the real CPU torch says why, not just "no GPU"
+    assert found["smoke.no-gpu"].fix.commands == [f"rocmdoctor install torch --python {sys.executable}"]
     assert not [f for f in findings if f.severity == Severity.OK]  # nothing was verified
 
 

@@ -272,3 +272,17 @@ def test_an_info_signature_neither_warns_nor_explains_a_crash() -> None:
     found = _ids(judge(_report([dead], _enum([_dev(0)])), None, MATRIX))
     assert found["smoke.crashed"].severity == Severity.FAIL and "SIGSEGV" in found["smoke.crashed"].evidence[0]
     assert found["smoke.hipblaslt-unsupported-arch"].severity == Severity.INFO
+
+
+@pytest.mark.parametrize(("hip", "cuda", "says", "command"), [
+    (None, None, "CPU-only build", "rocmdoctor install torch --python /usr/bin/python3"),
+    (None, "12.4", "CUDA build (CUDA 12.4)", "rocmdoctor install torch --python /usr/bin/python3"),
+    ("6.2.41133", None, "ROCm build (HIP 6.2.41133)", "rocmdoctor check"),
+])
+def test_no_gpu_says_which_torch_build_it_is(hip, cuda, says: str, command: str) -> None:
+    enum = {**_enum([]), "available": False, "count": 0, "hip": hip, "cuda": cuda}
+    dead = ProcessRun("cuda:0", "device", ["python"], index=0)
+    dead.records = [enum, {"type": "fatal", "reason": "no-gpu", "detail": "torch.cuda.is_available() is False"}]
+    dead.fatal, dead.exit_code = dead.records[1], 4
+    f = _ids(judge(_report([dead], enum), None, MATRIX))["smoke.no-gpu"]
+    assert f.severity == Severity.FAIL and says in f.detail and f.fix.commands[0] == command

@@ -108,7 +108,8 @@ def _render(report, verbose: bool) -> None:
 
     t = report.torch or {}
     build = f"ROCm {t['hip']}" if t.get("hip") else (f"CUDA {t['cuda']}" if t.get("cuda") else "CPU build")
-    mode = "CPU (developer mode)" if report.options.cpu else f"{len(report.devices)} GPU(s)"
+    seen = int((report.enumeration or {}).get("count") or 0) if (report.enumeration or {}).get("available") else 0
+    mode = "CPU (developer mode)" if report.options.cpu else (f"{seen} GPU(s)" if seen else "no GPU visible to torch")
     header = (f"rocmdoctor smoke level {report.options.level} — {report.options.python}: "
               f"torch {t.get('version', '?')} ({build}), {mode}, {report.elapsed_s:.1f} s")
     con = Console(file=sys.stdout, highlight=False, soft_wrap=False)
