@@ -38,5 +38,11 @@ PY=${PYTHON:-python3}
 "$PY" -m pip install -q -e '.[test]'
 # The CPU build of torch runs every code path of the smoke programs (it lies on local disk here).
 "$PY" -c 'import torch' >/dev/null 2>&1 || "$PY" -m pip install -q 'torch==2.13.0'
+# Older and newer pips than the venv's own: the install tests run the prewarmed pip session against each.
+mkdir -p .whl/pip
+for v in 22.0.4 26.3; do
+  [ -f ".whl/pip/pip-$v-py3-none-any.whl" ] || "$PY" -m pip download -q --no-deps -d .whl/pip "pip==$v" \
+    || echo "setup: could not fetch pip $v; its install test is skipped" >&2
+done
 # Triton's interpreter mode runs the smoke programs' Triton kernels on the CPU.
 "$PY" -c 'import triton' >/dev/null 2>&1 || "$PY" -m pip install -q 'triton==3.8.0' || echo "setup: triton unavailable; Triton smoke paths will be skipped" >&2

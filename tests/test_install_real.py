@@ -384,14 +384,24 @@ def test_session_closed_unused_writes_nothing(template: dict[str, Path], tmp_pat
     assert tree(root) == before
 
 
+# Other pips than the one venv seeds, fetched by scripts/setup.sh (the tests themselves stay offline): the
+# session runs pip through runpy in a process that imported pip's modules early, which must not depend on
+# one pip's internals.
+PIP_WHEELS = sorted((Path(__file__).resolve().parent.parent / ".whl" / "pip").glob("pip-*.whl"))
+
+
+@pytest.mark.parametrize("pip_wheel", [None, *PIP_WHEELS], ids=lambda w: w.name.split("-")[1] if w else "seeded")
 def test_session_installs_what_python_m_pip_installs(world: dict[str, str], template: dict[str, Path],
-                                                     tmp_path: Path) -> None:
+                                                     tmp_path: Path, pip_wheel: Path | None) -> None:
     """The same plan through install() with a session and with a plain `python -m pip`: the same distributions,
     the same files (bytecode included), and pip's own files untouched."""
     plan = plan_for(world["rocm"])
     trees, frozen = [], []
     for kind in ("plain", "session"):
         py = venv(template, "bare", tmp_path / kind)
+        if pip_wheel is not None:
+            subprocess.run([py, "-m", "pip", "install", "-q", "--no-index", str(pip_wheel)], check=True,
+                           env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull})
         root = Path(py).parent.parent
         pip_before = {k: v for k, v in tree(root).items() if "/site-packages/pip/" in k}
         if kind == "session":
