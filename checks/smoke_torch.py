@@ -200,28 +200,32 @@ class Dev:
         return CPU_MEMTEST_MB << 20
 
     def timed(self, fn, iters, warmup=1, min_seconds=0.0):
-        """(seconds, calls) for repeated calls of ``fn``, synchronised.
+        return timed(fn, self.sync, iters, warmup, min_seconds)
 
-        A fast GPU finishes a handful of calls in a millisecond, right after idling (clocks down) while the CPU
-        computed a reference: so warm up for a quarter of ``min_seconds`` too, then repeat ``iters`` calls
-        until ``min_seconds`` of work has been timed."""
-        t0 = time.perf_counter()
-        done = 0
-        while done < warmup or time.perf_counter() - t0 < min_seconds / 4:
-            for _ in range(max(1, warmup if done < warmup else iters)):
-                fn()
-                done += 1
-            self.sync()
-        calls = 0
-        t0 = time.perf_counter()
-        while True:
-            for _ in range(iters):
-                fn()
-            self.sync()
-            calls += iters
-            secs = time.perf_counter() - t0
-            if secs >= min_seconds:
-                return max(secs, 1e-9), calls
+
+def timed(fn, sync, iters, warmup=1, min_seconds=0.0):
+    """(seconds, calls) for repeated calls of ``fn``, ``sync`` after each batch.
+
+    A fast GPU finishes a handful of calls in a millisecond, right after idling (clocks down) while the CPU
+    computed a reference: so warm up for a quarter of ``min_seconds`` too, then repeat ``iters`` calls
+    until ``min_seconds`` of work has been timed."""
+    t0 = time.perf_counter()
+    done = 0
+    while done < warmup or time.perf_counter() - t0 < min_seconds / 4:
+        for _ in range(max(1, warmup if done < warmup else iters)):
+            fn()
+            done += 1
+        sync()
+    calls = 0
+    t0 = time.perf_counter()
+    while True:
+        for _ in range(iters):
+            fn()
+        sync()
+        calls += iters
+        secs = time.perf_counter() - t0
+        if secs >= min_seconds:
+            return max(secs, 1e-9), calls
 
 
 def arch_of(torch, index):
@@ -858,16 +862,8 @@ def run_p2p(torch, args, sizes):
                         if d.type == "cuda":
                             torch.cuda.synchronize(d)
 
-                dst.copy_(srcs[a])
-                sync()
-                t0 = time.perf_counter()
-                iters = 0
-                while iters < 5 or time.perf_counter() - t0 < sizes["min_time"]:  # 64 MiB over XGMI: < 1 ms
-                    for _ in range(5):
-                        dst.copy_(srcs[a])
-                    iters += 5
-                    sync()
-                secs = max(time.perf_counter() - t0, 1e-9)
+                # 64 MiB over XGMI takes < 1 ms: timed like the device checks, over at least min_time
+                secs, iters = timed(lambda dst=dst, src=srcs[a]: dst.copy_(src), sync, 5, 1, sizes["min_time"])
                 back = dst.to("cpu")
                 if fault_targets("p2p") and not pairs:
                     back[11] ^= 0x01

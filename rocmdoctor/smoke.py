@@ -704,9 +704,8 @@ def _rows(run: ProcessRun, matrix: Optional[Matrix], thresholds: dict[str, float
     product, peaks = peaks_for(matrix, run.name, run.arch) if run.kind == "device" else (None, {})
     run.product = product
     full = PRODUCT_CUS.get(product or "")
-    cus = run.compute_units
-    if full and cus and cus < full:
-        run.peak_share = cus / full
+    if full and run.compute_units and run.compute_units < full:
+        run.peak_share = run.compute_units / full
         peaks = {k: v * run.peak_share for k, v in peaks.items()}
     run.rows = []
     for rec in run.records:
@@ -872,11 +871,6 @@ def _process_findings(report: SmokeReport, matrix: Optional[Matrix]) -> list[Fin
     return out
 
 
-class _Keep(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
 def _scan(text: str) -> list[tuple[Any, str]]:
     """(signature, matched line) for each known signature in ``text`` (empty if the table is unavailable).
 
@@ -884,8 +878,6 @@ def _scan(text: str) -> list[tuple[Any, str]]:
     if not text.strip():
         return []
     try:
-        import dataclasses
-
         from rocmdoctor.parse.logs import scan, signature
     except Exception:
         return []
@@ -893,11 +885,7 @@ def _scan(text: str) -> list[tuple[Any, str]]:
     for m in scan(text, "smoke-stderr"):
         sig = signature(m.signature)
         if sig is not None:
-            fmt = _Keep(m.groups or {})
-            sig = dataclasses.replace(sig, title=sig.title.format_map(fmt),
-                                      explanation=sig.explanation.format_map(fmt),
-                                      commands=tuple(c.format_map(fmt) for c in sig.commands))
-            out.append((sig, m.text))
+            out.append((sig.filled(m.groups or {}), m.text))
     return out
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rocmdoctor.judge.facts import finding
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.parse.logs import Placeholders
 from rocmdoctor.paths import DATA_DIR
 
 if TYPE_CHECKING:
@@ -59,13 +60,8 @@ def _fix(row: dict[str, Any], groups: dict[str, str]) -> Fix | None:
         text, url = (fix or ""), row.get("url")
     if not (text or cmds):
         return None
-    fmt = _Fmt(groups)
+    fmt = Placeholders(groups)
     return Fix(str(text).format_map(fmt), [str(c).format_map(fmt) for c in cmds], url)
-
-
-class _Fmt(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
 
 
 def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> list[Finding]:
@@ -81,7 +77,7 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
         first = matches[0]
         row = table.get(signature, {})
         sev = str(row.get("severity", "fail")).lower()
-        fmt = _Fmt(first.groups)
+        fmt = Placeholders(first.groups)
         title = str(row.get("title", signature)).format_map(fmt)
         detail = str(row.get("explanation", row.get("detail", ""))).format_map(fmt)
         evidence: list[str] = []

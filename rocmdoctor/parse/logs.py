@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Optional
 
@@ -30,6 +30,20 @@ class Signature:
     url: Optional[str] = None
     source: str = ""
     groups: tuple[str, ...] = field(default=())
+
+    def filled(self, groups: dict[str, str]) -> Signature:
+        """This signature with ``{group}`` placeholders in its title, explanation and commands filled from a
+        match's named groups (one a match lacks stays as written)."""
+        fmt = Placeholders(groups)
+        return replace(self, title=self.title.format_map(fmt), explanation=self.explanation.format_map(fmt),
+                       commands=tuple(c.format_map(fmt) for c in self.commands))
+
+
+class Placeholders(dict):  # type: ignore[type-arg]
+    """``str.format_map`` values where a missing ``{key}`` stays ``{key}`` instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
 
 def _load_toml(path: str) -> dict:
