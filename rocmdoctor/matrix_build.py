@@ -9,7 +9,7 @@ typo in a reviewed data file cannot silently drop data.
 from __future__ import annotations
 
 import re
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from rocmdoctor.matrix import (
     Breakage,
@@ -121,6 +121,16 @@ TORCH_RELEASE: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
 }
 
+TORCH_BUILD: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix_derive.py
+    "torch": ("str", True),
+    "rocm": ("str", True),
+    "gfx": (STR_LIST, True),
+    "pythons": (STR_LIST, True),
+    "source": ("str", True),
+    "gfx_source": ("str", True),
+    "not_credited": (STR_LIST, False),
+}
+
 DKMS: dict[str, tuple[Spec, bool]] = {
     "rocm": ("str", True),
     "base": ("str", True),
@@ -154,6 +164,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "overrides": {"schema": ("int", True), "override": (("list", OVERRIDE), True)},
     "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), True),
               "wheel": (("list", TORCH_RELEASE), True)},
+    "torch_builds": {"schema": ("int", True), "build": (("list", TORCH_BUILD), True)},
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
 }
@@ -317,8 +328,18 @@ def _build_gpus(raw: dict[str, Any], overrides: dict[str, Any]) -> tuple[dict[st
     return gpus, pci_gfx
 
 
-def _build_torch(raw: dict[str, Any]) -> tuple[TorchVariant, ...]:
+def _derived_key(channel: str, torch: str, rocm: str) -> tuple[str, str]:
+    """Key of a derived build: ("2.6", "6.1") for 2.6.0+rocm6.1, ("nightly", "7.2") for the nightly channel."""
+    if channel == "nightly":
+        return ("nightly", rocm)
+    return (".".join(torch.split(".")[:2]), rocm)
+
+
+def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) -> tuple[TorchVariant, ...]:
+    """Wheel rows x ROCm variants. The gfx list of a pytorch.org build comes from the derived per-release
+    table (torch_builds.toml) when it has the pair, else the per-index [[index]] row (marked uncertain)."""
     idx = {i["rocm"]: i for i in raw.get("index", [])}
+    builds = {(b["torch"], b["rocm"]): b for b in (derived or {}).get("build", [])}
     out = []
     for w in raw.get("wheel", []):
         for rocm in w["rocm"]:
@@ -331,7 +352,13 @@ def _build_torch(raw: dict[str, Any]) -> tuple[TorchVariant, ...]:
                 base = w.get("index_base", "https://download.pytorch.org/whl/rocm{rocm}")
             gfx = w.get("gfx")
             unc = list(w["uncertain"])
-            if gfx is None:
+            src = w["source"]
+            der = builds.get(_derived_key(ch, w["torch"], rocm)) if ch in ("pytorch", "nightly") else None
+            if der is not None:
+                gfx = der["gfx"]
+                unc = [u for u in unc if u != "gfx"]
+                src = f"{src} ; gfx: {der['gfx_source']}"
+            elif gfx is None:
                 ientry = idx.get(rocm)
                 gfx = ientry["gfx"] if ientry else []
                 if ientry and ientry.get("uncertain"):
@@ -341,7 +368,7 @@ def _build_torch(raw: dict[str, Any]) -> tuple[TorchVariant, ...]:
                 torch=w["torch"], rocm=rocm, index_url=base.format(rocm=rocm), channel=ch,
                 triton_package=w.get("triton_package"), triton_version=w.get("triton_version"),
                 torchvision=w.get("torchvision"), torchaudio=w.get("torchaudio"), pythons=_t(w["pythons"]),
-                gfx=_t(gfx), local_label=label.format(rocm=rocm), source=w["source"], uncertain=tuple(unc),
+                gfx=_t(gfx), local_label=label.format(rocm=rocm), source=src, uncertain=tuple(unc),
                 find_links=bool(w.get("find_links", False)),
             ))
     return tuple(out)
@@ -389,7 +416,8 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
     )
     smoke = raw.get("smoke", {}).get("smoke_thresholds", {})
     return Matrix(
-        releases=releases, gpus=gpus, torch=_build_torch(raw.get("torch", {})), breakages=breakages,
+        releases=releases, gpus=gpus, torch=_build_torch(raw.get("torch", {}), raw.get("torch_builds")),
+        breakages=breakages,
         smoke_thresholds={k: float(v) for k, v in smoke.get("thresholds", {}).items()},
         pci_names=_parse_amdgpu_ids(), pci_gfx=pci_gfx, dkms_builds=dkms,
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},

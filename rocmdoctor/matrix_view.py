@@ -198,6 +198,10 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                         lines.append(f"Known breakage: amdgpu-dkms {b.dkms_base} fails to build on kernel "
                                      f">= {b.kernel_min}: {b.issue}")
     wheels = m.torch_variants(gfx=tgt.gfx, rocm=rel.series, channel="pytorch")
+    lacking = [v.torch for v in m.torch_variants(rocm=rel.series, channel="pytorch") if tgt.gfx not in v.gfx]
+    if wheels and lacking:  # the gfx list is per torch release, not per index (matrices/torch_builds.toml)
+        lines.append(f"On the rocm{rel.series} index only torch {', '.join(v.torch for v in wheels)} carry "
+                     f"{tgt.gfx}; torch {', '.join(lacking)} do not.")
     if wheels:
         w = wheels[0]
         lines.append(f"Newest pytorch.org wheel for ROCm {w.rocm} with {tgt.gfx}: torch {w.torch} "

@@ -236,7 +236,11 @@ def test_torch_variants_are_newest_first_and_filter(m):
     keys = [mx._vtuple(v.torch) for v in vs]
     assert keys == sorted(keys, reverse=True)
     assert m.torch_variants(gfx="gfx1031") == []
-    assert {v.rocm for v in m.torch_variants(gfx="gfx1151")} == {"7.2"}
+    # gfx1151 reached the wheels with pytorch#167299 (merged 2025-11-07, before the 2.10 cut): every build from
+    # torch 2.10 on, none before (the old per-index table said rocm7.2 only)
+    hits = m.torch_variants(gfx="gfx1151", channel="pytorch")
+    assert hits and min(mx._vtuple(v.torch) for v in hits) == (2, 10, 0)
+    assert {v.rocm for v in hits} == {"7.0", "7.1", "7.2"}
     amd = m.torch_variants(channel="amd", rocm="6.4.1")
     assert amd[0].local_label == "+rocm6.4.1.git1ded221d" and amd[0].find_links
 

@@ -71,8 +71,13 @@ def register(app: typer.Typer) -> None:
         index_url: str = typer.Option(DEFAULT_INDEX, "--index-url", help="PEP 503/691 index root (…/whl)."),
         output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the diff here (default: stdout)."),
         timeout: float = typer.Option(20.0, "--timeout", help="Seconds per HTTP request."),
+        offline: bool = typer.Option(False, "--offline", help=(
+            "No network: re-derive matrices/torch_builds.toml (gfx, ROCm and Python lists per torch release) "
+            "from the pinned upstream excerpts in matrices/upstream/ and print the diff.")),
     ) -> None:
-        """Fetch the torch/triton wheel tables from an index and write a reviewable diff of torch.toml."""
+        """Fetch the torch/triton wheel tables from an index and write a reviewable diff of torch.toml.
+
+        With --offline, re-derive the per-release build table from matrices/upstream/ instead."""
         import os
         from pathlib import Path
 
@@ -85,7 +90,12 @@ def register(app: typer.Typer) -> None:
             parent = Path(output).parent
             if Path(output).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
                 raise BadInput(f"-o {output}: not a writable file path")
-        diff, summary = run_update(index_url, timeout=timeout)
+        if offline:
+            from rocmdoctor.matrix_derive import run_offline
+
+            diff, summary = run_offline()
+        else:
+            diff, summary = run_update(index_url, timeout=timeout)
         typer.echo(summary, err=True)
         if output:
             try:

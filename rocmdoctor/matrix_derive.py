@@ -1,0 +1,266 @@
+"""Derive the per-release torch build table (``matrices/torch_builds.toml``) from pinned upstream excerpts.
+
+Why: the gfx list compiled into a pytorch.org ROCm wheel changes per torch release, not per ROCm index
+(gfx1101 joined the rocm6.1 builds only for torch 2.6; gfx1102/gfx1200/gfx1201 the rocm6.2.4 builds only
+for 2.7).  A hand-kept table per index got that wrong, so the table is now computed from the upstream
+build definitions, stored as small cited excerpts under ``matrices/upstream/`` (see its README):
+
+* ``pytorch/test-infra`` ``generate_binary_build_matrix.py`` at ``release/X.Y``: the ROCm variants and
+  Python versions built for torch X.Y (the ``test`` channel of the release branch is the release
+  candidate; torch 2.0 is read from the ``release`` channel of release/2.1), and the branch-cut date.
+* ``pytorch/builder`` ``manywheel/build_docker.sh`` at ``release/X.Y`` (torch <= 2.4): the ROCm arm that
+  sets ``PYTORCH_ROCM_ARCH``; it is evaluated by ``bash`` once per ROCm version, exactly as upstream ran it.
+* torch >= 2.5: builder release/2.4's list plus the merged PRs of ``pytorch/pytorch/arch-changes.toml``
+  that landed before the release's branch cut; the replay must reproduce ``pytorch/pytorch`` main's
+  ``.ci/docker/manywheel/build.sh`` (also an excerpt), which gives the nightly lists.
+
+``render()`` is deterministic; a test re-derives and compares with the committed file.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from rocmdoctor.errors import OperationFailed
+
+GENERATED = "matrices/torch_builds.toml"
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """One ``*.excerpt`` file: its ``# key: value`` header and the quoted lines (numbered as upstream)."""
+
+    path: Path
+    header: dict[str, str]
+    lines: tuple[tuple[int, str], ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(t for _, t in self.lines) + "\n"
+
+    def cite(self) -> str:
+        """``<url> : <ref> lines a-b`` in the data files' source format."""
+        return f"{self.header['url']} : {self.header['ref']} lines {self.header['lines']}"
+
+
+@dataclass
+class Build:
+    torch: str  # "2.6" or "nightly"
+    rocm: str
+    gfx: list[str]
+    pythons: list[str]
+    source: str
+    gfx_source: str
+    not_credited: list[str] = field(default_factory=list)  # changes whose release is unknown (not counted)
+
+
+def read_excerpt(path: Path) -> Excerpt:
+    header: dict[str, str] = {}
+    lines: list[tuple[int, str]] = []
+    body = False
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if not body:
+            if raw == "---":
+                body = True
+            elif raw.startswith("# ") and ": " in raw:
+                k, _, v = raw[2:].partition(": ")
+                header[k.strip()] = v.strip()
+            continue
+        m = re.match(r"^\s*(\d+)\| ?(.*)$", raw)
+        if not m:
+            raise OperationFailed(f"{path}: malformed excerpt line {raw[:60]!r}")
+        lines.append((int(m.group(1)), m.group(2)))
+    for key in ("repo", "path", "commit", "lines", "url", "ref"):
+        if key not in header:
+            raise OperationFailed(f"{path}: excerpt header lacks {key!r}")
+    return Excerpt(path, header, tuple(lines))
+
+
+def python_dicts(ex: Excerpt) -> dict[str, dict[str, list[str]]]:
+    """``NAME = {...}`` literal assignments in a Python excerpt (parsed, never executed)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for node in ast.parse(ex.text).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def eval_rocm_arm(ex: Excerpt, rocm: str) -> list[str]:
+    """Run the quoted ``case`` arm in a clean bash with the ROCm version upstream's CI passed; return the list."""
+    arm = ex.text
+    first = arm.lstrip().split("\n", 1)[0].strip()  # "rocm)" or "manylinux2_28-builder:rocm*)"
+    subject = "rocm" if first == "rocm)" else f"manylinux2_28-builder:rocm{rocm}"
+    script = (f"GPU_ARCH_VERSION='{rocm}'\nGPU_ARCH_TYPE=rocm\nMANY_LINUX_VERSION=''\n"
+              f"case '{subject}' in\n{arm}esac\nprintf '%s' \"$PYTORCH_ROCM_ARCH\"\n")
+    if not re.fullmatch(r"\d+(\.\d+){1,2}", rocm):
+        raise OperationFailed(f"not a ROCm version: {rocm!r}")
+    try:
+        r = subprocess.run(["bash", "--noprofile", "--norc", "-c", script], capture_output=True, text=True,
+                           timeout=20, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"}, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise OperationFailed(f"cannot evaluate {ex.path.name}: {exc}") from exc
+    if r.returncode != 0 or not r.stdout.strip():
+        raise OperationFailed(f"{ex.path}: evaluating the ROCm arm for {rocm} failed: {r.stderr.strip()[:200]}")
+    return [g for g in r.stdout.strip().split(";") if g]
+
+
+def _minor_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+@dataclass
+class Sources:
+    test_infra: dict[str, Excerpt]  # "2.6" -> release/2.6 excerpt; "main" -> the nightly one
+    builder: dict[str, Excerpt]  # "2.4" -> release/2.4 ROCm arm
+    main_build: Excerpt  # pytorch/pytorch main .ci/docker/manywheel/build.sh ROCm arm
+    changes: list[dict[str, Any]]
+    changes_path: Path
+
+
+def load_sources(root: Path) -> Sources:
+    """Every excerpt the derivation reads (``root`` = ``matrices/upstream``)."""
+    from rocmdoctor.matrix import read_toml
+
+    ti: dict[str, Excerpt] = {}
+    for p in sorted((root / "pytorch" / "test-infra").glob("*/generate_binary_build_matrix.py.excerpt")):
+        name = p.parent.name
+        ti["main" if name.startswith("main-") else name.removeprefix("release-")] = read_excerpt(p)
+    builder = {p.parent.name.removeprefix("release-"): read_excerpt(p)
+               for p in sorted((root / "pytorch" / "builder").glob("release-*/build_docker.sh.excerpt"))}
+    mains = sorted((root / "pytorch" / "pytorch").glob("main-*/build.sh.excerpt"))
+    changes_path = root / "pytorch" / "pytorch" / "arch-changes.toml"
+    if not ti or not builder or len(mains) != 1 or not changes_path.is_file():
+        raise OperationFailed(f"incomplete upstream snapshots under {root}")
+    return Sources(ti, builder, read_excerpt(mains[0]), list(read_toml(changes_path).get("change", [])),
+                   changes_path)
+
+
+def branch_cut(ex: Excerpt) -> str:
+    """ISO date of the release branch cut named in the excerpt header ("<sha> <date> <subject>")."""
+    m = re.match(r"[0-9a-f]{40} (\d{4}-\d{2}-\d{2}) ", ex.header.get("branch-cut", ""))
+    if not m:
+        raise OperationFailed(f"{ex.path}: no branch-cut line")
+    return m.group(1)
+
+
+def _credited(change: dict[str, Any], minor: str, cut: str, rocm: str) -> Optional[bool]:
+    """True/False: in torch ``minor``'s ``rocm`` build or not; None: unknown (the change is then not counted)."""
+    if "rocm" in change:  # a per-ROCm path that every build of that ROCm version has
+        return str(change["rocm"]) == rocm
+    if "merged" in change:
+        return str(change["merged"]) < cut
+    after = str(change.get("merged_after", ""))
+    if after and _minor_key(minor) <= _minor_key(after):
+        return False
+    return None
+
+
+def _apply(base: list[str], change: dict[str, Any]) -> list[str]:
+    out = [g for g in base if g not in change.get("remove", [])]
+    for g in list(change.get("unconditional", [])) + list(change.get("add", [])):
+        if g not in out:
+            out.append(g)
+    return out
+
+
+def _changes_cite(src: Sources, used: list[dict[str, Any]]) -> str:
+    prs = ", ".join("#" + str(c["pr"]).rsplit("/", 1)[-1] if "pr" in c else f"rocm{c['rocm']} path"
+                    for c in used)
+    return f" + {prs} (matrices/upstream/pytorch/pytorch/arch-changes.toml)" if used else ""
+
+
+def derive(src: Sources) -> list[Build]:
+    """Every (torch release, ROCm variant) pair upstream built, newest first, then the nightly variants."""
+    releases: dict[str, tuple[list[str], list[str], str]] = {}  # minor -> (rocm, pythons, cite)
+    for minor, ex in src.test_infra.items():
+        if minor == "main":
+            continue
+        d = python_dicts(ex)
+        releases[minor] = (list(d["ROCM_ARCHES_DICT"]["test"]), list(d["PYTHON_ARCHES_DICT"]["test"]), ex.cite())
+        prev = f"{minor.split('.')[0]}.{int(minor.split('.')[1]) - 1}"
+        if prev not in src.test_infra and prev in src.builder:  # 2.0: named by release/2.1's "release" channel
+            releases[prev] = (list(d["ROCM_ARCHES_DICT"]["release"]), list(d["PYTHON_ARCHES_DICT"]["release"]),
+                              ex.cite() + " (channel release = torch " + prev + ")")
+    last_builder = max(src.builder, key=_minor_key)
+    out: list[Build] = []
+    for minor in sorted(releases, key=_minor_key, reverse=True):
+        rocms, pythons, cite = releases[minor]
+        for rocm in rocms:
+            if minor in src.builder:
+                gfx = eval_rocm_arm(src.builder[minor], rocm)
+                gsrc = src.builder[minor].cite()
+                unknown: list[str] = []
+            else:
+                cut = branch_cut(src.test_infra[minor])
+                gfx = eval_rocm_arm(src.builder[last_builder], rocm)
+                used = [c for c in src.changes if _credited(c, minor, cut, rocm)]
+                unknown = [str(c["pr"]) for c in src.changes if _credited(c, minor, cut, rocm) is None]
+                for c in used:
+                    gfx = _apply(gfx, c)
+                gsrc = src.builder[last_builder].cite() + _changes_cite(src, used) + f" merged before the {cut} cut"
+            out.append(Build(minor, rocm, gfx, pythons, cite, gsrc, unknown))
+    night = python_dicts(src.test_infra["main"])
+    for rocm in night["ROCM_ARCHES_DICT"]["nightly"]:
+        out.append(Build("nightly", rocm, eval_rocm_arm(src.main_build, rocm),
+                         list(night["PYTHON_ARCHES_DICT"]["nightly"]), src.test_infra["main"].cite(),
+                         src.main_build.cite()))
+    return out
+
+
+def replay_to_main(src: Sources, rocm: str = "7.2") -> tuple[list[str], list[str]]:
+    """(builder release/2.4 + every recorded change, main's list) for one ROCm version: must be equal sets."""
+    gfx = eval_rocm_arm(src.builder[max(src.builder, key=_minor_key)], rocm)
+    for c in src.changes:
+        if str(c.get("rocm", rocm)) == rocm:
+            gfx = _apply(gfx, c)
+    return gfx, eval_rocm_arm(src.main_build, rocm)
+
+
+def _arr(xs: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(x) for x in xs) + "]"
+
+
+def render(builds: list[Build]) -> str:
+    """The generated TOML text (deterministic: the test compares it byte for byte)."""
+    out = ["# GENERATED by `rocmdoctor matrix update --offline` from matrices/upstream/ (rocmdoctor/matrix_derive.py).",
+           "# Do not edit by hand: fix the excerpt or arch-changes.toml and re-derive. One [[build]] per",
+           "# (torch release, ROCm variant) that pytorch.org built; torch = \"nightly\" for the nightly channel.",
+           "schema = 1", ""]
+    for b in builds:
+        out += ["[[build]]", f"torch = {json.dumps(b.torch)}", f"rocm = {json.dumps(b.rocm)}",
+                f"gfx = {_arr(b.gfx)}", f"pythons = {_arr(b.pythons)}", f"source = {json.dumps(b.source)}",
+                f"gfx_source = {json.dumps(b.gfx_source)}"]
+        if b.not_credited:
+            out.append(f"not_credited = {_arr(b.not_credited)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def derive_text(root: Optional[Path] = None) -> str:
+    from rocmdoctor.paths import MATRICES_DIR
+
+    return render(derive(load_sources(root or Path(MATRICES_DIR) / "upstream")))
+
+
+def run_offline(write: bool = False) -> tuple[str, str]:
+    """(unified diff of torch_builds.toml, summary); ``write`` replaces the file with the derived text."""
+    from rocmdoctor.matrix_update import make_diff
+    from rocmdoctor.paths import MATRICES_DIR
+
+    path = Path(MATRICES_DIR) / "torch_builds.toml"
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    new = derive_text()
+    diff = make_diff(old, new, path="matrices/torch_builds.toml")
+    if write and diff:
+        tmp = path.with_suffix(".toml.tmp")
+        tmp.write_text(new, encoding="utf-8")
+        tmp.replace(path)
+    n = new.count("[[build]]")
+    state = "in sync" if not diff else ("rewritten" if write else f"{diff.count(chr(10))} diff lines to review")
+    return diff, f"derived {n} torch builds from matrices/upstream/: {state}"

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Maintainer tool: cut the pinned upstream excerpts under ``matrices/upstream/`` from local git mirrors.
+
+Not run by the tests and never on a user's machine.  It copies only the few data lines the torch
+derivation reads (the ROCm/Python dicts of test-infra's build matrix, the ROCm arm of the manywheel
+docker script), each with a header naming the repository, path, commit and line range, so a reviewer
+can open exactly that range upstream.  Usage::
+
+    python scripts/snapshot_upstream.py --test-infra /path/to/test-infra.git --builder /path/to/builder.git
+
+The mirrors must hold the ``release/X.Y`` branches.  Rerun after a new torch branch cut, then run
+``rocmdoctor matrix update --offline`` and review the diff of ``matrices/torch_builds.toml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "matrices" / "upstream"
+TI_PATH = "tools/scripts/generate_binary_build_matrix.py"
+BUILDER_PATH = "manywheel/build_docker.sh"
+TI_RELEASES = ["2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12",
+               "2.13", "2.14"]
+BUILDER_RELEASES = ["2.0", "2.1", "2.2", "2.3", "2.4"]
+
+
+def git(repo: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True).stdout
+
+
+def block(lines: list[str], start_re: str, end_re: str) -> tuple[int, int]:
+    """1-based inclusive range from the first line matching start_re to the next matching end_re."""
+    for i, line in enumerate(lines):
+        if re.match(start_re, line):
+            for j in range(i + 1, len(lines)):
+                if re.match(end_re, lines[j]):
+                    return i + 1, j + 1
+    raise SystemExit(f"block {start_re!r} not found")
+
+
+def write(dest: Path, repo: str, path: str, commit: str, ref: str, spans: list[tuple[int, int]],
+          lines: list[str], extra: str = "") -> None:
+    head = [f"# repo: {repo}", f"# path: {path}", f"# ref: {ref}", f"# commit: {commit}",
+            "# lines: " + ",".join(f"{a}-{b}" for a, b in spans),
+            f"# url: https://github.com/{repo}/blob/{commit}/{path}#L{spans[0][0]}-L{spans[-1][1]}"]
+    if extra:
+        head.append(f"# {extra}")
+    body: list[str] = []
+    for a, b in spans:
+        body += [f"{n:5d}| {lines[n - 1]}" for n in range(a, b + 1)]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text("\n".join([*head, "---", *body]) + "\n", encoding="utf-8")
+    print(dest.relative_to(ROOT.parent.parent))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--test-infra", required=True)
+    ap.add_argument("--builder", required=True)
+    a = ap.parse_args()
+    for rel in [*TI_RELEASES, "main"]:
+        ref = "HEAD" if rel == "main" else f"release/{rel}"
+        commit = git(a.test_infra, "rev-parse", ref).strip()
+        text = git(a.test_infra, "show", f"{commit}:{TI_PATH}").splitlines()
+        py = block(text, r"^PYTHON_ARCHES_DICT = \{", r"^\}")
+        rocm = block(text, r"^ROCM_ARCHES_DICT = \{", r"^\}")
+        if rel == "main":  # the nightly channel: no branch cut
+            write(ROOT / "pytorch" / "test-infra" / f"main-{commit[:8]}" / (TI_PATH.rsplit("/", 1)[1] + ".excerpt"),
+                  "pytorch/test-infra", TI_PATH, commit, "main", [py, rocm], text)
+            continue
+        cut = git(a.test_infra, "log", "--format=%H %cs %s", "--grep", f"Branch Cut for Release {rel}",
+                  "-1", ref).strip() or git(a.test_infra, "log", "--format=%H %cs %s", "--reverse",
+                                            f"{git(a.test_infra, 'merge-base', 'HEAD', ref).strip()}..{ref}"
+                                            ).splitlines()[0]
+        write(ROOT / "pytorch" / "test-infra" / f"release-{rel}" / (TI_PATH.rsplit("/", 1)[1] + ".excerpt"),
+              "pytorch/test-infra", TI_PATH, commit, ref, [py, rocm], text, extra=f"branch-cut: {cut}")
+    for rel in BUILDER_RELEASES:
+        ref = f"release/{rel}"
+        commit = git(a.builder, "rev-parse", ref).strip()
+        text = git(a.builder, "show", f"{commit}:{BUILDER_PATH}").splitlines()
+        arm = block(text, r"^    rocm\)$", r"^        ;;$")
+        write(ROOT / "pytorch" / "builder" / f"release-{rel}" / "build_docker.sh.excerpt",
+              "pytorch/builder", BUILDER_PATH, commit, ref, [arm], text)
+
+
+if __name__ == "__main__":
+    main()
