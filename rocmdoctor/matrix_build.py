@@ -162,7 +162,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "releases": {"schema": ("int", True), "release": (("list", RELEASE), True)},
     "gpus": {"schema": ("int", True), "gpu": (("list", GPU), True)},
     "overrides": {"schema": ("int", True), "override": (("list", OVERRIDE), True)},
-    "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), True),
+    "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), False),
               "wheel": (("list", TORCH_RELEASE), True)},
     "torch_builds": {"schema": ("int", True), "build": (("list", TORCH_BUILD), True)},
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True)},
@@ -337,7 +337,8 @@ def _derived_key(channel: str, torch: str, rocm: str) -> tuple[str, str]:
 
 def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) -> tuple[TorchVariant, ...]:
     """Wheel rows x ROCm variants. The gfx list of a pytorch.org build comes from the derived per-release
-    table (torch_builds.toml) when it has the pair, else the per-index [[index]] row (marked uncertain)."""
+    table (torch_builds.toml) when it has the pair; a row it lacks (a release `matrix update` just found) gets
+    no gfx list and is marked uncertain, so the resolver refuses it rather than guess."""
     idx = {i["rocm"]: i for i in raw.get("index", [])}
     builds = {(b["torch"], b["rocm"]): b for b in (derived or {}).get("build", [])}
     out = []
@@ -361,8 +362,7 @@ def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) 
             elif gfx is None:
                 ientry = idx.get(rocm)
                 gfx = ientry["gfx"] if ientry else []
-                if ientry and ientry.get("uncertain"):
-                    unc.append("gfx")
+                unc.append("gfx")
             label = w.get("local_label", "+rocm{rocm}")
             out.append(TorchVariant(
                 torch=w["torch"], rocm=rocm, index_url=base.format(rocm=rocm), channel=ch,

@@ -302,7 +302,8 @@ def run_update(index_url: str, timeout: float = 20.0) -> tuple[str, str]:
     path = Path(MATRICES_DIR) / "torch.toml"
     text = path.read_text(encoding="utf-8")
     current = read_toml(path)
-    known = [i["rocm"] for i in current.get("index", [])]
+    builds = read_toml(Path(MATRICES_DIR) / "torch_builds.toml").get("build", [])
+    known = sorted({str(b["rocm"]) for b in builds if b.get("torch") != "nightly"}, key=_vkey)
     scans = scan_index(index_url, known, timeout=timeout)
     if not scans:
         raise OperationFailed(f"no ROCm torch wheels found under {index_url}")

@@ -70,7 +70,7 @@ def test_every_entry_carries_a_source(raw):
         assert g["source"]
         for p in g.get("product", []):
             assert p["source"] and p["derivation"]
-    for w in raw["torch"]["wheel"] + raw["torch"]["index"]:
+    for w in raw["torch"]["wheel"] + raw["torch_builds"]["build"]:
         assert w["source"]
 
 
