@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-FORMAT_VERSION = 3  # bump when the dataclasses change shape: invalidates pickled caches
+FORMAT_VERSION = 4  # bump when the dataclasses change shape: invalidates pickled caches
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,10 @@ class Breakage:
     kernel_max: Optional[str]  # last failing kernel (inclusive), None = open-ended
     issue: str  # URL
     source: str = ""
-    rocm: tuple[str, ...] = ()  # ROCm releases shipping that dkms base
+    rocm: tuple[str, ...] = ()  # the exact ROCm releases whose amdgpu-dkms fails
     note: str = ""
+    fixed_in: Optional[str] = None  # first ROCm release whose amdgpu-dkms builds there again
+    distro: tuple[str, ...] = ()  # os-release IDs when the failure is distribution-specific
 
 
 @dataclass(frozen=True)
@@ -453,16 +455,38 @@ class Matrix:
             return series.pop()
         return ".".join(rels[-1].split(".")[:2])  # newest series when a base spans two
 
-    def dkms_breakages(self, dkms_version: str, kernel: str) -> list[Breakage]:
-        """Known build failures of this amdgpu-dkms base on this kernel."""
+    def _exact_dkms_releases(self, dkms_version: str) -> set[str]:
+        """ROCm releases this exact amdgpu-dkms build belongs to: by its build number, or by the release code
+        of a package version ("1:6.12.12.60401-..."); empty when only the base version is known."""
+        s = dkms_version.strip().split(",")[0].removeprefix("amdgpu/").split(":", 1)[-1]
+        m = re.match(r"(\d+\.\d+\.\d+)(?:\.(\d{5}))?(?:-(\d+))?", s)
+        if not m:
+            return set()
+        base, code, build = m.groups()
+        if code:
+            return {f"{int(code[0])}.{int(code[1:3])}.{int(code[3:5])}"}
+        return {b.rocm for b in self.dkms_builds if b.base == base and build and b.build == build}
+
+    def dkms_breakages(self, dkms_version: str, kernel: str, os_id: Optional[str] = None) -> list[Breakage]:
+        """Known build failures of this amdgpu-dkms build on this kernel (and distribution).
+
+        A row matches the dkms base version, then, when the build number maps to known ROCm releases, only if
+        one of them is among the row's affected releases (a later, fixed build of the same base does not
+        match); a distribution-specific row matches only a host known to run that distribution.
+        """
         m = re.search(r"(\d+\.\d+\.\d+)", dkms_version.split(":", 1)[-1])
         have = _vtuple(kernel)
         if not m or not have:
             return []
         base = m.group(1)
+        exact = self._exact_dkms_releases(dkms_version)
         out = []
         for b in self.breakages:
             if b.dkms_base != base:
+                continue
+            if exact and b.rocm and not exact & set(b.rocm):
+                continue
+            if b.distro and (not os_id or os_id.lower() not in b.distro):
                 continue
             lo = _vtuple(b.kernel_min)
             if have[: len(lo)] < lo:

@@ -149,6 +149,8 @@ BREAKAGE: dict[str, tuple[Spec, bool]] = {
     "source": ("str", True),
     "note": ("str", False),
     "uncertain": (STR_LIST, False),
+    "fixed_in": ("str", False),
+    "distro": (STR_LIST, False),
 }
 
 SMOKE: dict[str, tuple[Spec, bool]] = {
@@ -406,7 +408,7 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
     breakages = tuple(
         Breakage(what=b["what"], dkms_base=b["dkms_base"], kernel_min=b["kernel_min"],
                  kernel_max=b.get("kernel_max"), issue=b["issue"], source=b["source"], rocm=_t(b["rocm"]),
-                 note=b.get("note", ""))
+                 note=b.get("note", ""), fixed_in=b.get("fixed_in"), distro=_t(b.get("distro")))
         for b in driver.get("breakage", [])
     )
     dkms = tuple(

@@ -193,10 +193,15 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                     lines.append(f"Kernel {kernel} is outside the validated series ({series}); amdgpu-dkms may "
                                  "fail to build - use a validated kernel or the in-kernel driver (--no-dkms).")
                 if rel.dkms_base:
-                    for b in m.dkms_breakages(rel.dkms_base, kernel):
+                    major, minor, patch = (list(_vtuple(rel.version)) + [0, 0, 0])[:3]
+                    build = f"1:{rel.dkms_base}.{major}{minor:02d}{patch:02d}"  # this release's own dkms build
+                    for b in m.dkms_breakages(build, kernel, os_id):
                         works = False
-                        lines.append(f"Known breakage: amdgpu-dkms {b.dkms_base} fails to build on kernel "
-                                     f">= {b.kernel_min}: {b.issue}")
+                        span = f"{b.kernel_min}-{b.kernel_max}" if b.kernel_max else f">= {b.kernel_min}"
+                        fixed = f"; fixed in ROCm {b.fixed_in}" if b.fixed_in else ""
+                        lines.append(f"Known breakage: ROCm {rel.version}'s amdgpu-dkms {b.dkms_base} fails to build "
+                                     f"on kernel {span}{' on ' + ', '.join(b.distro) if b.distro else ''}{fixed}: "
+                                     f"{b.issue}")
     wheels = m.torch_variants(gfx=tgt.gfx, rocm=rel.series, channel="pytorch")
     lacking = [v.torch for v in m.torch_variants(rocm=rel.series, channel="pytorch") if tgt.gfx not in v.gfx]
     if wheels and lacking:  # the gfx list is per torch release, not per index (matrices/torch_builds.toml)

@@ -10,7 +10,7 @@ from rocmdoctor.model import Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Host
+    from rocmdoctor.model import DkmsEntry, DkmsInfo, Host
 
 WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"
 
@@ -128,6 +128,52 @@ def _dkms_fixed(matrix: Matrix, dkms_version: str, kernel: str) -> list[str]:
             if not matrix.dkms_breakages(f"{r.dkms_base}-0", kernel)]
 
 
+def _breakages(host: Host, matrix: Matrix, info: DkmsInfo, amdgpu: list[DkmsEntry], on_kernel: list[DkmsEntry],
+               kernel: str) -> list[Finding]:
+    """Known amdgpu-dkms breakages, in order of evidence.
+
+    The bundle's own build result for the running kernel comes first: `installed`/`built` means the module
+    built, so no table row can say otherwise (nothing is reported). A failed build for this kernel (install log,
+    make.log, crash) is a FAIL, and a matching row names the known cause. Only when the bundle has no build
+    result for this kernel does the table predict, as a WARN that says it is a prediction.
+    """
+    if any(e.status.split()[:1] in (["installed"], ["built"]) for e in on_kernel):
+        return []
+    failed = [e for e in on_kernel if e.status == "build-failed"]
+    direct = bool(failed) or kernel in info.failed_kernels
+    os_id = host.os.id if host.os else None
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for e in failed or amdgpu:
+        for b in matrix.dkms_breakages(e.version, kernel, os_id):
+            if (e.version, b.issue) in seen:
+                continue
+            seen.add((e.version, b.issue))
+            fixed = [b.fixed_in] if b.fixed_in else _dkms_fixed(matrix, e.version, kernel)
+            upgrade = f" (the first that builds there: ROCm {fixed[0]})" if fixed else ""
+            span = f"{b.kernel_min}–{b.kernel_max}" if b.kernel_max else f"{b.kernel_min} and newer"
+            where = f" on {', '.join(b.distro)}" if b.distro else ""
+            releases = f" (ROCm {', '.join(b.rocm)})" if b.rocm else ""
+            if direct:
+                title = f"amdgpu-dkms {e.version} failed to build on kernel {kernel}: a known breakage"
+                why = (f"The bundle shows the build failing for the running kernel, and amdgpu-dkms {b.dkms_base}"
+                       f"{releases} is known to fail on kernels {span}{where} ({b.issue}).")
+            else:
+                title = f"amdgpu-dkms {e.version} is predicted not to build on kernel {kernel}"
+                why = (f"Prediction from the breakage table, not an observation: the bundle has no build result for "
+                       f"{kernel}. amdgpu-dkms {b.dkms_base}{releases} fails on kernels {span}{where} ({b.issue}).")
+            out.append(finding(
+                "driver.dkms-breakage", Severity.FAIL if direct else Severity.WARN, title,
+                why + (f" Fixed in ROCm {b.fixed_in}." if b.fixed_in else ""),
+                [str(e.source)] if e.source else [],
+                Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms builds on "
+                    f"this kernel{upgrade}.",
+                    ["uname -r", "dkms status", "rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
+                    b.issue),
+            ))
+    return out
+
+
 @check("driver.dkms-failed", "driver.dkms-breakage", title="amdgpu-dkms")
 def dkms(host: Host, matrix: Matrix) -> list[Finding]:
     info = host.dkms
@@ -159,23 +205,9 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
         ))
     amdgpu = [e for e in info.entries if e.module == "amdgpu"]
     if kernel and amdgpu:
-        for e in amdgpu:
-            for b in matrix.dkms_breakages(e.version, kernel):
-                fixed = _dkms_fixed(matrix, e.version, kernel)
-                upgrade = f" (the first newer one: ROCm {fixed[0]})" if fixed else ""
-                out.append(finding(
-                    "driver.dkms-breakage", Severity.FAIL,
-                    f"amdgpu-dkms {e.version} is known not to build on kernel {kernel}",
-                    f"amdgpu-dkms {b.dkms_base} fails to build on kernels {b.kernel_min}"
-                    f"{'–' + b.kernel_max if b.kernel_max else ' and newer'} ({b.issue}).",
-                    [str(e.source)] if e.source else [],
-                    Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms builds on "
-                        f"this kernel{upgrade}.",
-                        ["uname -r", "rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
-                        b.issue),
-                ))
         on_kernel = [e for e in amdgpu if e.kernel == kernel]
-        if not on_kernel and not out:
+        out += _breakages(host, matrix, info, amdgpu, on_kernel, kernel)
+        if not on_kernel and not info.build_failures and not info.errors:
             out.append(finding(
                 "driver.dkms-failed", Severity.FAIL, f"amdgpu-dkms is not built for the running kernel {kernel}",
                 "dkms lists amdgpu only for other kernels: after a kernel upgrade the module was not rebuilt.",
