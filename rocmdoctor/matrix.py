@@ -61,6 +61,7 @@ class RocmRelease:
     gfx_os_only: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (gfx, ("ubuntu 24.04.2", ...)) footnotes
     driver: tuple[str, ...] = ()  # "AMD GPU Driver (amdgpu)" versions listed for 7.x ("30.10.2", ...)
     notes: tuple[str, ...] = ()
+    kmd_source: str = ""  # where kmd_compatible comes from
 
     @property
     def series(self) -> str:
@@ -129,6 +130,20 @@ class Breakage:
     note: str = ""
     fixed_in: Optional[str] = None  # first ROCm release whose amdgpu-dkms builds there again
     distro: tuple[str, ...] = ()  # os-release IDs when the failure is distribution-specific
+
+
+@dataclass(frozen=True)
+class KmdDeclaration:
+    """A kernel-driver release's own statement of the user space it supports (amdgpu driver docs)."""
+
+    driver: str  # "30.10.1"
+    rocm: str  # the ROCm series that shipped it: "7.0"
+    user_space: tuple[str, ...]  # ("7.0", "6.4", "6.3", "6.2")
+    source: str = ""
+
+
+# AMD's rule, quoted in the data (matrices/driver.toml [kmd_rule]); used when no column or declaration lists a pair
+KMD_RULE_YEAR_FROM = (6, 4)  # "As of ROCm 6.4.0 ... up to a year apart. For earlier ROCm releases ... +/- 2 releases"
 
 
 @dataclass(frozen=True)
@@ -209,6 +224,8 @@ class Matrix:
     pci_gfx: dict[str, str] = field(default_factory=dict)  # "0x744c" / "0x744c:0xc8" -> gfx
     dkms_builds: tuple[DkmsBuild, ...] = ()
     smoke_sources: dict[str, str] = field(default_factory=dict)
+    kmd_declarations: tuple[KmdDeclaration, ...] = ()
+    kmd_rule_source: str = ""
 
     # ---- releases -------------------------------------------------------------------------
     def _sorted_releases(self) -> list[RocmRelease]:
@@ -454,6 +471,56 @@ class Matrix:
         if len(series) == 1:
             return series.pop()
         return ".".join(rels[-1].split(".")[:2])  # newest series when a base spans two
+
+    def _series_dates(self) -> dict[str, Optional[str]]:
+        """"6.4" -> date of its first point release (None when unknown), for every series in the data."""
+        out: dict[str, Optional[str]] = {}
+        for rel in sorted(self.releases.values(), key=lambda r: _vtuple(r.version)):
+            if rel.series not in out or (out[rel.series] is None and rel.date):
+                out[rel.series] = rel.date
+        return out
+
+    def kmd_window(self, user: str, kmd: str) -> tuple[Optional[bool], str]:
+        """May ROCm ``user`` user space run on the kernel driver of ROCm ``kmd`` (both "X.Y")? (verdict, rule).
+
+        In order: the user-space release's compatibility-matrix column (accurate only as of its release day,
+        so a missing entry refuses nothing by itself); the driver's own declaration (amdgpu docs); then AMD's
+        stated rule: up to a year apart as of ROCm 6.4, +/- 2 releases before. None when nothing is known.
+        """
+        rel = self.release(user)
+        us, ks = ".".join(user.split(".")[:2]), ".".join(kmd.split(".")[:2])
+        if rel is not None:
+            column = {".".join(c.split(".")[:2]) for c in rel.kmd_compatible}
+            if ks in column:
+                return True, (f"ROCm {rel.version}'s compatibility matrix lists the ROCm {ks} kernel driver "
+                              f"[{self._kmd_source(rel)}]")
+        for d in self.kmd_declarations:
+            if d.rocm == ks and us in d.user_space:
+                return True, (f"the ROCm {ks} kernel driver (amdgpu {d.driver}) declares ROCm "
+                              f"{', '.join(d.user_space)} user space [{d.source}]")
+        dates = self._series_dates()
+        if us not in dates and rel is None:
+            return None, f"ROCm {us} is not in the matrix"
+        order = sorted(set(dates) | {us, ks}, key=_vtuple)
+        apart = abs(order.index(us) - order.index(ks))
+        rule = f"[{self.kmd_rule_source}]" if self.kmd_rule_source else ""
+        newer = max(_vtuple(us)[:2], _vtuple(ks)[:2])
+        if newer >= KMD_RULE_YEAR_FROM and dates.get(us) and dates.get(ks):
+            from datetime import date
+
+            days = abs((date.fromisoformat(str(dates[us])) - date.fromisoformat(str(dates[ks]))).days)
+            if days <= 366 or apart <= 2:
+                why = f"{days} days apart" if days <= 366 else f"{apart} releases apart"
+                return True, f"AMD supports driver and user space up to a year apart from ROCm 6.4 ({why}) {rule}"
+            return False, (f"ROCm {us} and {ks} are {days} days and {apart} releases apart: beyond AMD's stated window "
+                           f"(a year from ROCm 6.4, +/- 2 releases before) {rule}")
+        if apart <= 2:
+            return True, f"AMD supports kernel driver and user space +/- 2 releases apart ({apart} here) {rule}"
+        return False, f"ROCm {us} and {ks} are {apart} releases apart: beyond AMD's stated +/- 2 releases {rule}"
+
+    @staticmethod
+    def _kmd_source(rel: RocmRelease) -> str:
+        return rel.kmd_source or rel.source
 
     def _exact_dkms_releases(self, dkms_version: str) -> set[str]:
         """ROCm releases this exact amdgpu-dkms build belongs to: by its build number, or by the release code

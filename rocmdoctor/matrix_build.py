@@ -16,6 +16,7 @@ from rocmdoctor.matrix import (
     DkmsBuild,
     GpuProduct,
     GpuTarget,
+    KmdDeclaration,
     Matrix,
     OsSupport,
     RocmRelease,
@@ -153,6 +154,19 @@ BREAKAGE: dict[str, tuple[Spec, bool]] = {
     "distro": (STR_LIST, False),
 }
 
+KMD_DECLARED: dict[str, tuple[Spec, bool]] = {
+    "driver": ("str", True),
+    "rocm": ("str", True),
+    "user_space": (STR_LIST, True),
+    "quote": ("str", True),
+    "source": ("str", True),
+}
+
+KMD_RULE: dict[str, tuple[Spec, bool]] = {
+    "quote": ("str", True),
+    "source": ("str", True),
+}
+
 SMOKE: dict[str, tuple[Spec, bool]] = {
     "thresholds": (("map", "num"), True),
     "source": ("str", True),
@@ -167,7 +181,8 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), False),
               "wheel": (("list", TORCH_RELEASE), True)},
     "torch_builds": {"schema": ("int", True), "build": (("list", TORCH_BUILD), True)},
-    "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True)},
+    "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True),
+               "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
 }
 
@@ -281,7 +296,7 @@ def _build_releases(raw: dict[str, Any]) -> dict[str, RocmRelease]:
             hip_prefix=r.get("hip_prefix"), source=r["source"], uncertain=_t(r["uncertain"]),
             gfx_known=r["gfx_known"],
             gfx_os_only=tuple((g, _t(v["os"])) for g, v in r.get("gfx_os_only", {}).items()),
-            driver=_t(r.get("driver")), notes=_t(r.get("notes")),
+            driver=_t(r.get("driver")), notes=_t(r.get("notes")), kmd_source=r["kmd_source"],
         )
         for g in list(r["gfx_supported"]) + list(r["gfx_deprecated"]):
             if g not in ever:
@@ -417,10 +432,13 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         for d in driver.get("dkms", [])
     )
     smoke = raw.get("smoke", {}).get("smoke_thresholds", {})
+    declared = tuple(KmdDeclaration(driver=d["driver"], rocm=d["rocm"], user_space=_t(d["user_space"]),
+                                    source=d["source"]) for d in driver.get("kmd_declared", []))
     return Matrix(
         releases=releases, gpus=gpus, torch=_build_torch(raw.get("torch", {}), raw.get("torch_builds")),
         breakages=breakages,
         smoke_thresholds={k: float(v) for k, v in smoke.get("thresholds", {}).items()},
         pci_names=_parse_amdgpu_ids(), pci_gfx=pci_gfx, dkms_builds=dkms,
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
+        kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
     )

@@ -193,7 +193,7 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                     lines.append(f"Kernel {kernel} is outside the validated series ({series}); amdgpu-dkms may "
                                  "fail to build - use a validated kernel or the in-kernel driver (--no-dkms).")
                 if rel.dkms_base:
-                    major, minor, patch = (list(_vtuple(rel.version)) + [0, 0, 0])[:3]
+                    major, minor, patch = [*_vtuple(rel.version), 0, 0, 0][:3]
                     build = f"1:{rel.dkms_base}.{major}{minor:02d}{patch:02d}"  # this release's own dkms build
                     for b in m.dkms_breakages(build, kernel, os_id):
                         works = False

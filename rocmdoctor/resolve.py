@@ -284,16 +284,13 @@ def _judge(
                     + (f" ({note.override_note.strip()})" if note and note.override_note else "")
                 )
     if kmd:
-        rel = matrix.release(v.rocm)
-        window = tuple(_series(s) for s in rel.kmd_compatible) if rel else ()
-        if window and kmd not in window:
+        allowed, rule = matrix.kmd_window(_series(v.rocm), kmd)
+        if allowed is False:
             out.kinds.add("driver")
-            out.reasons.append(
-                f"ROCm {v.rocm} user space does not support the kernel driver from ROCm {kmd} "
-                f"(supported drivers: ROCm {', '.join(window)})"
-            )
-        elif window:
-            out.notes.append(f"The kernel driver ({kmd_how}) is within ROCm {v.rocm}'s support window.")
+            out.reasons.append(f"ROCm {v.rocm} user space does not support the kernel driver from ROCm {kmd}: {rule}")
+        elif allowed:
+            out.notes.append(f"The kernel driver ({kmd_how}) is within ROCm {_series(v.rocm)}'s support window: "
+                             f"{rule}.")
         else:
             out.notes.append(f"The matrix has no driver window for ROCm {v.rocm}; {kmd_how} was not checked.")
     else:

@@ -111,16 +111,17 @@ def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("rocm.kmd-mismatch", "System ROCm or amdgpu-dkms not captured")]
     dkms_rocm = matrix.rocm_for_dkms(amdgpu[0].version)
     rel = matrix.release(sr[0]) or matrix.release(major_minor(sr[0]) or sr[0])
-    if not dkms_rocm or rel is None or not rel.kmd_compatible:
+    allowed, rule = (matrix.kmd_window(rel.series, major_minor(dkms_rocm) or dkms_rocm)
+                     if dkms_rocm and rel is not None else (None, ""))
+    if allowed is None:
         return [skip("rocm.kmd-mismatch", f"No driver window known for ROCm {sr[0]} / amdgpu-dkms {amdgpu[0].version}")]
-    if major_minor(dkms_rocm) in rel.kmd_compatible:
+    if allowed:
         return [ok("rocm.kmd-mismatch", f"ROCm {sr[0]} supports the amdgpu-dkms of ROCm {dkms_rocm}",
-                   [str(sr[1]), str(amdgpu[0].source)])]
+                   [str(sr[1]), str(amdgpu[0].source), f"rule: {rule}"])]
     return [finding(
         "rocm.kmd-mismatch", Severity.WARN,
         f"ROCm {sr[0]} user space is outside the support window of the ROCm {dkms_rocm} kernel driver",
-        f"ROCm {rel.version} supports kernel drivers from ROCm {', '.join(rel.kmd_compatible)} "
-        f"({rel.driver_window or 'see the compatibility matrix'}).",
+        f"{rule}.",
         [str(sr[1]), str(amdgpu[0].source)],
         Fix("Install the amdgpu-dkms of the same ROCm release as the user space:",
             [f"sudo amdgpu-install --usecase=dkms --rocmrelease={sr[0]}"],
