@@ -44,6 +44,7 @@ from rocmdoctor.parse import (
     docker_info,
     drm,
     env,
+    freetext,
     kernel,
     kfd,
     lspci,
@@ -55,7 +56,6 @@ from rocmdoctor.parse import (
     users,
     versions,
 )
-from rocmdoctor.parse import freetext
 from rocmdoctor.parse import logs as logscan
 from rocmdoctor.parse.gpus import merge_gpus
 from rocmdoctor.parse.text import decode, hex_id, is_binary, src

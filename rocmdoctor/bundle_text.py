@@ -88,9 +88,8 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
             t.proven_build = "cpu"
         elif nvidia and version and "+" not in version:
             t.proven_build = "cuda"  # PyPI's default Linux torch pulls nvidia-*-cu12
-    if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None:
-        if t.cuda_available is None:
-            return
+    if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
+        return
     acc.torches.append((PRIO, t))
 
 

@@ -291,6 +291,9 @@ class Finding:
     detail: str = ""
     evidence: list[str] = field(default_factory=list)
     fix: Optional[Fix] = None
+    # The id of the root-cause finding this one follows from (rocmdoctor.judge.causes, data/causes.toml);
+    # None for a root cause or an unrelated finding.
+    cause: Optional[str] = None
 
     @property
     def area(self) -> str:
@@ -306,4 +309,5 @@ class Finding:
             "fix": None
             if self.fix is None
             else {"explanation": self.fix.explanation, "commands": list(self.fix.commands), "url": self.fix.url},
+            "cause": self.cause,
         }

@@ -47,13 +47,13 @@ def _r(kind: str, pattern: str, flags: int = 0) -> Rule:
 # One row per fact. The ``v`` group is the value; a rule may match the same fact in many forms.
 RULES: tuple[Rule, ...] = (
     # --- PyTorch -----------------------------------------------------------------------------------------
-    _r("torch.version", rf"torch\.__version__\s{{0,4}}\)?[\s:=>'\",]{{0,12}}(?:\n[>.\s]{{0,8}})?['\"]?(?P<v>{_TORCH_VER})"),
+    _r("torch.version", rf"torch\.__version__\s{{0,4}}\)?[\s:=>'\",]{{0,12}}(?:\n[>.\s]{{0,8}})?['\"]?(?P<v>{_TORCH_VER})"),  # noqa: E501
     _r("torch.version", rf"^\s{{0,8}}(?:PyTorch|torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})", re.I),
-    _r("torch.version", rf"^['\"](?P<v>\d{{1,2}}\.\d{{1,3}}\.\d{{1,3}}[\w.]{{0,20}}\+(?:rocm|cu|cpu)[\w.]{{0,30}})['\"]\s*$"),
+    _r("torch.version", r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
     _r("torch.version", rf"Successfully installed\b[^\n]{{0,2000}}?\btorch-(?P<v>{_TORCH_VER})(?=\s|$)"),
     _r("torch.wheel", r"(?P<v>\btorch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.%+-]{0,80}?\.whl)"),
-    _r("torch.hip", r"torch\.version\.hip\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?(?P<v>None|\d[\w.-]{0,40})"),
-    _r("torch.cuda", r"torch\.version\.cuda\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?(?P<v>None|\d{1,2}\.\d{1,2})"),
+    _r("torch.hip", r"torch\.version\.hip\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),  # noqa: E501
+    _r("torch.cuda", r"torch\.version\.cuda\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?(?P<v>None|\d{1,2}\.\d{1,2})"),  # noqa: E501
     _r("torch.available",
        r"(?:torch\.)?cuda\.is_available\(\)\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?(?P<v>True|False)\b"),
     _r("torch.no-nvidia-driver", r"(?P<v>Found no NVIDIA driver on your system|Torch not compiled with CUDA enabled)"),
@@ -62,7 +62,7 @@ RULES: tuple[Rule, ...] = (
     _r("pip.index", r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
     _r("pip.index", r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
     _r("pip.nvidia", r"(?P<v>\bnvidia-[a-z0-9-]{2,40}-cu1[1-3]\b)"),
-    _r("pip.no-versions", r"(?P<v>from versions: none\)?[^\n]{0,10}\n?[^\n]{0,200}No matching distribution found for [^\s]{1,80})"),
+    _r("pip.no-versions", r"(?P<v>from versions: none\)?[^\n]{0,10}\n?[^\n]{0,200}No matching distribution found for [^\s]{1,80})"),  # noqa: E501
     _r("pip.no-versions", r"(?P<v>No matching distribution found for torch\S{0,60})"),
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
     _r("rocm.path", rf"(?P<v>/opt/rocm-{_VER})\b"),
@@ -106,18 +106,18 @@ RULES: tuple[Rule, ...] = (
     _r("gpu.app", r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
     _r("gpu.app", r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
     _r("gpu.name",
-       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?(?:RX|Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b"
+       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?(?:RX|Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b"  # noqa: E501
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
     _r("gpu.name", r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
     # --- environment, services, containers -------------------------------------------------------------------
-    _r("env.override.shell", r"(?:^|\bexport |\benv |\s|\$env:)HSA_OVERRIDE_GFX_VERSION\s?=\s?['\"]?(?P<v>[\d.]{0,12})"),
+    _r("env.override.shell", r"(?:^|\bexport |\benv |\s|\$env:)HSA_OVERRIDE_GFX_VERSION\s?=\s?['\"]?(?P<v>[\d.]{0,12})"),  # noqa: E501
     _r("env.override.service", r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
     _r("env.override.process", r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
     _r("service", r"(?P<v>\bsystemd\[1\]|\bsystemctl (?:edit|restart|status|start) [\w.@-]{1,60}|\bjournalctl\b|"
        r"\.service\b)"),
     _r("container.run", r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
     _r("container.compose", r"(?P<v>^\s{0,8}(?:devices|group_add|runtime|deploy)\s{0,2}:)"),
-    _r("container.compose-item", r"^\s{0,16}-\s{1,4}['\"]?(?P<v>/dev/(?:kfd|dri)\b\S{0,40}|video|render|\d{2,5})['\"]?\s*$"),
+    _r("container.compose-item", r"^\s{0,16}-\s{1,4}['\"]?(?P<v>/dev/(?:kfd|dri)\b\S{0,40}|video|render|\d{2,5})['\"]?\s*$"),  # noqa: E501
 )
 
 # Facts that say "this process runs in a container".
