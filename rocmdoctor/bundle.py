@@ -44,6 +44,7 @@ from rocmdoctor.parse import (
     docker_info,
     drm,
     env,
+    freetext,
     kernel,
     kfd,
     lspci,
@@ -277,6 +278,11 @@ class _Acc:
         self.container_seen = False
         self.torch_probe_seen = False
         self.recognised = False
+        self.text = freetext.TextFacts()  # facts found in free text, folded in last (rocmdoctor.bundle_text)
+
+    def scan_text(self, text: str, file: str) -> None:
+        """Free-text facts and known error lines of one input."""
+        self.text.facts.extend(freetext.extract(text, file).facts)
 
     def offer(self, key: str, prio: int, value: Any) -> None:
         if value is None:
@@ -314,6 +320,17 @@ def _h_rocminfo(acc: _Acc, text: str, file: str) -> None:
         acc.offer("cpu_model", 2, res.cpu_names[0])
     acc.offer("amdgpu_loaded", 2, res.rock_loaded)
     acc.offer("amdgpu_version", 1, res.rock_version)
+    if not res.gpus and res.agents_seen == 0:
+        failed = _ROCMINFO_FAILED.search(text)
+        if failed:
+            line = failed.group(0).strip()
+            acc.host.context.setdefault("rocminfo-failed", Fact(line, src(file, text.count("\n", 0, failed.start()) + 1,
+                                                                          line)))
+
+
+# rocminfo ran and the HSA runtime did not initialise (the GPU may well be there: see rocm.runtime-failed).
+_ROCMINFO_FAILED = re.compile(r"hsa api call failure[^\n]{0,200}|Unable to open /dev/kfd[^\n]{0,200}|"
+                              r"HSA_STATUS_ERROR\w{0,60}[^\n]{0,200}|Failed to get user name[^\n]{0,100}")
 
 
 def _h_rocm_smi(acc: _Acc, text: str, file: str) -> None:
@@ -802,6 +819,7 @@ def _read_cmds(acc: _Acc, tree: _Tree, entries: dict[str, dict[str, Any]]) -> No
                 KIND_HANDLERS[k](acc, text, name)
             if k in _SCAN_KINDS:
                 acc.host.logs.extend(logscan.scan(text, name))
+        acc.scan_text(text, name)
         if entry.get("timed_out"):
             acc.host.parse_notes.append(f"{name}: the command timed out; its output may be cut off")
         if base == "dkms-status" and isinstance(entry.get("exit"), int) and entry["exit"] not in (0, 127):
@@ -813,6 +831,7 @@ def _read_cmds(acc: _Acc, tree: _Tree, entries: dict[str, dict[str, Any]]) -> No
             text = tree.text(name)
             if text:
                 acc.host.logs.extend(logscan.scan(text, name))
+                acc.scan_text(text, name)
                 if name == "cmd/dkms-status.stderr":
                     _h_dkms(acc, text, name)
                 elif name == "cmd/docker-info.stderr" and not tree.has("cmd/docker-info.json"):
@@ -828,6 +847,7 @@ def _read_logs(acc: _Acc, tree: _Tree) -> None:
             continue
         acc.saw("logs")
         acc.host.logs.extend(logscan.scan(text, name))
+        acc.scan_text(text, name)
         info = dkms.parse_dkms(text, name)
         if info.build_failures:
             _h_dkms(acc, text, name)
@@ -846,6 +866,7 @@ def _apply_bare(acc: _Acc, text: str, file: str) -> list[str]:
         KIND_HANDLERS[k](acc, text, file)
     matches = logscan.scan(text, file)
     acc.host.logs.extend(matches)
+    acc.scan_text(text, file)
     if not kinds:
         acc.host.captured.add("logs")
         if matches:
@@ -857,6 +878,9 @@ def _apply_bare(acc: _Acc, text: str, file: str) -> list[str]:
 
 
 def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
+    from rocmdoctor.bundle_text import fold
+
+    fold(acc, acc.text)
     host = acc.host
     host.hostname = acc.get("hostname")
     if acc.get("os") is not None:
@@ -871,6 +895,8 @@ def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
             is_wsl=any(k.is_wsl for _, k in acc.kernels),
             source=best.source,
         )
+    if "wsl" in host.context:
+        host.kernel.is_wsl = True
     host.cpu_model = acc.get("cpu_model")
     host.amdgpu_loaded = acc.get("amdgpu_loaded")
     host.amdgpu_version = acc.get("amdgpu_version")

@@ -8,10 +8,15 @@ from pathlib import Path
 from typing import Optional
 
 from rocmdoctor.errors import EXIT_USAGE, BadInput
-from rocmdoctor.model import Host
+from rocmdoctor.model import Host, Severity
 from rocmdoctor.paths import FIXTURES_DIR
 
 DEMO_FIXTURE = "rx7900xtx-dkms-build-fails-kernel-6.5"
+NOTHING_JUDGED = (
+    "no fact rocmdoctor can judge (it reads rocminfo, rocm-smi/amd-smi, collect_env, dkms status, lspci, dmesg, "
+    "pip freeze/show, uname, os-release, torch/pip/REPL/ollama/llama.cpp logs and known error lines); "
+    "for a full picture run `rocmdoctor capture -o host.tar.gz` on the machine and pass that bundle"
+)
 
 
 def resolve_source(source: str) -> Path:
@@ -88,6 +93,9 @@ def run_check(
     from rocmdoctor.pipeline import judge_host
 
     findings = judge_host(host, select=select or None, skip=skip or None)
+    if source is not None and not select and all(f.severity == Severity.SKIP for f in findings):
+        # Nothing at all could be judged: saying "nothing failed" would read as a healthy host.
+        raise BadInput(f"{source}: {NOTHING_JUDGED}")
     if live:
         from rocmdoctor.smoke import live_findings
 

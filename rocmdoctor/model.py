@@ -25,6 +25,9 @@ class Source:
     file: str
     line: Optional[int] = None
     text: Optional[str] = None  # the source line itself, stripped, when it helps the reader
+    # How much to trust it: "capture" (a tool's output read by its format parser) or "free-text" (a line of
+    # prose, a REPL answer, a pip log: rocmdoctor.parse.freetext). A format parser's fact wins over free text.
+    kind: str = "capture"
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
@@ -133,11 +136,16 @@ class TorchInfo:
     cuda_available: Optional[bool] = None  # from collect_env "Is CUDA available" or a REPL log
     location: Optional[str] = None
     source: Optional[Source] = None
+    # What free text proved about the build when the version does not say: "cuda" (torch.version.hip None
+    # and torch.version.cuda set, or pip pulled nvidia-*-cu12), "cpu" (both None), "not-rocm" (hip None).
+    proven_build: Optional[str] = None
 
     @property
     def build(self) -> str:
-        """'rocm', 'cuda', 'cpu' or 'unknown' — what kind of wheel this is."""
+        """'rocm', 'cuda', 'cpu', 'not-rocm' or 'unknown' — what kind of wheel this is."""
         v = self.version or ""
+        if self.proven_build and not self.hip and "+rocm" not in v:
+            return self.proven_build
         if self.hip or "+rocm" in v:
             return "rocm"
         if self.cuda or "+cu" in v:
@@ -230,6 +238,9 @@ class Host:
     captured: set[str] = field(default_factory=set)  # which parts were seen: "rocminfo", "kfd", "drm", ...
     commands_missing: list[str] = field(default_factory=list)  # tools the capture found absent
     parse_notes: list[str] = field(default_factory=list)  # what a parser could not understand
+    # Where the report was written and what ran the failing process, from free text: "wsl", "windows",
+    # "container", "venv", "service" (a systemd unit), "rocminfo-failed". Each with the line that says so.
+    context: dict[str, Fact[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary for reports (sets become sorted lists)."""
@@ -280,6 +291,9 @@ class Finding:
     detail: str = ""
     evidence: list[str] = field(default_factory=list)
     fix: Optional[Fix] = None
+    # The id of the root-cause finding this one follows from (rocmdoctor.judge.causes, data/causes.toml);
+    # None for a root cause or an unrelated finding.
+    cause: Optional[str] = None
 
     @property
     def area(self) -> str:
@@ -295,4 +309,5 @@ class Finding:
             "fix": None
             if self.fix is None
             else {"explanation": self.fix.explanation, "commands": list(self.fix.commands), "url": self.fix.url},
+            "cause": self.cause,
         }

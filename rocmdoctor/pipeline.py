@@ -63,4 +63,8 @@ def judge_host(
 
     m = matrix if matrix is not None else matrix_mod.load()
     enrich(host, m)
-    return run_checks(host, m, select=select, skip=skip)
+    findings = run_checks(host, m, select=select, skip=skip)
+    from rocmdoctor.judge.causes import assign
+
+    assign(findings)
+    return findings

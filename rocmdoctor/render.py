@@ -80,10 +80,17 @@ def to_json(host: Optional[Host], findings: list[Finding], **extra: Any) -> str:
         "tool": f"rocmdoctor {__version__}",
         "host": host_summary(host) if host is not None else None,
         "findings": [f.to_dict() for f in findings],
+        "problems": _problems(findings),
         "summary": summary(findings),
     }
     doc.update(extra)
     return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _problems(findings: list[Finding]) -> list[dict[str, Any]]:
+    from rocmdoctor.judge.causes import problems
+
+    return problems(findings)
 
 
 def gpu_summary(host: Host) -> str:
@@ -132,6 +139,10 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
         header = f"rocmdoctor {__version__} — {where}: {gpus}"
     if header:
         emit(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
+    from rocmdoctor.judge.causes import assign, chain
+
+    roots = assign(findings)
+    first = roots[0] if len(roots) > 1 else None  # with one problem there is nothing to order
     for title, items in _group(findings):
         sev = area_status(items)
         shown = [f for f in items if verbose or f.severity in PROBLEMS or f.severity == Severity.INFO]
@@ -141,10 +152,24 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
             more = len([f for f in items if f.severity == sev]) - 1
             head += f" [dim]— {escape(lead.title)}{f' (+{more} more)' if more else ''}[/dim]"
             shown = [f for f in shown if f is not lead]
+        elif not verbose and all(f.cause for f in items if f.severity in PROBLEMS):
+            causes = sorted({f.cause or "" for f in items if f.severity in PROBLEMS})
+            head += f" [dim]— follows from {escape(', '.join(causes))} (-v shows it)[/dim]"
         emit(head)
         for f in shown:
+            if f.cause is not None and not verbose:
+                continue  # shown under its root cause
             mark = boxes[f.severity.value][1]
-            emit(f"    [{STYLE[f.severity.value]}]{escape(mark)}[/] {escape(f.title)}  [dim]{escape(f.id)}[/dim]")
+            follows = f"  [dim](follows from {escape(f.cause)})[/dim]" if f.cause else ""
+            emit(f"    [{STYLE[f.severity.value]}]{escape(mark)}[/] {escape(f.title)}  [dim]{escape(f.id)}[/dim]"
+                 + follows)
+            consequences = chain(f, findings) if f.cause is None and f.severity in PROBLEMS else []
+            if consequences:
+                if verbose:
+                    for c in consequences:
+                        emit(f"      [dim]↳ {escape(c.title)}  {escape(c.id)}[/dim]")
+                else:
+                    emit(f"      [dim]↳ {len(consequences)} more finding(s) follow from this (-v shows them)[/dim]")
             if f.severity in PROBLEMS or verbose:
                 if f.detail:
                     emit(f"      [dim]{escape(f.detail)}[/dim]")
@@ -152,8 +177,11 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
                     for ev in f.evidence[:6]:
                         emit(f"      [dim]evidence: {escape(ev)}[/dim]")
             if f.fix and f.severity in PROBLEMS:
+                label = "Fix (try this first)" if f is first else "Fix"
                 if f.fix.explanation:
-                    emit(f"      [bold]Fix:[/bold] {escape(f.fix.explanation)}")
+                    emit(f"      [bold]{label}:[/bold] {escape(f.fix.explanation)}")
+                elif f is first:
+                    emit(f"      [bold]{label}:[/bold]")
                 for cmd in f.fix.commands:
                     emit(f"        [cyan]$ {escape(cmd)}[/cyan]")
                 if f.fix.url:
@@ -170,11 +198,15 @@ def summary_line(findings: list[Finding]) -> str:
                 "run `rocmdoctor capture -o host.tar.gz` on the machine and judge that bundle.")
     if not problems:
         return f"• No issues found! ({c['ok']} checks passed, {c['skip']} not judged)"
-    areas = {f.area for f in problems}
+    from rocmdoctor.judge.causes import assign
+
+    roots = assign(findings)
+    causes = len({f.id for f in roots})
     parts = [f"{c[k]} {n}" for k, n in (("fail", "failed"), ("error", "crashed")) if c[k]]
     if c["warn"]:
         parts.append(f"{c['warn']} warning{'s' if c['warn'] > 1 else ''}")
-    return f"! rocmdoctor found issues in {len(areas)} area(s): {', '.join(parts)}."
+    return (f"! rocmdoctor found {causes} problem{'s' if causes != 1 else ''} "
+            f"({len(problems)} finding{'s' if len(problems) != 1 else ''}: {', '.join(parts)}).")
 
 
 def to_markdown(host: Optional[Host], findings: list[Finding]) -> str:

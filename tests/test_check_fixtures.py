@@ -104,10 +104,10 @@ def test_strict_makes_warnings_fail():
 def test_json_report_shape_is_pinned():
     proc = run_cli("check", "--from", str(FIXTURES[0]), "--json")
     report = json.loads(proc.stdout)
-    assert set(report) == {"schema", "tool", "host", "findings", "summary"}
+    assert set(report) == {"schema", "tool", "host", "findings", "problems", "summary"}
     assert set(report["host"]) >= {"hostname", "os", "kernel", "gpus", "rocm", "python", "torch", "captured"}
     for f in report["findings"]:
-        assert set(f) == {"id", "severity", "title", "detail", "evidence", "fix"}
+        assert set(f) == {"id", "severity", "title", "detail", "evidence", "fix", "cause"}
         assert f["severity"] in {"ok", "info", "skip", "warn", "fail", "error"}
         if f["fix"] is not None:
             assert set(f["fix"]) == {"explanation", "commands", "url"}

@@ -69,6 +69,15 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             continue
         target = matrix.gpu(gfx)
         in_wheels = bool(matrix.torch_variants(gfx=gfx))
+        if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
+            out.append(finding(
+                "gpu.arch-unsupported", Severity.INFO,
+                f"{gpu_label(gpu)}: ROCm {ctx.version} is newer than rocmdoctor's data",
+                f"{ctx.why}. rocmdoctor's matrix ends at ROCm {matrix.latest_release().version}, so it cannot say "
+                f"whether {ctx.version} supports {gfx}"
+                + (f" (the data lists it through {_last(matrix, gfx)})." if _last(matrix, gfx) else "."),
+                [ctx.why, *(_evidence(gpu))]))
+            continue
         if ctx.version:
             status = matrix.support_status(gfx, ctx.version)
         elif target is not None and not matrix.releases_supporting(gfx=gfx):
@@ -117,9 +126,8 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
                 f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
                 f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
                 + (f" Caution: {note}" if flaky and note else ""),
-                _evidence(gpu),
-                Fix("Set the override for the processes that use this GPU (not globally on a host with other "
-                    "GPU models):", [f"export HSA_OVERRIDE_GFX_VERSION={override}"], SUPPORT_URL),
+                _evidence(gpu) + _override_evidence(host),
+                _override_fix(host, override),
             ))
             continue
         if status == "unknown" and target is None:
@@ -145,13 +153,62 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}",
             f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
             _evidence(gpu),
-            Fix((f"Use a ROCm release that still supports it (last: {last[-1]})" if last else
+            Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else
                  "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "
                  f"PYTORCH_ROCM_ARCH={gfx}, or use a supported card.")
                 + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),
                 [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
         ))
     return out
+
+
+def _override_evidence(host: Host) -> list[str]:
+    """What the report says about the override in the failing process, the service and the shell."""
+    out = []
+    for key, what in (("override-process", "the failing process had HSA_OVERRIDE_GFX_VERSION={}"),
+                      ("override-service", "the service sets HSA_OVERRIDE_GFX_VERSION={}"),
+                      ("override-shell", "the shell exports HSA_OVERRIDE_GFX_VERSION={}")):
+        fact = host.context.get(key)
+        if fact is not None:
+            out.append(f"{what.format(fact.value or '(empty)')} — {fact.source}")
+    return out
+
+
+def _override_fix(host: Host, override: str) -> Fix:
+    """The override where the failing process reads it: a systemd service (ollama) does not see the shell's
+    environment, a container needs -e, a shell needs export."""
+    proc = host.context.get("override-process")
+    shell = host.context.get("override-shell")
+    if "service" in host.context or (proc is not None and not proc.value):
+        ollama = "ollama" in str(host.context.get("service", "")).lower() or proc is not None
+        unit = "ollama.service" if ollama else "<unit>.service"
+        lead = ("The failing process is a service and did not have the override"
+                + (" (the shell's export does not reach it)" if shell is not None else "")
+                + "; set it in the unit:")
+        return Fix(lead, [f"sudo systemctl edit {unit}",
+                          f'# add: [Service]  Environment="HSA_OVERRIDE_GFX_VERSION={override}"',
+                          f"sudo systemctl restart {unit}"], SUPPORT_URL)
+    if "container" in host.context or "container-run" in host.context:
+        return Fix("Pass the override into the container:", [f"docker run -e HSA_OVERRIDE_GFX_VERSION={override} ..."],
+                   SUPPORT_URL)
+    return Fix("Set the override for the processes that use this GPU (not globally on a host with other "
+               "GPU models):", [f"export HSA_OVERRIDE_GFX_VERSION={override}"], SUPPORT_URL)
+
+
+def newer_than_data(matrix: Matrix, version: str) -> bool:
+    """A release past the newest one the matrix knows (a nightly '+rocm7.13'): not judged as unsupported."""
+    from rocmdoctor.judge.facts import _vkey
+
+    try:
+        latest = matrix.latest_release().version
+    except LookupError:
+        return True
+    return _vkey(version) > _vkey(latest)
+
+
+def _last(matrix: Matrix, gfx: str) -> str:
+    rels = [r.version for r in matrix.releases_supporting(gfx=gfx)]
+    return rels[0] if rels else ""  # releases_supporting lists the newest first
 
 
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")

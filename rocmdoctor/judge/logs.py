@@ -44,12 +44,13 @@ def _ids() -> tuple[str, ...]:
     ids = list(CORE_IDS)
     for row in signatures().values():
         fid = row.get("finding")
-        if isinstance(fid, str) and fid.startswith("log.") and fid not in ids:
+        # any id: a signature may name a root cause of another area (driver.pcie-atomics, gpu.out-of-resources)
+        if isinstance(fid, str) and "." in fid and fid not in ids:
             ids.append(fid)
     return tuple(ids)
 
 
-def _fix(row: dict[str, Any], groups: dict[str, str]) -> Fix | None:
+def _fix(row: dict[str, Any], groups: dict[str, str], wsl: bool = False) -> Fix | None:
     fix = row.get("fix")
     cmds = row.get("commands") or row.get("fix_commands") or []
     if isinstance(fix, dict):
@@ -61,7 +62,10 @@ def _fix(row: dict[str, Any], groups: dict[str, str]) -> Fix | None:
     if not (text or cmds):
         return None
     fmt = Placeholders(groups)
-    return Fix(str(text).format_map(fmt), [str(c).format_map(fmt) for c in cmds], url)
+    commands = [str(c).format_map(fmt) for c in cmds]
+    if wsl:  # WSL has no amdgpu module to load: never offer modprobe there
+        commands = [c for c in commands if "modprobe" not in c]
+    return Fix(str(text).format_map(fmt), commands, url)
 
 
 def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> list[Finding]:
@@ -88,7 +92,7 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
         if len(matches) > 1:
             title += f" ({len(matches)} times)"
         out.append(finding(first.finding_id, Severity(sev) if sev in Severity._value2member_map_ else Severity.FAIL,
-                           title, detail, evidence, _fix(row, first.groups)))
+                           title, detail, evidence, _fix(row, first.groups, host.kernel.is_wsl)))
     return out
 
 

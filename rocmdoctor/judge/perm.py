@@ -50,6 +50,10 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     if not nodes:
         return [not_captured("perm.kfd-access", "Device node permissions (/dev/kfd, /dev/dri)")]
     kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)
+    if kfd is not None and not kfd.exists and host.kernel.is_wsl:
+        return [finding("perm.kfd-missing", Severity.INFO, "No /dev/kfd: expected under WSL",
+                        "WSL reaches the GPU through /dev/dxg and AMD's WSL runtime, never through /dev/kfd.",
+                        [str(kfd.source)] if kfd.source else [])]
     if kfd is not None and not kfd.exists:
         return [finding(
             "perm.kfd-missing", Severity.FAIL, "/dev/kfd does not exist",

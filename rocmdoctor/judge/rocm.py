@@ -18,8 +18,8 @@ def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
     sr = system_rocm(host)
     if sr:
         return [ok("rocm.not-installed", f"ROCm {sr[0]} installed", [str(sr[1])])]
-    if "rocminfo" in host.captured and host.gpus:
-        return [ok("rocm.not-installed", "ROCm user space present (rocminfo runs)")]
+    if "rocminfo-failed" not in host.context and any("rocminfo" in g.gfx_by_source for g in host.gpus):
+        return [ok("rocm.not-installed", "ROCm user space present (rocminfo lists the GPUs)")]
     if not host.tool:  # hand-made bundle / pasted file: absence of /opt/rocm proves nothing
         return [skip("rocm.not-installed", "ROCm installation not captured")]
     tr = torch_rocm(host)

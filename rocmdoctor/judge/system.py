@@ -98,6 +98,9 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
 @check("driver.amdgpu-not-loaded", title="amdgpu kernel module")
 def amdgpu_loaded(host: Host, matrix: Matrix) -> list[Finding]:
     fact = host.amdgpu_loaded
+    if host.kernel.is_wsl:
+        return [skip("driver.amdgpu-not-loaded", "WSL: there is no amdgpu module in the WSL kernel (the GPU is "
+                                                 "reached through /dev/dxg and the Windows driver)")]
     if fact is None:
         if host.gpus and "rocminfo" in host.captured and any("rocminfo" in g.gfx_by_source for g in host.gpus):
             return [ok("driver.amdgpu-not-loaded", "amdgpu is working (rocminfo lists GPU agents)")]
@@ -277,6 +280,8 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
 @check("driver.not-bound", title="Driver bound to each GPU")
 def driver_bound(host: Host, matrix: Matrix) -> list[Finding]:
     """The PCI bus sees every GPU even when no driver took it: the clearest proof that amdgpu failed to probe."""
+    if host.kernel.is_wsl:
+        return [skip("driver.not-bound", "WSL: GPUs are not on the WSL kernel's PCI bus")]
     known = [g for g in host.gpus if g.pci_driver is not None]
     if not known:
         return [not_captured("driver.not-bound", "PCI driver binding (/sys/bus/pci/devices/*/driver)")] \

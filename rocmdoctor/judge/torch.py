@@ -67,7 +67,10 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
                    _torch_evidence(host))]
     if build == "unknown":
         return [skip("torch.not-rocm-build", f"torch {t.version}: build kind not visible")]
-    kind = {"cuda": f"a CUDA build (CUDA {t.cuda or '?'})", "cpu": "a CPU-only build"}[build]
+    tag = re.search(r"\+cu(\d{2,3})", t.version or "")
+    cuda = t.cuda or (f"{tag.group(1)[:-1]}.{tag.group(1)[-1]}" if tag else None)
+    kind = {"cuda": f"a CUDA build (CUDA {cuda})" if cuda else "a CUDA build", "cpu": "a CPU-only build",
+            "not-rocm": "a CPU or CUDA build (torch.version.hip is None)"}.get(build, f"a {build} build")
     return [finding(
         "torch.not-rocm-build", Severity.FAIL, f"torch {t.version} is {kind}, not a ROCm build",
         "This wheel cannot use an AMD GPU: torch.cuda.is_available() is False. It usually comes from PyPI "

@@ -69,7 +69,8 @@ def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
     out = []
     for item in data.get("signature", []):
         try:
-            pattern = re.compile(item["pattern"])
+            # ignorecase = true: the emitting program varies its case ("Permission denied" / "permission denied")
+            pattern = re.compile(item["pattern"], re.IGNORECASE if item.get("ignorecase") is True else 0)
         except (KeyError, TypeError, re.error) as exc:
             LOAD_ERRORS.append(f"signature {item.get('id', '?')!r} skipped: {exc}")
             continue

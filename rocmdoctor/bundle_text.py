@@ -1,0 +1,198 @@
+"""Fold the facts :mod:`rocmdoctor.parse.freetext` found in free text into the bundle's accumulator.
+
+Kept beside :mod:`rocmdoctor.bundle` (which calls :func:`fold` once, after every format parser ran) so
+the precedence rule lives in one place: a free-text fact is offered at :data:`PRIO` (worse than every
+format parser's priority), fills only what no capture told, and GPUs named in prose are used only when
+no enumeration source (rocminfo, kfd, drm, lspci, smi, collect_env) listed any GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Optional
+
+from rocmdoctor.model import Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
+from rocmdoctor.parse import kernel, osrelease
+from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, python_minor, torch_from_wheel
+
+if TYPE_CHECKING:
+    from rocmdoctor.bundle import _Acc
+
+PRIO = 9  # format parsers use 0..4; free text comes last
+MAX_TEXT_GPUS = 16
+_CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "prompt.container": "container",
+                  "service": "service", "container.run": "container-run", "container.compose": "compose",
+                  "env.override.shell": "override-shell", "env.override.service": "override-service",
+                  "env.override.process": "override-process", "pip.no-versions": "pip-no-versions"}
+
+
+def _fact(f: TextFact, value: object = None) -> Fact:
+    return Fact(f.value if value is None else value, f.source)
+
+
+def fold(acc: _Acc, facts: TextFacts) -> None:
+    """Offer every free-text fact to ``acc`` below the format parsers' priority."""
+    if not facts.facts:
+        return
+    host = acc.host
+    for f in facts.facts:
+        key = _CONTEXT_KINDS.get(f.kind)
+        if key and key not in host.context:
+            host.context[key] = _fact(f)
+    for f in facts.all("container.compose-item"):
+        host.context.setdefault("compose-items", Fact("", f.source))
+        prev = host.context["compose-items"]
+        host.context["compose-items"] = Fact((prev.value + " " + f.value).strip(), prev.source)
+    if "container" in host.context and not acc.container_seen:
+        acc.container.in_container = True
+        acc.container.source = host.context["container"].source
+        acc.container_seen = True
+    _torch(acc, facts)
+    _python(acc, facts)
+    _system(acc, facts)
+    _gpus(acc, facts)
+    _env(acc, facts)
+
+
+def _torch(acc: _Acc, facts: TextFacts) -> None:
+    version_fact = facts.first("torch.version")
+    version = version_fact.value if version_fact else None
+    source: Optional[Source] = version_fact.source if version_fact else None
+    if version is None:
+        for w in facts.all("torch.wheel"):
+            v = torch_from_wheel(w.value)
+            if v:
+                version, source = v, w.source
+                break
+    hip = facts.first("torch.hip")
+    cuda = facts.first("torch.cuda")
+    avail = facts.first("torch.available")
+    nvidia = facts.first("pip.nvidia")
+    no_driver = facts.first("torch.no-nvidia-driver")
+    if not (version or hip or cuda or avail or nvidia or no_driver):
+        return
+    t = TorchInfo(version=version, source=source or (hip or cuda or avail or nvidia or no_driver).source)  # type: ignore[union-attr]
+    if hip and hip.value != "None":
+        t.hip = hip.value
+    if cuda and cuda.value != "None":
+        t.cuda = cuda.value
+    if avail:
+        t.cuda_available = avail.value == "True"
+    rocm_tagged = "+rocm" in (version or "") or t.hip is not None
+    if not rocm_tagged:
+        if hip and hip.value == "None":
+            t.proven_build = "cuda" if t.cuda else ("cpu" if cuda and cuda.value == "None" else "not-rocm")
+        elif no_driver and "NVIDIA" in no_driver.value:
+            t.proven_build = "cuda"
+        elif no_driver:
+            t.proven_build = "cpu"
+        elif nvidia and version and "+" not in version:
+            t.proven_build = "cuda"  # PyPI's default Linux torch pulls nvidia-*-cu12
+    if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
+        return
+    acc.torches.append((PRIO, t))
+
+
+def _python(acc: _Acc, facts: TextFacts) -> None:
+    f = facts.first("python.version")
+    if f is not None:
+        acc.offer("python", PRIO, PythonInfo(version=f.value, source=f.source))
+        return
+    f = facts.first("python.minor")
+    if f is not None:
+        acc.offer("python", PRIO + 1, PythonInfo(version=python_minor(f.value), source=f.source))
+
+
+def _system(acc: _Acc, facts: TextFacts) -> None:
+    f = facts.first("kernel.release")
+    if f is not None:
+        acc.kernels.append((PRIO, KernelInfo(release=f.value, source=f.source, is_wsl=kernel.is_wsl_text(f.value))))
+    for f in facts.all("os.name"):
+        info = osrelease.os_from_prose(f.value, f.source.file, f.source.line)
+        if info.id:
+            info.source = f.source
+            acc.offer("os", PRIO, info)
+            break
+    kv = {f.value.split("=", 1)[0]: f for f in facts.all("os.release-kv")}
+    if "NAME" in kv:
+        name = kv["NAME"].value.split("=", 1)[1].strip("\"' ")
+        version = kv["VERSION"].value.split("=", 1)[1].strip("\"' ") if "VERSION" in kv else ""
+        info = osrelease.os_from_prose(f"{name} {version}".strip(), kv["NAME"].source.file, kv["NAME"].source.line)
+        if info.id:
+            info.source = kv["NAME"].source
+            acc.offer("os", PRIO - 1, info)
+    if not acc.rocm_files:
+        seen: set[str] = set()
+        for f in facts.all("rocm.path"):
+            ver = f.value.rsplit("-", 1)[-1]
+            if f.value not in seen and len(seen) < 4:
+                seen.add(f.value)
+                acc.rocm_files.append(RocmInstall(path=f.value, version=ver, source=f.source))
+        if not seen:
+            f = facts.first("rocm.core") or facts.first("rocm.version")
+            if f is not None:
+                acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f.value, source=f.source))
+    f = facts.first("hip.version")
+    if f is not None:
+        acc.offer("hip_version", PRIO, _fact(f))
+
+
+def _gpus(acc: _Acc, facts: TextFacts) -> None:
+    """GPUs named in text, only when no enumeration source listed any (prose proves no absence)."""
+    if any(lst for lists in acc.gpu_lists.values() for lst in lists):
+        return
+    gpus: list[GpuInfo] = []
+    seen: set[tuple] = set()
+    for f in facts.all("gpu.app"):
+        parsed = app_gpu(f.value)
+        if parsed is None:
+            continue
+        index, name, gfx, pci = parsed
+        key = (index, name, gfx, pci)
+        if key in seen:
+            continue
+        seen.add(key)
+        g = GpuInfo(index=len(gpus), name=name, pci_device_id=pci, pci_vendor_id="0x1002" if pci else None)
+        if gfx:
+            g.gfx_by_source["log"] = gfx
+        g.sources.append(f.source)
+        gpus.append(g)
+    if not gpus:
+        for f in facts.all("gpu.pci"):
+            pid = "0x" + f.value.lower()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            g = GpuInfo(index=len(gpus), pci_vendor_id="0x1002", pci_device_id=pid)
+            g.sources.append(f.source)
+            gpus.append(g)
+    if not gpus:
+        for f in facts.all("gpu.name"):
+            name = re.sub(r"\s+", " ", f.value.replace("(TM)", "")).strip()
+            norm = name.lower().removeprefix("amd ").removeprefix("radeon ")
+            if norm in seen:
+                continue
+            seen.add(norm)
+            g = GpuInfo(index=len(gpus), name=name)
+            g.sources.append(f.source)
+            gpus.append(g)
+    if gpus:
+        acc.gpus("text", gpus[:MAX_TEXT_GPUS])
+
+
+def _env(acc: _Acc, facts: TextFacts) -> None:
+    """HSA_OVERRIDE_GFX_VERSION as the failing process had it (ollama prints its own environment) or, failing
+    that, as the user's shell exported it (not marked as a captured environment: other variables are unknown)."""
+    host = acc.host
+    proc = facts.first("env.override.process")
+    if proc is not None and "env" not in host.captured:
+        host.captured.add("env")
+        host.env_source = proc.source
+        if proc.value:
+            host.env.setdefault("HSA_OVERRIDE_GFX_VERSION", proc.value)
+        return
+    if "env" in host.captured or "service" in host.context:
+        return
+    shell = facts.first("env.override.shell")
+    if shell is not None and shell.value:
+        host.env.setdefault("HSA_OVERRIDE_GFX_VERSION", shell.value)

@@ -1,0 +1,152 @@
+"""Checks on what a report's context shows: a failed ROCm runtime, a container started without the AMD
+devices, a Windows host, a wheel that loads the system's ROCm libraries.
+
+These read ``Host.context`` (filled from free text by :mod:`rocmdoctor.bundle_text`) and the matched lines
+of known errors: a signature's verdict depends on what its line says (a path under the system's
+``/opt/rocm-6.0.0`` while the GPU is supported means the wheel loaded system libraries, not that kernels
+for the GPU are missing).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import TYPE_CHECKING
+
+from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx, rocm_context
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import Host
+
+RADEON_WINDOWS_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/"
+DOCKER_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"
+_DEVICE_FLAGS = ["--device=/dev/kfd", "--device=/dev/dri", "--group-add", "video", "--group-add", "render"]
+
+
+@check("rocm.runtime-failed", title="ROCm runtime initialisation")
+def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
+    """rocminfo ran and failed: the GPU may be present (the driver is loaded), but the runtime cannot use it."""
+    failed = host.context.get("rocminfo-failed")
+    if failed is None:
+        return []
+    if any(m.finding_id in ("log.kfd-permission-denied", "perm.kfd-access") for m in host.logs) \
+            or "permission denied" in failed.value.lower():
+        return []  # perm.kfd-access names the cause
+    loaded = host.amdgpu_loaded.value if host.amdgpu_loaded else None
+    if host.kernel.is_wsl:
+        why = ("Under WSL, rocminfo works only with AMD's WSL runtime (ROCm for WSL); the GPU is reached through "
+               "/dev/dxg, not /dev/kfd.")
+        fix = Fix("Install ROCm for WSL as AMD's guide says, and check the Windows Adrenalin driver version.", [],
+                  RADEON_WINDOWS_URL)
+    else:
+        why = ("The kernel driver is loaded" if loaded else "rocminfo ran") + (
+            ", but the HSA runtime could not open a GPU: an ASIC the kernel's kfd does not support, a PCIe slot "
+            "without atomics (kfd then skips the device), missing firmware, or a mismatch between the driver and "
+            "ROCm. The kernel log says which.")
+        fix = Fix("Read the kernel's reason:", ["sudo dmesg | grep -iE 'kfd|amdgpu' | tail -40",
+                                                "lspci -nn -d 1002:"])
+    return [finding("rocm.runtime-failed", Severity.FAIL,
+                    "rocminfo fails: the ROCm runtime cannot initialise the GPU", why,
+                    [str(failed.source)] + ([str(host.amdgpu_loaded.source)] if host.amdgpu_loaded else []), fix)]
+
+
+def _container_text(host: Host) -> str:
+    parts = [host.context[k].value for k in ("container-run", "compose-items") if k in host.context]
+    return " ".join(parts)
+
+
+@check("container.no-kfd-device", title="Container started with the AMD devices")
+def container_devices(host: Host, matrix: Matrix) -> list[Finding]:
+    """A `docker run` / compose file for a GPU workload without /dev/kfd: ROCm inside sees no GPU.
+    `--gpus all` is NVIDIA's flag; on an AMD host it passes nothing ROCm can use."""
+    run = host.context.get("container-run")
+    compose = host.context.get("compose")
+    if run is None and compose is None:
+        return []
+    text = _container_text(host)
+    gpu_workload = re.search(r"--gpus|rocm|/dev/kfd|/dev/dri|ollama|vllm|pytorch|comfy", text, re.I)
+    if run is not None and not gpu_workload and compose is None:
+        return []
+    has_kfd = "/dev/kfd" in text
+    has_dri = "/dev/dri" in text
+    gpus_all = re.search(r"--gpus[= ]\S+", text)
+    if has_kfd and has_dri:
+        return [finding("container.no-kfd-device", Severity.OK, "The container gets /dev/kfd and /dev/dri",
+                        [str((run or compose).source)])]  # type: ignore[union-attr]
+    missing = [d for d, ok in (("/dev/kfd", has_kfd), ("/dev/dri", has_dri)) if not ok]
+    src = (run or compose).source  # type: ignore[union-attr]
+    title = f"The container is started without {' and '.join(missing)}"
+    if gpus_all:
+        title += f" ({gpus_all.group(0)} is NVIDIA's flag; it gives an AMD GPU nothing)"
+    commands = ["docker run " + " ".join(shlex.quote(a) for a in _DEVICE_FLAGS) + " IMAGE ..."]
+    if compose is not None and run is None:
+        commands = ["devices: [/dev/kfd, /dev/dri]", "group_add: [video, render]"]
+    return [finding(
+        "container.no-kfd-device", Severity.FAIL, title,
+        "ROCm in a container needs the host's /dev/kfd and /dev/dri render nodes passed in, and the groups that "
+        "own them: without them the runtime finds no GPU ('No HIP GPUs are available', hipErrorNoDevice).",
+        [str(src)],
+        Fix("Pass the AMD devices and their groups:", commands, DOCKER_URL),
+    )]
+
+
+@check("os.windows-native", title="Windows")
+def windows_native(host: Host, matrix: Matrix) -> list[Finding]:
+    """A report from native Windows (PowerShell prompt, C:\\ paths, `py -3.x`): Linux ROCm advice does not apply."""
+    hint = host.context.get("windows")
+    if hint is None or host.kernel.is_wsl:
+        return []
+    t = host.torch
+    severity = Severity.FAIL if t is not None and t.build not in ("rocm", "unknown") else Severity.INFO
+    built = f"torch {t.version} is not a ROCm build" if severity == Severity.FAIL and t else "Native Windows"
+    return [finding(
+        "os.windows-native", severity,
+        f"{built}: download.pytorch.org has no ROCm wheels for Windows" if severity == Severity.FAIL
+        else "The report comes from native Windows",
+        "On Windows, `pip install torch` (PyPI or download.pytorch.org) installs a CPU or CUDA build: the ROCm "
+        "wheels there are Linux-only. AMD GPUs run PyTorch on Windows only through AMD's own Windows wheels for "
+        "supported Radeon GPUs, or under WSL2 with ROCm for WSL.",
+        [str(hint.source)] + ([str(t.source)] if t is not None and t.source else []),
+        Fix("Use AMD's PyTorch for Windows (supported Radeon GPUs) or WSL2 with ROCm for WSL; `modprobe`, "
+            "groups and /dev/kfd do not exist on Windows.", [], RADEON_WINDOWS_URL),
+    )]
+
+
+_SYSTEM_PATH = re.compile(r"/opt/rocm(?:-(\d+\.\d+(?:\.\d+)?))?/")
+
+
+@check("rocm.system-libs-shadow-wheel", title="Libraries the wheel loads")
+def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
+    """A rocBLAS/Tensile 'cannot read TensileLibrary' line whose path is the *system* ROCm while the GPU is
+    supported: the wheel loaded the system's libraries (LD_LIBRARY_PATH, ld.so.conf, a conda/venv mix), whose
+    release lacks kernels the wheel expects — not a GPU without kernels."""
+    t = host.torch
+    lines = [m for m in host.logs if m.signature == "rocblas-tensile-missing-arch" and _SYSTEM_PATH.search(m.text)]
+    if not lines or (t is not None and t.build not in ("rocm", "unknown")):
+        return []
+    m = lines[0]
+    path = _SYSTEM_PATH.search(m.text)
+    gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
+    ctx = rocm_context(host, matrix, allow_latest=False)
+    supported = bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
+    if gfx and ctx.version and matrix.support_status(gfx, ctx.version) == "supported":
+        supported = True
+    if not supported and t is None:
+        return []  # a GPU without kernels anywhere: log.no-binary-for-gpu says so
+    where = path.group(0).rstrip("/") if path else "/opt/rocm"
+    return [finding(
+        "rocm.system-libs-shadow-wheel", Severity.FAIL,
+        f"rocBLAS is loaded from the system's {where}, not from the torch wheel",
+        f"The failing path is the system ROCm{f' ({path.group(1)})' if path and path.group(1) else ''}"
+        + (f" and {gfx} is a supported target" if gfx and supported else "")
+        + ": the process loaded the system's rocBLAS instead of the one the wheel bundles, and that install has "
+        "no Tensile kernels for this GPU or this build. Usually LD_LIBRARY_PATH, /etc/ld.so.conf.d, or ROCM_PATH "
+        "points at /opt/rocm.",
+        [str(m.source) if m.source else m.text],
+        Fix("Keep the system ROCm off the library path for the process that runs torch:",
+            ["unset LD_LIBRARY_PATH", "python -c 'import torch; print(torch.__file__)'",
+             "cat /proc/$(pgrep -n python)/maps | grep -E 'rocblas|amdhip'"]),
+    )]
