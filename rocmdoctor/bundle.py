@@ -58,6 +58,7 @@ from rocmdoctor.parse import (
 from rocmdoctor.parse import logs as logscan
 from rocmdoctor.parse.gpus import merge_gpus
 from rocmdoctor.parse.text import decode, hex_id, is_binary, src
+from rocmdoctor.sanitize import host_inert
 
 MAX_TOTAL_BYTES = 256 * 1024 * 1024  # a bundle (all members together) larger than this is refused
 MAX_MEMBERS = 20_000  # tar members / directory entries walked
@@ -895,7 +896,7 @@ def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
     if tree is not None:
         host.parse_notes.extend(tree.notes)
     host.parse_notes.extend(logscan.LOAD_ERRORS)
-    return host
+    return host_inert(host)  # the one boundary: no host string carries a control character or a newline
 
 
 def _finish_rocm(acc: _Acc, tree: Optional[_Tree]) -> None:
