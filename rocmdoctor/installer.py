@@ -38,6 +38,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Optional
 
+from rocmdoctor import atomic
 from rocmdoctor.errors import BadInput, OperationFailed
 from rocmdoctor.pipsession import PIP_SCRUB, PROBE_SCRIPT, PipSession, _stream
 from rocmdoctor.plan import Plan
@@ -685,7 +686,7 @@ def write_lock(plan: Plan, closure: list[tuple[str, str]], path: str) -> str:
         raise OperationFailed(f"the index publishes no sha256 for {', '.join(missing)}: cannot write a hash lock")
     text = "\n".join(lines) + "\n"
     try:
-        Path(path).write_text(text)
+        atomic.write_text(path, text)
     except OSError as exc:
         raise BadInput(f"cannot write the lock file {path}: {exc}") from exc
     return text

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -67,19 +65,10 @@ def write_json(report: FleetReport, path: Path) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    from rocmdoctor import atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic.write_text(path, text)
 
 
 # ---------------------------------------------------------------------------------------------- prometheus

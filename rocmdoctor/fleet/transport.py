@@ -322,11 +322,13 @@ def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
     interrupted = False
     loop = asyncio.new_event_loop()
     task = loop.create_task(fan_out(*args, results=results, **kwargs))
-    try:
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):
-        handled = False
+    handled = []
+    for sig in (signal.SIGINT, signal.SIGTERM):  # SIGTERM (a batch scheduler, kill) keeps the partial report too
+        try:
+            loop.add_signal_handler(sig, task.cancel)
+            handled.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
     try:
         loop.run_until_complete(task)
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -337,8 +339,8 @@ def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
         except (asyncio.CancelledError, KeyboardInterrupt, Exception):
             pass
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGINT)
+        for sig in handled:
+            loop.remove_signal_handler(sig)
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
     return results, interrupted
