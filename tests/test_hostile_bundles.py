@@ -68,7 +68,8 @@ def test_pax_header_of_1_gb_is_refused_and_a_pathological_one_is_parsed_linearly
     from rocmdoctor import tarstream
 
     evil = b"1 " * 30000
-    body = tar_header("././@PaxHeader", len(evil), b"x") + pad(evil) + tar_header("cmd/uname-r.txt", 6) + pad(b"6.5.0\n")
+    body = (tar_header("././@PaxHeader", len(evil), b"x") + pad(evil)
+            + tar_header("cmd/uname-r.txt", 6) + pad(b"6.5.0\n"))
     path2 = tmp_path / "cve.tar.gz"
     path2.write_bytes(gz(body + bytes(1024)))
     monkeypatch.setattr(tarfile.TarFile, "__init__", lambda *a, **k: pytest.fail("tarfile used for a bundle"))
