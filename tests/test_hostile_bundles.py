@@ -177,7 +177,10 @@ def test_1500_nested_directories_are_refused_not_a_recursion_error(tmp_path):
         Path("x.log").write_text("hello\n")
     finally:
         os.chdir(cwd)
-    m = run_measured("check", "--from", str(deep), "--json")
+    try:
+        m = run_measured("check", "--from", str(deep), "--json")
+    finally:
+        _remove_deep(d)
     _refused(m, "depth")
     # the same as a tar member (name well under the name limit, but 1,500 levels deep)
     path = tmp_path / "deep.tar.gz"
@@ -185,6 +188,24 @@ def test_1500_nested_directories_are_refused_not_a_recursion_error(tmp_path):
     path.write_bytes(gz(_pax_named(name, b"hello\n") + bytes(1024)))
     m = run_measured("check", "--from", str(path), "--json")
     _refused(m, "depth")
+
+
+def _remove_deep(top: Path) -> None:
+    """Remove a very deep tree without recursion (shutil.rmtree, and pytest's cleanup, would overflow)."""
+    cwd = os.getcwd()
+    try:
+        os.chdir(top)
+        depth = 0
+        while os.path.isdir("d"):
+            os.chdir("d")
+            depth += 1
+        for _ in range(depth):
+            for name in os.listdir("."):
+                os.unlink(name)
+            os.chdir("..")
+            os.rmdir("d")
+    finally:
+        os.chdir(cwd)
 
 
 def _pax_named(name: str, data: bytes) -> bytes:
