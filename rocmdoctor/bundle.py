@@ -20,13 +20,13 @@ import json
 import os
 import re
 import stat
-import zlib
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path, PurePosixPath
 from typing import Any, Optional, Union
 
 from rocmdoctor.errors import BadInput
+from rocmdoctor.limits import LIMITS, LimitExceeded
 from rocmdoctor.model import (
     ContainerInfo,
     DkmsInfo,
@@ -59,10 +59,9 @@ from rocmdoctor.parse import (
 from rocmdoctor.parse import logs as logscan
 from rocmdoctor.parse.gpus import merge_gpus
 from rocmdoctor.parse.text import decode, hex_id, is_binary, src
+from rocmdoctor.sanitize import host_inert
 
-MAX_TOTAL_BYTES = 256 * 1024 * 1024  # a bundle (all members together) larger than this is refused
-MAX_MEMBERS = 20_000  # tar members / directory entries walked
-MAX_FILE_BYTES = 16 * 1024 * 1024  # one file is read up to this size; the rest is cut (and noted)
+MAX_FILE_BYTES = LIMITS["file-bytes"]  # one file is read up to this size; the rest is cut (and noted)
 
 _LAYOUT_TOP = ("manifest.json", "env.txt")
 _LAYOUT_DIRS = ("root", "cmd", "logs")
@@ -79,6 +78,7 @@ class _Tree:
         self.readers: dict[str, Callable[[], bytes]] = {}
         self.links: dict[str, str] = {}  # host path -> link target ("/opt/rocm" -> "rocm-6.0.2")
         self.notes: list[str] = []
+        self.alias: dict[str, str] = {}  # a link's name -> its target's name: the target's text serves both
         self._cache: dict[str, str] = {}
 
     def names(self) -> list[str]:
@@ -87,7 +87,13 @@ class _Tree:
     def has(self, name: str) -> bool:
         return name in self.readers
 
+    def canonical(self, name: str) -> str:
+        return self.alias.get(name, name)
+
     def text(self, name: str) -> Optional[str]:
+        if name not in self.readers:
+            return None
+        name = self.canonical(name)
         if name in self._cache:
             return self._cache[name]
         reader = self.readers.get(name)
@@ -101,9 +107,23 @@ class _Tree:
         if len(data) > MAX_FILE_BYTES:
             self.notes.append(f"{name}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; only the start was read")
             data = data[:MAX_FILE_BYTES]
-        text = decode(data)
+        text = _cap_lines(decode(data), name, self.notes)
         self._cache[name] = text
         return text
+
+
+def _cap_lines(text: str, name: str, notes: list[str]) -> str:
+    """``text`` cut after ``file-lines`` lines (a log of millions of short lines costs every parser dearly)."""
+    most = LIMITS["file-lines"]
+    if text.count("\n", 0, most * 2) < most and text.count("\n") < most:  # cheap check first
+        return text
+    pos = -1
+    for _ in range(most):
+        pos = text.find("\n", pos + 1)
+        if pos < 0:
+            return text
+    notes.append(f"{name}: more than {most:,} lines; only the first {most:,} were read")
+    return text[: pos + 1]
 
 
 def _file_reader(path: Path) -> Callable[[], bytes]:
@@ -123,17 +143,23 @@ def _dir_tree(top: Path) -> _Tree:
         raise BadInput(f"{top}: cannot open directory ({exc.strerror or exc})") from None
     if not os.access(real_top, os.R_OK | os.X_OK):
         raise BadInput(f"{top}: directory is not readable")
-    count = 0
+    count = links = 0
+    symlinks: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(real_top, followlinks=False, onerror=None):
         dirnames.sort()
         rel_dir = Path(dirpath).relative_to(real_top)
+        if len(rel_dir.parts) >= LIMITS["depth"]:
+            raise LimitExceeded("depth", f"{top}: directories nested more than {LIMITS['depth']} levels deep")
         for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
             count += 1
-            if count > MAX_MEMBERS:
-                raise BadInput(f"{top}: more than {MAX_MEMBERS} files; not a capture bundle")
+            if count > LIMITS["members"]:
+                raise LimitExceeded("members", f"{top}: more than {LIMITS['members']:,} files")
             full = Path(dirpath) / name
             rel = (rel_dir / name).as_posix()
             if full.is_symlink():
+                links += 1
+                if links > LIMITS["links"]:
+                    raise LimitExceeded("links", f"{top}: more than {LIMITS['links']:,} links")
                 try:
                     target = full.resolve(strict=True)
                 except (OSError, RuntimeError):
@@ -146,6 +172,7 @@ def _dir_tree(top: Path) -> _Tree:
                     tree.links["/" + rel[len("root/"):]] = os.readlink(full)
                 if not target.is_file():
                     continue
+                symlinks[rel] = target.relative_to(real_top).as_posix()
                 full = target
             try:
                 st = full.stat()
@@ -154,6 +181,7 @@ def _dir_tree(top: Path) -> _Tree:
             if not stat.S_ISREG(st.st_mode):
                 continue
             tree.readers[rel] = _file_reader(full)
+    tree.alias = {rel: target for rel, target in symlinks.items() if target in tree.readers and target != rel}
     return tree
 
 
@@ -186,63 +214,75 @@ def _link_inside(member: str, target: str, hard: bool) -> Optional[str]:
 
 
 def _tar_tree(path: Path) -> _Tree:
-    """Read a tar(.gz) bundle into memory after validating every member."""
-    import tarfile  # only tar bundles pay for it
+    """Read a tar(.gz) bundle into memory after validating every member (bounded: :mod:`rocmdoctor.tarstream`)."""
+    from rocmdoctor import tarstream
 
     tree = _Tree()
     data: dict[str, bytes] = {}
-    hard_links: list[tuple[str, str]] = []
-    total = 0
-    count = 0
+    aliases: dict[str, str] = {}  # link name -> the member it points to (its text is read and cached once)
+    links = 0
+    label = str(path)
     try:
-        tf = tarfile.open(path, "r:*")  # noqa: SIM115 - closed by the ``with tf`` below
-    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-        # tarfile's "r:*" error lists every method tried, one per line: the message must stay one line.
-        detail = "no gzip, bzip2, xz or tar data" if "could not be opened" in str(exc) else " ".join(str(exc).split())
-        raise BadInput(f"{path}: not a readable .tar.gz bundle ({detail})") from None
-    try:
-        with tf:
-            for m in tf:
-                count += 1
-                if count > MAX_MEMBERS:
-                    raise BadInput(f"{path}: more than {MAX_MEMBERS} members; refused")
+        raw = open(path, "rb")  # noqa: SIM115 - closed by the ``with raw`` below
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with raw:
+        head = raw.read(512)
+        raw.seek(0)
+        if head[:2] not in (b"\x1f\x8b", b"BZ") and head[:6] != b"\xfd7zXZ\0" and head[257:262] != b"ustar" \
+                and not _plain_tar_header(head):
+            raise BadInput(f"{path}: not a readable .tar.gz bundle (no gzip, bzip2, xz or tar data)")
+        try:
+            for m in tarstream.members(tarstream.open_stream(raw), label):
                 name = _safe_member_name(m.name)
-                if m.ischr() or m.isblk() or m.isfifo() or m.isdev():
-                    raise BadInput(f"unsafe bundle: member {m.name!r} is a device or fifo")
-                if m.issym() or m.islnk():
-                    inside = _link_inside(name, m.linkname, hard=m.islnk())
+                if m.kind == "special":
+                    raise BadInput(f"unsafe bundle: member {m.name!r} is a device or fifo (or a sparse file)")
+                if m.kind in ("symlink", "hardlink"):
+                    inside = _link_inside(name, m.linkname, hard=m.kind == "hardlink")
                     if inside is None:
                         raise BadInput(f"unsafe bundle: link {m.name!r} -> {m.linkname!r} points outside the bundle")
-                    if m.issym() and name.startswith("root/"):
+                    links += 1
+                    if links > LIMITS["links"]:
+                        raise LimitExceeded("links", f"{path}: more than {LIMITS['links']:,} links")
+                    if m.kind == "symlink" and name.startswith("root/"):
                         tree.links["/" + name[len("root/"):]] = m.linkname
-                    hard_links.append((name, inside))
+                    aliases[name] = inside
                     continue
-                if not m.isreg():
+                if m.kind != "file" or m.data is None:
                     continue
-                total += max(0, m.size)
-                if total > MAX_TOTAL_BYTES:
-                    raise BadInput(f"{path}: bundle larger than {MAX_TOTAL_BYTES // (1024 * 1024)} MiB; refused")
-                fh = tf.extractfile(m)
-                if fh is None:
-                    continue
-                blob = fh.read(MAX_FILE_BYTES + 1)
-                data[name] = blob
-    except BadInput:
-        raise
-    except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as exc:
-        raise BadInput(f"{path}: corrupt or truncated archive ({exc})") from None
-    for name, target in hard_links:
+                data[name] = m.data
+                if m.cut:
+                    tree.notes.append(f"{name}: larger than {LIMITS['file-bytes'] >> 20} MiB; only the start was read")
+        except BadInput:
+            raise
+        except tarstream.STREAM_ERRORS as exc:
+            raise BadInput(f"{path}: corrupt or truncated archive ({exc})") from None
+    for name, target in aliases.items():
+        while target in aliases and target != name and aliases[target] != name:
+            target = aliases[target]
         if target in data and name not in data:
-            data[name] = data[target]
+            tree.alias[name] = target
     # A tar of "bundle-name/..." is read as if its single top-level directory were the bundle.
-    tops = {n.split("/", 1)[0] for n in data}
-    if len(tops) == 1 and all("/" in n for n in data):
+    everything = list(data) + list(tree.alias)
+    tops = {n.split("/", 1)[0] for n in everything}
+    if len(tops) == 1 and all("/" in n for n in everything):
         top = next(iter(tops))
         if top not in _LAYOUT_DIRS:
-            data = {n[len(top) + 1 :]: b for n, b in data.items()}
+            cut = len(top) + 1
+            data = {n[cut:]: b for n, b in data.items()}
+            tree.alias = {n[cut:]: t[cut:] for n, t in tree.alias.items()}
     for name, blob in data.items():
         tree.readers[name] = (lambda b=blob: b)
+    for name, target in tree.alias.items():
+        tree.readers[name] = tree.readers[target]
     return tree
+
+
+def _plain_tar_header(head: bytes) -> bool:
+    """A v7 tar (no ustar magic) still has a valid header checksum."""
+    from rocmdoctor.tarstream import _checksum_ok
+
+    return len(head) == 512 and _checksum_ok(head)
 
 
 def _is_tar(path: Path) -> bool:
@@ -797,9 +837,13 @@ _ROOT_FILES: dict[str, Handler] = {
 
 
 def _read_cmds(acc: _Acc, tree: _Tree, entries: dict[str, dict[str, Any]]) -> None:
+    seen: set[str] = set()
     for name in tree.names():
         if not name.startswith("cmd/") or name.count("/") != 1:
             continue
+        if tree.canonical(name) in seen:
+            continue  # a link to an output already read
+        seen.add(tree.canonical(name))
         base, _, ext = name[4:].rpartition(".")
         if not base or ext not in ("txt", "json"):
             continue
@@ -839,9 +883,13 @@ def _read_cmds(acc: _Acc, tree: _Tree, entries: dict[str, dict[str, Any]]) -> No
 
 
 def _read_logs(acc: _Acc, tree: _Tree) -> None:
+    seen: set[str] = set()
     for name in tree.names():
         if not name.startswith("logs/"):
             continue
+        if tree.canonical(name) in seen:
+            continue  # a link to a log already read: the same text is scanned once
+        seen.add(tree.canonical(name))
         text = tree.text(name)
         if text is None:
             continue
@@ -921,7 +969,7 @@ def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
     if tree is not None:
         host.parse_notes.extend(tree.notes)
     host.parse_notes.extend(logscan.LOAD_ERRORS)
-    return host
+    return host_inert(host)  # the one boundary: no host string carries a control character or a newline
 
 
 def _finish_rocm(acc: _Acc, tree: Optional[_Tree]) -> None:

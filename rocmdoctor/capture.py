@@ -856,8 +856,53 @@ def write_dir(dest: "str", files: "dict", manifest: "dict") -> None:
     for rel, data in sorted(items.items()):
         path = os.path.join(dest, *rel.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
+        with atomic_file(path) as f:
             f.write(data)
+
+
+class atomic_file:
+    """``with atomic_file(path) as f``: written to a temp file beside ``path``, renamed over it only when
+    complete (fsync'd); on any error the temp file is removed and ``path`` is untouched. A full disk or a
+    kill mid-way never leaves a truncated bundle that looks whole."""
+
+    def __init__(self, path: "str") -> None:
+        self.path = path
+        self.tmp = None  # type: ignore[assignment]
+        self.f = None  # type: ignore[assignment]
+
+    def __enter__(self) -> "object":
+        import tempfile
+
+        folder = os.path.dirname(os.path.abspath(self.path))
+        fd, self.tmp = tempfile.mkstemp(prefix="." + os.path.basename(self.path) + ".", suffix=".part",
+                                        dir=folder)
+        self.f = os.fdopen(fd, "wb")
+        return self.f
+
+    def __exit__(self, exc_type: "object", exc: "object", tb: "object") -> None:
+        try:
+            if exc_type is None:
+                self.f.flush()
+                os.fsync(self.f.fileno())
+            self.f.close()
+            if exc_type is None:
+                os.chmod(self.tmp, 0o644)
+                os.replace(self.tmp, self.path)
+                return
+        except BaseException:
+            self._discard()
+            raise
+        self._discard()
+
+    def _discard(self) -> None:
+        try:
+            self.f.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
 
 
 def write_tar(fileobj: "object", files: "dict", manifest: "dict",
@@ -918,7 +963,7 @@ def capture_to_tar(dest: "str", python: "str | None" = None, redact: "bool" = Fa
         write_tar(out, files, manifest)
         out.flush()
     else:
-        with open(dest, "wb") as f:
+        with atomic_file(dest) as f:
             write_tar(f, files, manifest)
     return manifest
 

@@ -12,7 +12,7 @@ import typer
 
 from rocmdoctor import __version__
 from rocmdoctor.commands import capture, check, container, fleet, install, matrix, smoke
-from rocmdoctor.errors import EXIT_USAGE, RocmdoctorError
+from rocmdoctor.errors import EXIT_INTERNAL, EXIT_RESOURCES, EXIT_USAGE, RocmdoctorError
 
 app = typer.Typer(
     name="rocmdoctor",
@@ -63,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         typer.echo("rocmdoctor: interrupted", err=True)
         return 130
+    except MemoryError:
+        typer.echo("rocmdoctor: error: out of memory (the input is larger than this machine can hold; "
+                   "see the limits in rocmdoctor/limits.py)", err=True)
+        return EXIT_RESOURCES
     except Exception as exc:  # click usage errors (typer vendors click: match by shape) and anything unexpected
         show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if callable(show) and isinstance(code, int):
@@ -72,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             return code
         typer.echo(f"rocmdoctor: internal error: {type(exc).__name__}: {exc}", err=True)
         typer.echo("Please report this at the rocmdoctor issue tracker with the command you ran.", err=True)
-        return 3
+        return EXIT_INTERNAL
     return rv if isinstance(rv, int) else 0
 
 

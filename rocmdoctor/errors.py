@@ -5,6 +5,8 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3  # a bug: an unexpected exception (reported with its type, never a traceback)
+EXIT_RESOURCES = 4  # out of memory: the input or the machine is too large for what was asked
 
 
 class RocmdoctorError(Exception):

@@ -38,6 +38,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Optional
 
+from rocmdoctor import atomic
 from rocmdoctor.errors import BadInput, OperationFailed
 from rocmdoctor.pipsession import PIP_SCRUB, PROBE_SCRIPT, PipSession, _stream
 from rocmdoctor.plan import Plan
@@ -372,23 +373,36 @@ def find_uv() -> str:
         raise BadInput("--installer uv: uv is not installed (pip install uv, or use --installer pip)") from exc
 
 
-def install_env(plan: Plan, installer: str, constraints: str, empty_dir: str) -> dict[str, str]:
-    """The installer's environment: the user's settings kept, but no foreign index, link or constraint.
+#: pip's transport settings a user may need behind a proxy or a private CA: carried from the environment to
+#: explicit command-line options (nothing else of the user's pip configuration reaches the install).
+PIP_TRANSPORT = {"PIP_PROXY": "--proxy", "PIP_CERT": "--cert", "PIP_CLIENT_CERT": "--client-cert",
+                 "PIP_TIMEOUT": "--timeout", "PIP_RETRIES": "--retries"}
 
-    pip merges ``extra-index-url``/``find-links``/``constraint`` from its config files; an environment
-    variable replaces the config value, so ours point back at our own index, an empty directory and our
-    constraints. uv gets ``--no-config`` and its variables removed.
+
+def install_env(plan: Plan, installer: str, constraints: str, empty_dir: str) -> dict[str, str]:
+    """The installer's environment: no pip or uv configuration of the user's at all.
+
+    pip reads ``pip.conf`` from the user's, the global and the *target venv's* own directories and merges
+    options such as ``requirement``, ``extra-index-url`` and ``find-links`` into the install: a config file
+    could add an index and a package behind the plan's back. ``PIP_CONFIG_FILE=/dev/null`` makes pip skip
+    every configuration file, every other ``PIP_*`` variable is dropped, and :func:`install_argv` adds
+    ``--isolated``; uv gets ``--no-config`` and none of its variables. What is installed is what the plan says.
     """
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
     for key in (*PIP_SCRUB, *UV_SCRUB):
         env.pop(key, None)
     if installer == "pip":
-        env["PIP_EXTRA_INDEX_URL"] = plan.index_url
-        env["PIP_FIND_LINKS"] = " ".join(plan.find_links) if plan.find_links else empty_dir
-        env["PIP_CONSTRAINT"] = constraints
-        env["PIP_USER"] = "0"
-        env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+        env["PIP_CONFIG_FILE"] = os.devnull
     return env
+
+
+def _pip_transport() -> list[str]:
+    out: list[str] = []
+    for var, flag in PIP_TRANSPORT.items():
+        value = os.environ.get(var, "").strip()
+        if value and "\n" not in value and not value.startswith("-"):
+            out += [flag, value]
+    return out
 
 
 def install_argv(
@@ -396,7 +410,8 @@ def install_argv(
 ) -> list[str]:
     """The pip or uv command line for ``plan`` (``lock``: install that hash-pinned file instead of the pins)."""
     if installer == "pip":
-        argv = [python, "-m", "pip", "install", "--no-input", "--progress-bar", "off", "--only-binary", ":all:",
+        argv = [python, "-m", "pip", "install", "--isolated", "--no-input", "--disable-pip-version-check",
+                "--no-user", "--progress-bar", "off", "--only-binary", ":all:", *_pip_transport(),
                 "--index-url", plan.index_url]
         for fl in plan.find_links:
             argv += ["--find-links", fl]
@@ -685,7 +700,7 @@ def write_lock(plan: Plan, closure: list[tuple[str, str]], path: str) -> str:
         raise OperationFailed(f"the index publishes no sha256 for {', '.join(missing)}: cannot write a hash lock")
     text = "\n".join(lines) + "\n"
     try:
-        Path(path).write_text(text)
+        atomic.write_text(path, text)
     except OSError as exc:
         raise BadInput(f"cannot write the lock file {path}: {exc}") from exc
     return text

@@ -9,6 +9,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+# What each machine field of a plan may look like (see :meth:`Plan.validate`).
+FIELD_PATTERNS = {
+    "url": r"(?:https?|file)://[A-Za-z0-9._~:/?#\[\]@!%+,;=*-]{1,2000}",  # no quote, space, $, `, \\, <, >
+    "package name": r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?",
+    # PEP 440 (epoch, release, pre/post/dev, local label) plus the ".*" wildcard of a requirement
+    "version": r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:[._-]?[A-Za-z]+[0-9]*)*(?:\+[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*)?"
+               r"(?:\.\*)?",
+    "sha256": r"(?:sha256:)?[0-9a-fA-F]{64}",
+    "python": r"3\.[0-9]{1,2}",
+    "rocm": r"[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?",
+    "channel": r"[a-z][a-z0-9-]{0,31}",
+    "environment variable name": r"[A-Za-z_][A-Za-z0-9_]{0,127}",
+    "environment value": r"[A-Za-z0-9 ._:;,/=+@%-]{0,1024}",  # HSA_OVERRIDE_GFX_VERSION=10.3.0, "gfx90a;gfx942"
+    "gfx target": r"gfx[0-9a-f]{3,5}(?:-generic)?",
+}
+
 
 @dataclass
 class Rejected:
@@ -40,6 +56,42 @@ class Plan:
     find_links: list[str] = field(default_factory=list)  # AMD's flat repo.radeon.com directories (`pip -f`)
     pre: bool = False  # nightly channel: pre-releases allowed
     gpus: list[str] = field(default_factory=list)  # gfx of the GPUs the plan was made for ("gfx90a")
+
+    def validate(self) -> Plan:
+        """Type- and pattern-check every field (a plan read from a file is hostile); ValueError names the field.
+
+        Machine fields (names, versions, URLs, env, rocm, python, gpus) must match :data:`FIELD_PATTERNS`
+        or the plan is refused; free-text fields (reasons, warnings, rejected) are made inert one-liners.
+        Renderers still escape for their own format: this is the first of two walls, not the only one.
+        """
+        from rocmdoctor.sanitize import one_line
+
+        def check(field_name: str, value: str, pattern: str, allow_empty: bool = False) -> None:
+            if not isinstance(value, str) or (value == "" and not allow_empty):
+                raise ValueError(f"{field_name!r} is missing or not a string")
+            if value and not re.fullmatch(FIELD_PATTERNS[pattern], value):
+                raise ValueError(f"{field_name!r} = {one_line(value)[:80]!r} is not a valid {pattern}")
+
+        check("index_url", self.index_url, "url", allow_empty=True)
+        for url in self.find_links:
+            check("find_links", url, "url")
+        for r in self.requirements:
+            check("requirements", r.name, "package name")
+            check(f"requirements ({r.name})", r.version, "version")
+            for h in r.sha256:
+                check(f"hashes ({r.name})", h, "sha256")
+        check("python", self.python, "python", allow_empty=True)
+        check("rocm", self.rocm, "rocm", allow_empty=True)
+        check("channel", self.channel, "channel")
+        for key, value in self.env.items():
+            check("env", key, "environment variable name")
+            check(f"env ({key})", value, "environment value", allow_empty=True)
+        for gfx in self.gpus:
+            check("gpus", gfx, "gfx target")
+        self.reasons = [one_line(x) for x in self.reasons]
+        self.warnings = [one_line(x) for x in self.warnings]
+        self.rejected = [Rejected(one_line(r.candidate), one_line(r.reason)) for r in self.rejected]
+        return self
 
     def constraints(self) -> str:
         """A pip/uv constraints file pinning every requirement, so no companion can drag in another torch."""
@@ -85,7 +137,7 @@ class Plan:
         pre = d.get("pre", False)
         if not isinstance(pre, bool):
             raise ValueError(f"'pre' must be true or false, not {pre!r}")
-        return cls(
+        return cls(  # validated: every field of a plan read from a file is checked before any renderer sees it
             index_url=_str(d, "index_url", ""),
             requirements=reqs,
             python=python,
@@ -98,7 +150,7 @@ class Plan:
             find_links=_list(d, "find_links"),
             pre=pre,
             gpus=_list(d, "gpus"),
-        )
+        ).validate()
 
 
 def _str(d: dict[str, Any], key: str, default: str) -> str:

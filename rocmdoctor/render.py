@@ -84,7 +84,9 @@ def to_json(host: Optional[Host], findings: list[Finding], **extra: Any) -> str:
         "summary": summary(findings),
     }
     doc.update(extra)
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    from rocmdoctor.sanitize import json_inert
+
+    return json.dumps(json_inert(doc), indent=2, ensure_ascii=False)
 
 
 def _problems(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -122,7 +124,8 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
                     header: Optional[str] = None) -> None:
     """flutter-doctor-like: one line per area, problems and their fixes below, details with ``-v``."""
     from rich.console import Console
-    from rich.markup import escape
+
+    from rocmdoctor.sanitize import rich_text as escape  # host text: controls stripped, markup escaped
 
     stream = file or sys.stdout
     plain = ascii_only if ascii_only is not None else _use_ascii(stream)
@@ -209,36 +212,51 @@ def summary_line(findings: list[Finding]) -> str:
             f"({len(problems)} finding{'s' if len(problems) != 1 else ''}: {', '.join(parts)}).")
 
 
+def _md_id(fid: str) -> str:
+    from rocmdoctor.sanitize import one_line
+
+    return "`" + one_line(fid).replace("`", "'") + "`"
+
+
 def to_markdown(host: Optional[Host], findings: list[Finding]) -> str:
-    """For pasting into a bug report: host table, then each problem with its fix."""
+    """For pasting into a bug report: host table, then each problem with its fix.
+
+    Host text is inert here (:mod:`rocmdoctor.sanitize`): no control characters, no links or HTML, no
+    table-cell break, and code fences longer than any backtick run in what they hold.
+    """
+    from rocmdoctor.sanitize import md_fence, md_text, one_line, strip_controls
+
     lines = [f"## rocmdoctor {__version__} report", ""]
     if host is not None:
         h = host_summary(host)
         gpus = ", ".join("{} ({})".format(g["name"] or "GPU", g["gfx"]) for g in h["gpus"]) or "none seen"
         lines += ["| | |", "|---|---|",
-                  f"| OS | {h['os']['pretty_name'] or h['os']['id'] or 'not captured'} |",
-                  f"| Kernel | {h['kernel'] or 'not captured'} |",
-                  f"| GPUs | {gpus} |",
-                  f"| ROCm | {h['rocm']['version'] or 'not found'} |",
-                  f"| Python | {h['python'] or 'not captured'} |",
-                  f"| torch | {(h['torch'] or {}).get('version') or 'not found'} |", ""]
+                  f"| OS | {md_text(h['os']['pretty_name'] or h['os']['id'] or 'not captured')} |",
+                  f"| Kernel | {md_text(h['kernel'] or 'not captured')} |",
+                  f"| GPUs | {md_text(gpus)} |",
+                  f"| ROCm | {md_text(h['rocm']['version'] or 'not found')} |",
+                  f"| Python | {md_text(h['python'] or 'not captured')} |",
+                  f"| torch | {md_text((h['torch'] or {}).get('version') or 'not found')} |", ""]
     lines += ["| status | check | finding |", "|---|---|---|"]
     for f in findings:
         if f.severity in (Severity.OK, Severity.SKIP):
             continue
-        title = f.title.replace("|", "\\|")
-        lines.append(f"| {f.severity.value} | `{f.id}` | {title} |")
+        lines.append(f"| {f.severity.value} | {_md_id(f.id)} | {md_text(f.title)} |")
     for f in findings:
         if f.severity not in PROBLEMS:
             continue
-        lines += ["", f"### `{f.id}`: {f.title}", "", f.detail]
+        lines += ["", f"### {_md_id(f.id)}: {md_text(f.title)}", "", md_text(f.detail)]
         if f.evidence:
-            lines += ["", "<details><summary>evidence</summary>", "", "```", *f.evidence, "```", "</details>"]
+            evidence = [strip_controls(str(e), multiline=True) for e in f.evidence]
+            fence = md_fence(evidence)
+            lines += ["", "<details><summary>evidence</summary>", "", fence, *evidence, fence, "</details>"]
         if f.fix:
-            lines += ["", f"**Fix:** {f.fix.explanation}".rstrip()]
+            lines += ["", f"**Fix:** {md_text(f.fix.explanation)}".rstrip()]
             if f.fix.commands:
-                lines += ["```sh", *f.fix.commands, "```"]
+                commands = [one_line(c) for c in f.fix.commands]
+                fence = md_fence(commands)
+                lines += [fence + "sh", *commands, fence]
             if f.fix.url:
-                lines.append(f.fix.url)
+                lines.append(md_text(f.fix.url))
     lines += ["", summary_line(findings)]
     return "\n".join(lines) + "\n"

@@ -91,8 +91,10 @@ class HostSpec:
     """One test host. ``kind`` picks the behaviour; ``root_args`` shape its fixture tree."""
 
     alias: str
-    kind: str = "normal"  # normal | nopython | garbage | hang | midstream | refused | badkey | torch | hungtool
+    kind: str = "normal"  # normal | nopython | garbage | hang | midstream | refused | badkey | torch | hungtool | reply
     root_args: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)  # extra files in the fixture tree (relative path -> text)
+    reply: str = ""  # kind "reply": this file is the host's whole answer on stdout
 
 
 @dataclass
@@ -197,6 +199,9 @@ class Fleet:
             if port is None:
                 addr, port = "127.0.0.1", _free_port("127.0.0.1") or 0
             root = make_root(b / "roots" / spec.alias, spec.alias, **spec.root_args)
+            for rel, text in spec.files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_text(text)
             self.hosts[spec.alias] = RunningHost(spec, addr, port, root)
         for h in self.hosts.values():
             if h.spec.kind != "refused":
@@ -228,6 +233,7 @@ class Fleet:
             "torch": f'PATH={Path(sys.executable).parent}:$PATH; export PATH; exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"',
             "hang": f"echo $$ >> {b / 'run' / (h.spec.alias + '.session.pid')}; exec sleep 1000",
             "midstream": f"cat >/dev/null; exec head -c 100000 {half}",
+            "reply": f"cat >/dev/null; exec cat {h.spec.reply}",
         }.get(h.spec.kind)
         lines = [
             f"ListenAddress {h.address}:{h.port}",

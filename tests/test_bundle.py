@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor import bundle
 from rocmdoctor.bundle import load_host
 from rocmdoctor.errors import BadInput
+from rocmdoctor.limits import LIMITS
 from tests.parse_helpers import CAPTURES, KFD_CPU, capture, kfd_gpu, write_bundle
 
 RX6700 = "rx6700xt-gfx1031-override-in-rocminfo"
@@ -186,19 +186,19 @@ def test_link_inside_the_bundle_is_fine(tmp_path):
 
 
 def test_size_bomb_and_member_flood_are_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(bundle, "MAX_TOTAL_BYTES", 1024 * 1024)
+    monkeypatch.setitem(LIMITS, "bundle-bytes", 1024 * 1024)
     zeros = 8 * 1024 * 1024
     bomb = _evil(tmp_path, _member("logs/zeros.log", data=b"\0" * zeros))
     assert bomb.stat().st_size < zeros // 100  # compresses to almost nothing: a real bomb for this limit
-    with pytest.raises(BadInput, match="larger than 1 MiB"):
+    with pytest.raises(BadInput, match="over the limit bundle-bytes"):
         load_host(bomb)
-    monkeypatch.setattr(bundle, "MAX_MEMBERS", 50)
+    monkeypatch.setitem(LIMITS, "members", 50)
     path = tmp_path / "many.tar.gz"
     with tarfile.open(path, "w:gz") as tf:
         for i in range(60):
             info = tarfile.TarInfo(f"logs/{i}.log")
             tf.addfile(info, io.BytesIO(b""))
-    with pytest.raises(BadInput, match="more than 50 members"):
+    with pytest.raises(BadInput, match=r"more than 50 members.*over the limit members"):
         load_host(path)
 
 

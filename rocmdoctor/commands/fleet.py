@@ -138,13 +138,17 @@ def _emit(report, json_file, html_file, prometheus) -> None:  # type: ignore[no-
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
 
-    report_mod.print_terminal(report, Console())
+    # The files first, each on its own: an hour of fan-out must not be lost to a terminal that fails.
     writers = ((json_file, report_mod.write_json, "--json"), (html_file, report_mod.write_html, "--html"),
                (prometheus, report_mod.write_prometheus, "--prometheus"))
+    failed: list[str] = []
     for path, write, flag in writers:
         if path is None:
             continue
         try:
             write(report, path)
         except OSError as exc:
-            raise OperationFailed(f"cannot write {flag} {path}: {exc.strerror or exc}") from None
+            failed.append(f"cannot write {flag} {path}: {exc.strerror or exc}")
+    report_mod.print_terminal(report, Console())
+    if failed:
+        raise OperationFailed("; ".join(failed))

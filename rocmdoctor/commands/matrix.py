@@ -99,7 +99,9 @@ def register(app: typer.Typer) -> None:
         typer.echo(summary, err=True)
         if output:
             try:
-                Path(output).write_text(diff, encoding="utf-8")
+                from rocmdoctor import atomic
+
+                atomic.write_text(output, diff)
             except OSError as exc:
                 raise OperationFailed(f"cannot write {output}: {exc.strerror or exc}") from None
             typer.echo(f"diff written to {output} (review, then apply with `patch -p1 < {output}`)", err=True)

@@ -160,8 +160,9 @@ def write_outputs(files: dict[str, str], main_name: str, output: Optional[str]) 
         os.makedirs(directory, exist_ok=True)
         for name, text in files.items():
             path = main_path if name == main_name else os.path.join(directory, name)
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
+            from rocmdoctor import atomic
+
+            atomic.write_text(path, text)
     except OSError as exc:
         raise BadInput(f"cannot write to {output}: {exc.strerror or exc}") from None
     _echo(f"wrote {main_path} and {', '.join(n for n in files if n != main_name) or 'nothing else'}", err=True)

@@ -13,6 +13,7 @@ import shlex
 from rocmdoctor import __version__
 from rocmdoctor.container.render_docker import PIP_FLAGS
 from rocmdoctor.container.spec import LOCK_DIR, VENV, ContainerSpec
+from rocmdoctor.sanitize import one_line
 
 
 def render_apptainer(spec: ContainerSpec) -> str:
@@ -34,7 +35,7 @@ def render_apptainer(spec: ContainerSpec) -> str:
     add(f"    export VIRTUAL_ENV={VENV}")
     add(f'    export PATH="{VENV}/bin:$PATH"')
     for k, v in spec.env:
-        add(f"    export {k}={shlex.quote(v)}")
+        add(f"    export {k}={shlex.quote(one_line(v))}")
     add("")
     add("%post")
     add("    set -eu")
@@ -56,7 +57,7 @@ def render_apptainer(spec: ContainerSpec) -> str:
     add("")
     add("%labels")
     for k, v in [*spec.labels, ("io.rocmdoctor.plan", spec.plan_json)]:
-        add(f"    {k} {v}")
+        add(f"    {k} {one_line(v)}")  # one line: a newline would open a new %section
     add("")
     add("%runscript")
     add('    exec "$@"')

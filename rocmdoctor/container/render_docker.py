@@ -12,6 +12,7 @@ import json
 
 from rocmdoctor import __version__
 from rocmdoctor.container.spec import LOCK_DIR, VENV, ContainerSpec
+from rocmdoctor.sanitize import one_line
 
 PIP_FLAGS = "--no-cache-dir --require-hashes --only-binary :all: --no-deps"
 
@@ -22,7 +23,9 @@ def _cont(parts: list[str], indent: str = "    ") -> str:
 
 
 def _label_value(v: str) -> str:
-    return json.dumps(v)  # a JSON string is a valid double-quoted Dockerfile word
+    """A double-quoted Dockerfile word: JSON escapes ``"`` and ``\\``, and ``$`` is escaped so the builder never
+    expands a variable in it (values are validated upstream; this is the renderer's own wall)."""
+    return json.dumps(one_line(v)).replace("$", "\\$")
 
 
 def render_dockerfile(spec: ContainerSpec) -> str:
@@ -90,7 +93,7 @@ def render_dockerfile(spec: ContainerSpec) -> str:
 
     add("# Runtime metadata (last: changing it invalidates no layer above)")
     if spec.env:
-        add("ENV " + " \\\n    ".join(f"{k}={json.dumps(v)}" for k, v in spec.env))
+        add("ENV " + " \\\n    ".join(f"{k}={_label_value(v)}" for k, v in spec.env))
     labels = [*spec.labels, ("io.rocmdoctor.plan", spec.plan_json)]
     add("LABEL " + " \\\n      ".join(f"{k}={_label_value(v)}" for k, v in labels))
     add(f"USER {spec.uid}")  # numeric: resolvable without the image's /etc/passwd

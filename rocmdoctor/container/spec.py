@@ -207,7 +207,24 @@ def plan_label(plan: Plan) -> str:
     d = plan.to_dict()
     d["requirements"] = sorted(d["requirements"], key=str.lower)  # canonical: plan order is not an input
     d["hashes"] = {r.name: sorted(r.sha256) for r in sorted(plan.requirements, key=lambda r: r.name.lower())}
-    return json.dumps(d, sort_keys=True, separators=(",", ":"))
+    return label_json(d)
+
+
+def label_json(obj: Any) -> str:
+    """Compact key-sorted JSON whose *string contents* never hold a raw ``"`` or ``\\`` (written as \\u0022 and
+    \\u005c, which JSON readers decode back): the text then survives being quoted once more as a Dockerfile
+    LABEL word or an Apptainer label, which real parsers (hadolint's) do not read through doubled escapes."""
+    def swap(v: Any) -> Any:
+        if isinstance(v, str):
+            return v.replace("\\", "\ue001").replace('"', "\ue000")
+        if isinstance(v, list):
+            return [swap(x) for x in v]
+        if isinstance(v, dict):
+            return {swap(k): swap(x) for k, x in v.items()}
+        return v
+
+    text = json.dumps(swap(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return text.replace("\\ue000", "\\u0022").replace("\\ue001", "\\u005c")
 
 
 def _norm(name: str) -> str:
@@ -229,6 +246,7 @@ def build_spec(
     healthcheck: bool = True,
 ) -> ContainerSpec:
     """Turn a locked plan into a spec, refusing anything that would make the image irreproducible."""
+    plan = _validated(plan, "plan")
     if not _PY_RE.match(plan.python or ""):
         raise BadInput(f"plan python {plan.python!r}: expected X.Y such as 3.11")
     if not 0 <= source_date_epoch <= MAX_EPOCH:
@@ -363,7 +381,14 @@ def plan_from_json(data: Any, lock_text: Optional[str] = None) -> Plan:
         if not req.name or not req.version:
             raise BadInput(f"plan requirement {req.pin()!r}: expected NAME==VERSION")
         req.sha256 = list(req.sha256) or hashes.get(_norm(req.name), [])
-    return plan
+    return _validated(plan, "plan file")
+
+
+def _validated(plan: Plan, what: str) -> Plan:
+    try:
+        return plan.validate()
+    except ValueError as exc:
+        raise BadInput(f"{what}: malformed ({exc})") from None
 
 
 def plan_from_lock(lock_text: str, python: str, rocm: str, env: Optional[dict[str, str]] = None) -> Plan:
@@ -372,5 +397,5 @@ def plan_from_lock(lock_text: str, python: str, rocm: str, env: Optional[dict[st
     if not locked:
         raise BadInput("lock file: no NAME==VERSION lines")
     reqs = [Requirement(name=n, version=v, sha256=list(h)) for n, (v, h) in locked.items()]
-    return Plan(index_url=index or "", requirements=reqs, python=python, rocm=rocm, env=dict(env or {}),
-                find_links=list(links))
+    return _validated(Plan(index_url=index or "", requirements=reqs, python=python, rocm=rocm, env=dict(env or {}),
+                           find_links=list(links)), "lock file")

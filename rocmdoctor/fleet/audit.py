@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
+from rocmdoctor import atomic
 from rocmdoctor.errors import BadInput
 from rocmdoctor.fleet import remote, transport
 from rocmdoctor.fleet.aggregate import FleetReport, HostAudit, aggregate, fingerprint
@@ -191,7 +192,7 @@ def run_audit(
 def _load_and_judge(audit: HostAudit, res: transport.HostResult, where: Path, keep: bool,
                     opts: AuditOptions, matrix: object) -> None:
     path = where / f"{safe_filename(audit.name)}.tar.gz"
-    path.write_bytes(res.bundle)
+    atomic.write_bytes(path, res.bundle)
     if keep:
         audit.bundle_path = str(path)
     try:

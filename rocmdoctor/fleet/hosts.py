@@ -7,6 +7,7 @@ before any connection is made (the transport also puts ``--`` before the destina
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 from rocmdoctor.errors import BadInput
+from rocmdoctor.limits import LIMITS, LimitExceeded
 
 # one bracket group: node[001-128], node[1,3,5-7], node[01:50] (Ansible uses ':')
 _RANGE = re.compile(r"\[([^\[\]]*)\]")
@@ -77,22 +79,54 @@ def _expand_group(body: str, text: str) -> list[str]:
     return parts
 
 
-def expand(text: str) -> list[str]:
-    """``node[001-003,7]`` -> ``node001 node002 node003 node7``; several bracket groups multiply out."""
+class HostBudget:
+    """How many more hosts the whole list may expand to (the ``hosts`` limit spans every range and file)."""
+
+    def __init__(self) -> None:
+        self.left = LIMITS["hosts"]
+
+    def take(self, n: int, text: str) -> None:
+        if n > self.left:
+            raise LimitExceeded("hosts", f"host list: {text[:80]!r} would bring it to more than "
+                                         f"{LIMITS['hosts']:,} hosts")
+        self.left -= n
+
+
+def expand(text: str, budget: Optional[HostBudget] = None) -> list[str]:
+    """``node[001-003,7]`` -> ``node001 node002 node003 node7``; several bracket groups multiply out.
+
+    Iterative (no recursion per group) and sized before anything is built: the product of the groups'
+    sizes is charged to ``budget`` (one for the whole host list) before a single name is made.
+    """
     text = text.strip()
     if text.startswith("-"):
         validate_host(text)
-    m = _RANGE.search(text)
-    if not m:
+    groups = list(_RANGE.finditer(text))
+    if len(groups) > LIMITS["host-range-groups"]:
+        raise LimitExceeded("host-range-groups", f"host pattern {text[:80]!r}... has {len(groups):,} bracket groups")
+    if not groups:
         if "[" in text or "]" in text:
-            raise BadInput(f"bad host range {text!r}: unbalanced brackets")
+            raise BadInput(f"bad host range {text[:200]!r}: unbalanced brackets")
+        (budget or HostBudget()).take(1, text)
         return [validate_host(text)]
-    head, tail = text[: m.start()], text[m.end() :]
+    literals, options, pos = [], [], 0
+    for m in groups:
+        literals.append(text[pos:m.start()])
+        options.append(_expand_group(m.group(1), text))
+        pos = m.end()
+    literals.append(text[pos:])
+    if any("[" in lit or "]" in lit for lit in literals):
+        raise BadInput(f"bad host range {text[:200]!r}: unbalanced brackets")
+    total = 1
+    for opts in options:
+        total *= len(opts)
+        if total > LIMITS["hosts"]:
+            break
+    (budget or HostBudget()).take(total, text)
     out: list[str] = []
-    for piece in _expand_group(m.group(1), text):
-        out.extend(expand(head + piece + tail))
-        if len(out) > MAX_EXPANDED:
-            raise BadInput(f"host range {text!r} expands to more than {MAX_EXPANDED} hosts")
+    for combo in itertools.product(*options):
+        name = literals[0] + "".join(piece + lit for piece, lit in zip(combo, literals[1:]))
+        out.append(validate_host(name))
     return out
 
 
@@ -142,7 +176,7 @@ def compress(names: list[str]) -> str:
     return ",".join(out)
 
 
-def read_hostfile(path: Path) -> list[Target]:
+def read_hostfile(path: Path, budget: Optional[HostBudget] = None) -> list[Target]:
     """One host (or range) per line; ``#`` comments and blank lines ignored; ``user@host`` kept as is."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -152,7 +186,7 @@ def read_hostfile(path: Path) -> list[Target]:
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
         for word in line.split():
-            out.extend(Target(name) for name in expand(word))
+            out.extend(Target(name) for name in expand(word, budget))
     return out
 
 
@@ -178,7 +212,7 @@ def _target_from_vars(name: str, hostvars: dict[str, str]) -> Target:
     return Target(name=name, address=addr, port=port, user=user, identity=key)
 
 
-def read_inventory(path: Path) -> list[Target]:
+def read_inventory(path: Path, budget: Optional[HostBudget] = None) -> list[Target]:
     """Hosts of an Ansible INI inventory (every group), with ansible_host/port/user/key honoured.
 
     ``[group:vars]`` apply to that group's hosts (``[all:vars]`` to all); ``[group:children]``
@@ -219,7 +253,7 @@ def read_inventory(path: Path) -> list[Target]:
             k, eq, v = w.partition("=")
             if eq and k in _INV_VARS:
                 hv[k] = v
-        for name in expand(words[0]):
+        for name in expand(words[0], budget):
             groups, merged = hosts.setdefault(name, ([], {}))
             groups.append(section)
             merged.update(hv)
@@ -238,12 +272,13 @@ def collect_targets(
 ) -> list[Target]:
     """All targets from the command line, a host file and an inventory; duplicates dropped (first wins)."""
     out: list[Target] = []
+    budget = HostBudget()  # one bound for the whole list, not per word
     for word in hosts:
-        out.extend(Target(n) for n in expand(word))
+        out.extend(Target(n) for n in expand(word, budget))
     if hostfile is not None:
-        out.extend(read_hostfile(hostfile))
+        out.extend(read_hostfile(hostfile, budget))
     if inventory is not None:
-        out.extend(read_inventory(inventory))
+        out.extend(read_inventory(inventory, budget))
     seen: dict[str, Target] = {}
     for t in out:
         seen.setdefault(t.name, t)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -19,6 +17,7 @@ from rocmdoctor import __version__
 from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetReport
 from rocmdoctor.fleet.hosts import compress
 from rocmdoctor.model import Severity
+from rocmdoctor.sanitize import json_inert, one_line, strip_controls
 
 FORMAT = "rocmdoctor-fleet/1"
 SEV_STYLE = {"ok": "green", "info": "blue", "skip": "dim", "warn": "yellow", "fail": "red", "error": "magenta"}
@@ -62,28 +61,19 @@ def to_json(report: FleetReport) -> dict[str, Any]:
 
 
 def write_json(report: FleetReport, path: Path) -> None:
-    _atomic_write(path, json.dumps(to_json(report), indent=2) + "\n")
+    _atomic_write(path, json.dumps(json_inert(to_json(report)), indent=2) + "\n")
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    from rocmdoctor import atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic.write_text(path, text)
 
 
 # ---------------------------------------------------------------------------------------------- prometheus
 def _label(v: str) -> str:
-    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    return one_line(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
 def prometheus_text(report: FleetReport, now: Optional[float] = None) -> str:
@@ -127,7 +117,7 @@ th{background:#f2f2f2}code{font-family:ui-monospace,monospace}
 
 
 def _e(v: object) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
+    return html.escape("" if v is None else strip_controls(str(v), multiline=True), quote=True)
 
 
 def html_text(report: FleetReport) -> str:
@@ -180,8 +170,16 @@ def write_html(report: FleetReport, path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------- terminal
 def print_terminal(report: FleetReport, console: Any) -> None:
-    """flutter-doctor-like summary: configurations, findings with folded host lists, the drain list."""
+    """flutter-doctor-like summary: configurations, findings with folded host lists, the drain list.
+
+    Node data (host names, kernel strings, dkms status, stray output) is passed to rich as ``Text``, never
+    as markup: a ``[/]`` or ``[link=…]`` from a node is printed as it is, not parsed.
+    """
     from rich.table import Table
+    from rich.text import Text
+
+    def t(value: object, style: str = "") -> Text:
+        return Text(one_line(value), style=style)
 
     s = report.summary()
     head = (f"[bold]Fleet audit[/]: {s['hosts']} hosts, {s['up']} answered, {s['down']} down, "
@@ -190,30 +188,30 @@ def print_terminal(report: FleetReport, console: Any) -> None:
         head += " [bold red](interrupted: partial results)[/]"
     console.print(head)
     if report.groups:
-        t = Table(title="Configurations", title_justify="left")
-        t.add_column("hosts", overflow="fold", min_width=12)
-        t.add_column("n", justify="right")
+        table = Table(title="Configurations", title_justify="left")
+        table.add_column("hosts", overflow="fold", min_width=12)
+        table.add_column("n", justify="right")
         for k in FINGERPRINT_FIELDS:
-            t.add_column(FIELD_TITLES[k], overflow="fold")
+            table.add_column(FIELD_TITLES[k], overflow="fold")
         for g in report.groups:
             mark = " (baseline)" if g.reference and report.reference_kind == "baseline" else (
                 " (majority)" if g.reference else "")
-            t.add_row(compress(g.hosts) + mark, str(len(g.hosts)), *[g.fingerprint.get(k) or "-"
-                                                                    for k in FINGERPRINT_FIELDS])
-        console.print(t)
+            table.add_row(t(compress(g.hosts) + mark), str(len(g.hosts)),
+                          *[t(g.fingerprint.get(k) or "-") for k in FINGERPRINT_FIELDS])
+        console.print(table)
     shown = [f for f in report.findings if f.severity.rank >= Severity.WARN.rank]
     if shown:
-        t = Table(title="Findings", title_justify="left")
+        table = Table(title="Findings", title_justify="left")
         for col in ("severity", "check", "hosts", "title"):
-            t.add_column(col, overflow="fold")
+            table.add_column(col, overflow="fold")
         for f in shown:
-            st = SEV_STYLE.get(f.severity.value, "")
-            t.add_row(f"[{st}]{f.severity.value}[/]", f.id, f"{f.hostset} ({len(f.hosts)})", f.title)
-        console.print(t)
+            table.add_row(t(f.severity.value, SEV_STYLE.get(f.severity.value, "")), t(f.id),
+                          t(f"{f.hostset} ({len(f.hosts)})"), t(f.title))
+        console.print(table)
     if report.drain:
         console.print("[bold]Drain these nodes:[/]")
         for host, reason, sev in report.drain:
-            console.print(f"  [{SEV_STYLE.get(sev.value, '')}]{host}[/]  {reason}", highlight=False)
-        console.print(f"[dim]drain list: {compress([h for h, _, _ in report.drain])}[/]", highlight=False)
+            console.print(Text.assemble("  ", t(host, SEV_STYLE.get(sev.value, "")), "  ", t(reason)), highlight=False)
+        console.print(t(f"drain list: {compress([h for h, _, _ in report.drain])}", "dim"), highlight=False)
     else:
         console.print("[green]No node needs draining.[/]")

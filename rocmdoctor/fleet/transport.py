@@ -15,7 +15,6 @@ import gzip
 import io
 import os
 import signal
-import tarfile
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -23,8 +22,9 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from rocmdoctor.fleet.hosts import Target, validate_host
+from rocmdoctor.limits import LIMITS
 
-MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+MAX_BUNDLE_BYTES = LIMITS["reply-bytes"]
 MAX_STDERR_BYTES = 64 * 1024
 DEFAULT_STAGGER_S = 0.01  # at most ~100 new connections a second: keeps a bastion's MaxStartups happy
 
@@ -178,19 +178,31 @@ async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: in
 
 
 def check_targz(data: bytes) -> Optional[str]:
-    """None if ``data`` is a complete, readable tar.gz; otherwise a short reason (why it is garbage)."""
+    """None if ``data`` is a complete, readable tar.gz; otherwise a short reason (why it is garbage).
+
+    Decompressed as a stream under the bundle limits (:mod:`rocmdoctor.tarstream`), never whole: a gzip
+    bomb from one node costs at most one member's worth of memory and is refused by name. Callers run
+    this off the event loop (it is CPU work).
+    """
+    from rocmdoctor import tarstream
+    from rocmdoctor.errors import BadInput
+
     if not data:
         return "the host sent nothing on stdout"
     if data[:2] != b"\x1f\x8b":
         head = data[:60].decode("utf-8", "replace").strip().splitlines()
         return "not a tar.gz: the host printed " + repr(head[0][:60] if head else data[:20])
+    count = 0
     try:
-        raw = gzip.decompress(data)  # C speed; raises on a cut-off stream or a bad CRC
-        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
-            members = tar.getmembers()
-    except (tarfile.TarError, EOFError, OSError, ValueError, Exception) as exc:  # zlib.error is plain Exception
+        for _ in tarstream.members(gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb"), "reply"):
+            count += 1
+    except tarstream.CorruptArchive as exc:
+        return f"the stream ended early or is corrupt ({str(exc).split('archive (', 1)[-1].rstrip(')')[:80]})"
+    except BadInput as exc:  # a limit: the message names it
+        return str(exc).replace("reply: ", "", 1)
+    except tarstream.STREAM_ERRORS as exc:
         return f"the stream ended early or is corrupt ({type(exc).__name__}: {str(exc)[:80]})"
-    if not members:
+    if not count:
         return "an empty archive"
     return None
 
@@ -274,7 +286,8 @@ async def fan_out(
             if hook:
                 hook("start", t, None)
             out = await run_ssh(ssh_argv(settings, t), payload, timeout)
-            res = classify(t, out, timeout)
+            # decompressing and validating a reply is CPU work: off the loop, so other hosts' timeouts hold
+            res = await asyncio.get_running_loop().run_in_executor(None, classify, t, out, timeout)
             if after is not None and res.status == OK:
                 await after(res)
         if post is not None:
@@ -309,11 +322,13 @@ def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
     interrupted = False
     loop = asyncio.new_event_loop()
     task = loop.create_task(fan_out(*args, results=results, **kwargs))
-    try:
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):
-        handled = False
+    handled = []
+    for sig in (signal.SIGINT, signal.SIGTERM):  # SIGTERM (a batch scheduler, kill) keeps the partial report too
+        try:
+            loop.add_signal_handler(sig, task.cancel)
+            handled.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
     try:
         loop.run_until_complete(task)
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -324,8 +339,8 @@ def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
         except (asyncio.CancelledError, KeyboardInterrupt, Exception):
             pass
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGINT)
+        for sig in handled:
+            loop.remove_signal_handler(sig)
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
     return results, interrupted

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rocmdoctor.judge.facts import finding, groups_of_user, not_captured, ok
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import DeviceNode, Finding, Fix, Severity
+from rocmdoctor.sanitize import command, plausible, word
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -37,14 +38,14 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
     denied_logs = [m for m in host.logs if m.finding_id == "log.kfd-permission-denied"]
     if not nodes and denied_logs:
-        user = host.user.name if host.user and host.user.name else "$USER"
+        user = word("user", host.user.name if host.user else None, "$USER")
         return [finding(
             "perm.kfd-access", Severity.FAIL, "This user cannot open /dev/kfd (the runtime said so)",
             "The ROCm runtime reported 'Permission denied' on /dev/kfd: the user is not in the group that owns "
             "it (render, or video on older systems), or a container was started without --group-add.",
             [str(m.source) if m.source else m.text for m in denied_logs[:2]],
             Fix("Add the user to the groups and log in again; for containers add the host's groups:",
-                [f"sudo usermod -aG render,video {user}",
+                [command("sudo", "usermod", "-aG", "render,video", user),
                  "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render ..."], PERM_URL),
         )]
     if not nodes:
@@ -73,16 +74,17 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
         return [ok("perm.kfd-access", f"{host.user.name if host.user else 'user'} can open /dev/kfd and the "
                                       "render nodes", [str(n.source) for n in nodes[:2] if n.source])]
     needed = sorted({n.group for n in denied if n.group} or {"render"})
-    user = host.user.name if host.user and host.user.name else "$USER"
+    user = word("user", host.user.name if host.user else None, "$USER")
+    joined = ",".join(sorted({g for g in needed if plausible("group", g)} | {"render", "video"}))
     return [finding(
         "perm.kfd-access", Severity.FAIL,
-        f"{user} cannot open {', '.join(n.path for n in denied[:3])}",
+        f"{(host.user.name if host.user else None) or user} cannot open {', '.join(n.path for n in denied[:3])}",
         f"The device nodes belong to group(s) {', '.join(needed)} and the user is not a member: ROCm reports "
         "'Unable to open /dev/kfd read-write: Permission denied' or sees no GPU.",
         [str(n.source) for n in denied[:3] if n.source]
         + ([str(host.user.source)] if host.user and host.user.source else []),
         Fix("Add the user to the groups, then log out and back in (or reboot):",
-            [f"sudo usermod -aG {','.join(sorted(set(needed) | {'render', 'video'}))} {user}"], PERM_URL),
+            [command("sudo", "usermod", "-aG", joined, user)], PERM_URL),
     )]
 
 

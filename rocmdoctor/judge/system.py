@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.sanitize import command, word
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -216,7 +217,9 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                 "dkms lists amdgpu only for other kernels: after a kernel upgrade the module was not rebuilt.",
                 [str(e.source) for e in amdgpu if e.source][:3],
                 Fix("Build it for this kernel (needs the matching headers):",
-                    [f"sudo apt install linux-headers-{kernel}", "sudo dkms autoinstall", "dkms status"]),
+                    [command("sudo", "apt", "install", word("kernel", kernel, 'linux-headers-"$(uname -r)"',
+                                                            prefix="linux-headers-")),
+                     "sudo dkms autoinstall", "dkms status"]),
             ))
         for e in on_kernel:
             if e.status == "build-failed":
@@ -227,7 +230,9 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                     f"amdgpu-dkms {e.version} is '{e.status}' for kernel {kernel}, not installed",
                     "The module is built but not installed for the running kernel.",
                     [str(e.source)] if e.source else [],
-                    Fix("Install it:", [f"sudo dkms install amdgpu/{e.version} -k {kernel}"]),
+                    Fix("Install it:", [command("sudo", "dkms", "install",
+                                                word("version", e.version, "amdgpu/VERSION", prefix="amdgpu/"),
+                                                "-k", word("kernel", kernel, '"$(uname -r)"'))]),
                 ))
     if not out:
         if amdgpu:
