@@ -164,7 +164,8 @@ def register(app: typer.Typer) -> None:
     @container_app.command("lint")
     def lint_cmd(
         path: str = typer.Argument(..., help="Dockerfile to lint."),
-        as_json: bool = typer.Option(False, "--json", help="hadolint-style JSON list."),
+        as_json: bool = typer.Option(False, "--json",
+                                     help="JSON on stdout (rocmdoctor-lint/1: hadolint's list as 'issues')."),
     ) -> None:
         """Our hadolint subset (DL3006/3007/3008/3013/3015/3042/4006); exit 1 when anything is found."""
         import json
@@ -178,7 +179,8 @@ def register(app: typer.Typer) -> None:
             raise BadInput(f"{path}: not a Dockerfile (no FROM instruction)")
         issues = lint(text)
         if as_json:
-            typer.echo(json.dumps([{"file": path, **i.to_dict()} for i in issues], indent=2))
+            typer.echo(json.dumps({"schema": "rocmdoctor-lint/1",
+                                   "issues": [{"file": path, **i.to_dict()} for i in issues]}, indent=2))
         else:
             typer.echo(render_text(path, issues) or f"{path}: no issues\n", nl=False)
         raise typer.Exit(1 if issues else 0)

@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         """Say in sentences whether the combination works and why (exit 1 when it does not)."""
         from rocmdoctor.errors import BadInput
         from rocmdoctor.matrix import load
-        from rocmdoctor.matrix_view import JSON_SCHEMA, explain
+        from rocmdoctor.matrix_view import EXPLAIN_SCHEMA, explain
 
         os_id = os_version = None
         if os_name:
@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             import json
 
-            typer.echo(json.dumps({"schema": JSON_SCHEMA, "works": works, "explanation": lines}, indent=2))
+            typer.echo(json.dumps({"schema": EXPLAIN_SCHEMA, "works": works, "explanation": lines}, indent=2))
         else:
             for line in lines:
                 typer.echo(line)

@@ -24,7 +24,6 @@ from rocmdoctor import __version__
 from rocmdoctor.errors import BadInput
 from rocmdoctor.plan import Plan, Requirement
 
-SCHEMA = "rocmdoctor-container/1"
 VENV = "/opt/venv"
 LOCK_DIR = "/opt/rocmdoctor"
 LOCK_FILE = "requirements.lock"  # the plan's wheels (torch & co.), written next to the Dockerfile

@@ -25,9 +25,9 @@ SEV_STYLE = {"ok": "green", "info": "blue", "skip": "dim", "warn": "yellow", "fa
 
 
 def to_json(report: FleetReport) -> dict[str, Any]:
-    """The versioned, stable JSON document (``format: rocmdoctor-fleet/1``)."""
+    """The versioned, stable JSON document (``schema: rocmdoctor-fleet/1``)."""
     return {
-        "format": FORMAT,
+        "schema": FORMAT,
         "tool": f"rocmdoctor {__version__}",
         "created": report.created,
         "summary": report.summary(),
