@@ -13,6 +13,7 @@ from typing import IO, Any, Optional
 
 from rocmdoctor import __version__
 from rocmdoctor.model import Finding, Host, Severity
+from rocmdoctor.words import plural
 
 SCHEMA = "rocmdoctor-report/1"
 
@@ -112,8 +113,11 @@ def _use_ascii(stream: IO[str]) -> bool:
 
 def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool = False,
                     file: Optional[IO[str]] = None, ascii_only: Optional[bool] = None,
-                    header: Optional[str] = None) -> None:
-    """flutter-doctor-like: one line per area, problems and their fixes below, details with ``-v``."""
+                    header: Optional[str] = None, quiet: bool = False) -> None:
+    """flutter-doctor-like: one line per area, problems and their fixes below, details with ``-v``.
+
+    ``quiet`` (``-q``): only the areas with problems and the summary line; no header.
+    """
     from rich.console import Console
     from rich.markup import escape
 
@@ -130,10 +134,12 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
         gpus = gpu_summary(host) or "no AMD GPU seen"
         where = host.hostname or host.origin or "this host"
         header = f"rocmdoctor {__version__} — {where}: {gpus}"
-    if header:
+    if header and not quiet:
         emit(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
     for title, items in _group(findings):
         sev = area_status(items)
+        if quiet and sev not in PROBLEMS:
+            continue
         shown = [f for f in items if verbose or f.severity in PROBLEMS or f.severity == Severity.INFO]
         head = f"[{STYLE[sev.value]}]{escape(boxes[sev.value])}[/] [bold]{escape(title)}[/bold]"
         if sev not in PROBLEMS:
@@ -169,12 +175,12 @@ def summary_line(findings: list[Finding]) -> str:
         return (f"• Nothing could be judged: the input covers none of the {c['skip']} checks. For a full picture "
                 "run `rocmdoctor capture -o host.tar.gz` on the machine and judge that bundle.")
     if not problems:
-        return f"• No issues found! ({c['ok']} checks passed, {c['skip']} not judged)"
+        return f"• No issues found! ({plural(c['ok'], 'check')} passed, {c['skip']} not judged)"
     areas = {f.area for f in problems}
     parts = [f"{c[k]} {n}" for k, n in (("fail", "failed"), ("error", "crashed")) if c[k]]
     if c["warn"]:
-        parts.append(f"{c['warn']} warning{'s' if c['warn'] > 1 else ''}")
-    return f"! rocmdoctor found issues in {len(areas)} area(s): {', '.join(parts)}."
+        parts.append(plural(c["warn"], "warning"))
+    return f"! rocmdoctor found issues in {plural(len(areas), 'area')}: {', '.join(parts)}."
 
 
 def to_markdown(host: Optional[Host], findings: list[Finding]) -> str:

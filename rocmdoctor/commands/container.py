@@ -16,6 +16,7 @@ from rocmdoctor.container.inputs import (
     spec_from_options,
     write_outputs,
 )
+from rocmdoctor.options import OutputFormat, format_option, wants_json
 
 container_app = typer.Typer(
     name="container",
@@ -118,9 +119,11 @@ def register(app: typer.Typer) -> None:
         gpus: str = typer.Option("all", "--gpus"),
         shm_size: str = typer.Option("16g", "--shm-size"),
         apptainer: bool = typer.Option(False, "--apptainer", help="Print the apptainer command instead."),
+        fmt: OutputFormat = format_option(),
         as_json: bool = typer.Option(False, "--json", help="All variants as JSON (rocmdoctor-run-args/1)."),
     ) -> None:
         """The docker/podman (or apptainer) command line with the right GPU flags for this host."""
+        as_json = wants_json(fmt, as_json)
         import json
         import shlex
 
@@ -164,10 +167,12 @@ def register(app: typer.Typer) -> None:
     @container_app.command("lint")
     def lint_cmd(
         path: str = typer.Argument(..., help="Dockerfile to lint."),
+        fmt: OutputFormat = format_option(),
         as_json: bool = typer.Option(False, "--json",
                                      help="JSON on stdout (rocmdoctor-lint/1: hadolint's list as 'issues')."),
     ) -> None:
         """Our hadolint subset (DL3006/3007/3008/3013/3015/3042/4006); exit 1 when anything is found."""
+        as_json = wants_json(fmt, as_json)
         import json
 
         from rocmdoctor.container.lint import lint, parse, render_text
@@ -192,10 +197,12 @@ def register(app: typer.Typer) -> None:
         access: str = typer.Option("devices", "--access", help="devices | runtime (amd-ctk) | cdi"),
         timeout: float = typer.Option(300.0, "--timeout", help="Seconds per command inside the image."),
         no_smoke: bool = typer.Option(False, "--no-smoke", help="Only `rocmdoctor check` inside."),
-        as_json: bool = typer.Option(False, "--json", help="JSON report (rocmdoctor-report/1)."),
+        fmt: OutputFormat = format_option(),
+        as_json: bool = typer.Option(False, "--json", help="JSON report (rocmdoctor-report/1) on stdout."),
         verbose: bool = typer.Option(False, "-v", "--verbose"),
     ) -> None:
         """Run the image with the generated flags; report `rocmdoctor check` and `smoke` from inside it."""
+        as_json = wants_json(fmt, as_json)
         from rocmdoctor.container.render_runargs import RunOptions
         from rocmdoctor.container.test_image import test_image
         from rocmdoctor.errors import BadInput

@@ -19,6 +19,7 @@ from rocmdoctor import __version__
 from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetReport
 from rocmdoctor.fleet.hosts import compress
 from rocmdoctor.model import Severity
+from rocmdoctor.words import plural
 
 FORMAT = "rocmdoctor-fleet/1"
 SEV_STYLE = {"ok": "green", "info": "blue", "skip": "dim", "warn": "yellow", "fail": "red", "error": "magenta"}
@@ -184,7 +185,7 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     from rich.table import Table
 
     s = report.summary()
-    head = (f"[bold]Fleet audit[/]: {s['hosts']} hosts, {s['up']} answered, {s['down']} down, "
+    head = (f"[bold]Fleet audit[/]: {plural(s['hosts'], 'host')}, {s['up']} answered, {s['down']} down, "
             f"{s['groups']} configuration(s), {s['seconds']:.1f} s")
     if report.interrupted:
         head += " [bold red](interrupted: partial results)[/]"

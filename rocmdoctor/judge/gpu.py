@@ -22,6 +22,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -275,7 +276,7 @@ def pcie_link(host: Host, matrix: Matrix) -> list[Finding]:
                    [s for g in seen for s in g.sources if "link_width" in s.file][:2])]
     return [finding(
         "gpu.pcie-link", Severity.WARN,
-        f"{len(narrow)} GPU(s) run a narrower PCIe link than they support: "
+        f"{plural(len(narrow), 'GPU runs', 'GPUs run')} a narrower PCIe link than they support: "
         + ", ".join(f"GPU {g.index} x{g.pcie_width} of x{g.pcie_max_width}" for g in narrow),
         "Host-device copies, peer-to-peer and RCCL traffic over PCIe slow down in proportion; nothing reports "
         "an error. Usual causes: the card in a slot wired for fewer lanes, a riser, or a badly seated card.",

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -234,7 +235,7 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     if not hits:
         return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]
     return [finding(
-        "driver.dmesg-errors", Severity.WARN, f"{len(hits)} amdgpu/kfd error line(s) in the kernel log",
+        "driver.dmesg-errors", Severity.WARN, f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log",
         "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
         "hangs and missing GPUs that user-space tools only see as 'no device'.",
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],
