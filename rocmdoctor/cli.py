@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                 pass
     args = fleet.legacy_argv(list(sys.argv[1:] if argv is None else argv))
     try:
-        rv = app(args=args, standalone_mode=False)
+        rv = app(args=args, prog_name="rocmdoctor", standalone_mode=False)  # also under `python -m`
     except RocmdoctorError as exc:
         typer.echo(f"rocmdoctor: error: {exc}", err=True)
         return exc.exit_code

@@ -26,6 +26,8 @@ container_app = typer.Typer(
 
 _PLAN_HELP = "Plan JSON from `rocmdoctor install torch --json` (instead of resolving here)."
 _LOCK_HELP = "Hash lock from `rocmdoctor install torch --lock` (sha256 of every wheel)."
+_NO_HASHES_HELP = ("No hash lock (no index needed): versions pinned, not verified; the files say so. "
+                   "Prefer --index-url MIRROR or --plan/--lock made where the index is reachable.")
 
 
 # Typer option declarations shared by the spec commands (dockerfile, apptainer).
@@ -54,13 +56,14 @@ def register(app: typer.Typer) -> None:
         sde: int = typer.Option(0, "--source-date-epoch", envvar="SOURCE_DATE_EPOCH", help="Timestamps (s)."),
         no_healthcheck: bool = typer.Option(False, "--no-healthcheck", help="No rocmdoctor in the image."),
         index_url: Optional[str] = typer.Option(None, "--index-url", help="Mirror of the wheel index."),
+        no_hashes: bool = typer.Option(False, "--no-hashes", help=_NO_HASHES_HELP),
         output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH", help="Dockerfile path or dir."),
     ) -> None:
         """A pinned Dockerfile (+ requirements.lock, rocmdoctor.lock beside it)."""
         from rocmdoctor.container.render_docker import render_context
 
         spec = spec_from_options(plan_file, lock, source, torch, rocm, python, base, with_, apt_pin, os_package,
-                                 app_dir, user, uid, sde, not no_healthcheck, index_url)
+                                 app_dir, user, uid, sde, not no_healthcheck, index_url, no_hashes)
         write_outputs(render_context(spec), "Dockerfile", output)
 
     @container_app.command("apptainer")
@@ -79,13 +82,14 @@ def register(app: typer.Typer) -> None:
         sde: int = typer.Option(0, "--source-date-epoch", envvar="SOURCE_DATE_EPOCH"),
         no_healthcheck: bool = typer.Option(False, "--no-healthcheck", help="No rocmdoctor / %test."),
         index_url: Optional[str] = typer.Option(None, "--index-url"),
+        no_hashes: bool = typer.Option(False, "--no-hashes", help=_NO_HASHES_HELP),
         output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH", help="rocm.def path or dir."),
     ) -> None:
         """An Apptainer definition (+ its lock files); run with `apptainer run --rocm`."""
         from rocmdoctor.container.render_apptainer import render_apptainer
 
         spec = spec_from_options(plan_file, lock, source, torch, rocm, python, base, with_, apt_pin, os_package,
-                                 app_dir, "rocm", 1000, sde, not no_healthcheck, index_url)
+                                 app_dir, "rocm", 1000, sde, not no_healthcheck, index_url, no_hashes)
         files = {"rocm.def": render_apptainer(spec), **{lk.filename: lk.text() for lk in spec.locks}}
         write_outputs(files, "rocm.def", output)
 
