@@ -111,6 +111,13 @@ def _use_ascii(stream: IO[str]) -> bool:
     return enc not in ("utf8", "utf16", "utf32")
 
 
+def _no_gpu_words(host: Host) -> str:
+    """No GPU in the model: absent only when a GPU source was captured and lists none; else not captured."""
+    from rocmdoctor.judge.facts import gpu_sources_captured
+
+    return "no AMD GPU found" if gpu_sources_captured(host) else "GPUs not captured"
+
+
 def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool = False,
                     file: Optional[IO[str]] = None, ascii_only: Optional[bool] = None,
                     header: Optional[str] = None, quiet: bool = False) -> None:
@@ -131,7 +138,7 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
         con.print(text.translate(_ASCII_TEXT) if plain else text)
 
     if header is None and host is not None:
-        gpus = gpu_summary(host) or "no AMD GPU seen"
+        gpus = gpu_summary(host) or _no_gpu_words(host)
         where = host.hostname or host.origin or "this host"
         header = f"rocmdoctor {__version__} — {where}: {gpus}"
     if header and not quiet:

@@ -35,7 +35,7 @@ def test_terminal_groups_areas_and_shows_fix_commands():
     assert "gpu.override-needed" in text
     assert "[-] Operating system — OS release not captured" in text  # one status line per area
     assert "1 AMD GPU(s)" not in text  # passing checks inside a failing area only under -v
-    assert text.strip().splitlines()[-1].startswith("! rocmdoctor found issues in 2 area(s)")
+    assert text.strip().splitlines()[-1].startswith("! rocmdoctor found issues in 2 areas")
 
 
 def test_verbose_shows_passing_checks_and_evidence():

@@ -91,7 +91,7 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
         ev,
         Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "
-            "(no amdgpu-dkms) with a new enough ROCm.", ["uname -r", "apt list --installed 'linux-image-*'"],
+            "(no amdgpu-dkms) with a new enough ROCm.", ["apt list --installed 'linux-image-*'"],
             ROCM_DOCS + "reference/system-requirements.html"),
     )]
 
@@ -172,7 +172,7 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                     [str(e.source)] if e.source else [],
                     Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms builds on "
                         f"this kernel{upgrade}.",
-                        ["uname -r", "rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
+                        ["rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
                         b.issue),
                 ))
         on_kernel = [e for e in amdgpu if e.kernel == kernel]
