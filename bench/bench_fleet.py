@@ -176,7 +176,7 @@ def _bench(a: argparse.Namespace, d: Path, n: int) -> int:
     work = Path(tempfile.mkdtemp(prefix="rd-fleetbench-"))
     populate(d, n, None if a.real_pip else recorded_extras(work))
     audit = [PY, "-m", "rocmdoctor", "fleet", "audit", "--ssh-config", str(d / "ssh_config"),
-             "-f", str(d / "names.txt"), "-j", "64", "--timeout", "120", "--json", str(work / "fleet.json")]
+             "--hostfile", str(d / "names.txt"), "-j", "64", "--timeout", "120", "-o", str(work / "fleet.json")]
     # validation run (also warms page caches): every host must answer with a bundle
     timed([*audit, "--save-bundles", str(work / "bundles")])
     doc = json.loads((work / "fleet.json").read_text())

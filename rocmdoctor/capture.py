@@ -704,7 +704,8 @@ def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, roo
         errors = list(col.errors)
         links = dict(col.links)
     manifest = {
-        "format": FORMAT,
+        "schema": FORMAT,  # the name every rocmdoctor JSON document uses for its version
+        "format": FORMAT,  # the capture contract's name for it (../shared/capture-format.md)
         "created": _now_iso(),
         "tool": f"rocmdoctor {TOOL_VERSION}",
         "hostname": _hostname(root, files),

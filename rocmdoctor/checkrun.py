@@ -64,6 +64,7 @@ def run_check(
     source: Optional[str] = None, fmt: str = "text", verbose: bool = False, list_checks: bool = False,
     select: Optional[list[str]] = None, skip: Optional[list[str]] = None, strict: bool = False,
     live: bool = False, python: Optional[str] = None, timeout: float = 10.0, ascii_only: Optional[bool] = None,
+    quiet: bool = False,
 ) -> int:
     from rocmdoctor.judge.registry import all_checks, all_ids
 
@@ -99,14 +100,14 @@ def run_check(
     if live:
         from rocmdoctor.smoke import live_findings
 
-        with _spinner("Running the level-1 GPU smoke tests…"):
+        with _spinner("Running the level-1 GPU smoke tests…", quiet):
             smoke = [f for f in live_findings(python, host, timeout=max(timeout, 60.0))
                      if (not select or f.id in select) and f.id not in (skip or [])]
         findings.extend(smoke)
 
     from rocmdoctor import render
 
-    if source is None and not has_amd_gpu_evidence(host) and fmt == "text":
+    if source is None and not has_amd_gpu_evidence(host) and fmt == "text" and not quiet:
         demo = DEMO_FIXTURE if DEMO_FIXTURE in bundled_fixtures() else (bundled_fixtures() or ["<bundle>"])[0]
         print(f"No AMD GPU on this machine (no amdgpu driver, /dev/kfd or ROCm found). "
               f"To see a diagnosis, try: rocmdoctor check --from fixtures/{demo}")
@@ -117,15 +118,15 @@ def run_check(
     elif fmt == "markdown":
         sys.stdout.write(render.to_markdown(host, findings))
     else:
-        render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only)
+        render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only, quiet=quiet)
     return render.exit_code(findings, strict)
 
 
-def _spinner(text: str):
-    """A rich spinner on stderr when it is a terminal; nothing otherwise (pipes and CI stay clean)."""
+def _spinner(text: str, quiet: bool = False):
+    """A rich spinner on stderr when it is a terminal; nothing otherwise (pipes, CI and -q stay clean)."""
     import contextlib
 
-    if not sys.stderr.isatty():
+    if quiet or not sys.stderr.isatty():
         return contextlib.nullcontext()
     from rich.console import Console
 

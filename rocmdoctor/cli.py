@@ -6,6 +6,7 @@ command functions so that ``rocmdoctor --help`` and ``check --from`` start fast.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import typer
@@ -18,7 +19,7 @@ app = typer.Typer(
     name="rocmdoctor",
     help="Find out why PyTorch cannot use your AMD GPU, and fix what can safely be fixed.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -41,6 +42,14 @@ for _module in (check, capture, matrix, install, smoke, container, fleet):
     _module.register(app)
 
 
+def _say_once(exc: Exception) -> None:
+    """Click 8.2+ appends "Did you mean 'check'?" to an unknown command itself, and typer adds its own to
+    the message: with both, the user reads the suggestion twice. Keep click's (older clicks have none)."""
+    message = getattr(exc, "message", None)
+    if getattr(exc, "possibilities", None) and isinstance(message, str):
+        exc.message = re.sub(r"\s*Did you mean [^?]*\?$", "", message)  # type: ignore[attr-defined]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: maps our errors to exit 2/1 with one clear line, never a traceback."""
     for stream in (sys.stdout, sys.stderr):  # an ASCII-only terminal gets '?' for ✓/—, not a UnicodeEncodeError
@@ -50,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
                 reconfigure(errors="replace")
             except (ValueError, OSError):
                 pass
+    args = fleet.legacy_argv(list(sys.argv[1:] if argv is None else argv))
     try:
-        rv = app(args=argv, standalone_mode=False)
+        rv = app(args=args, prog_name="rocmdoctor", standalone_mode=False)  # also under `python -m`
     except RocmdoctorError as exc:
         typer.echo(f"rocmdoctor: error: {exc}", err=True)
         return exc.exit_code
@@ -70,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # click usage errors (typer vendors click: match by shape) and anything unexpected
         show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if callable(show) and isinstance(code, int):
+            _say_once(exc)
             show()
             return code if code else EXIT_USAGE
         if type(exc).__name__ == "Exit" and isinstance(code, int):

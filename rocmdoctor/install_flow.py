@@ -44,9 +44,11 @@ def load_bundle_host(path: str) -> Host:
         from rocmdoctor.bundle import load_host
     except ImportError as exc:
         raise BadInput("reading capture bundles (rocmdoctor.bundle) is not available in this build") from exc
-    if not path.strip():  # Path("") is "." : never judge the current directory by accident
-        raise BadInput("--from: empty path (give a bundle directory or .tar.gz)")
-    return load_host(path)
+    from rocmdoctor.checkrun import resolve_source
+
+    # resolve_source refuses an empty path (never the current directory by accident) and, like
+    # `check --from`, accepts a bundled fixture's name (NAME or fixtures/NAME).
+    return load_host(resolve_source(path))
 
 
 def capture_local_host(python: str, timeout: float = 10.0) -> Host:

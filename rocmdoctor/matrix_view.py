@@ -13,6 +13,7 @@ from rocmdoctor.errors import BadInput
 from rocmdoctor.matrix import GpuTarget, Matrix, RocmRelease, TorchVariant, _vtuple
 
 JSON_SCHEMA = "rocmdoctor-matrix/1"
+EXPLAIN_SCHEMA = "rocmdoctor-matrix-explain/1"
 
 
 def resolve_gpu(m: Matrix, key: Optional[str]) -> Optional[GpuTarget]:

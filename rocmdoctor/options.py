@@ -1,4 +1,10 @@
-"""Checks on option values that typer's ranges let through: nan and inf pass ``min=``/``max=`` checks.
+"""Option vocabulary shared by the commands, and checks on values typer's ranges let through.
+
+One vocabulary: ``--json`` is JSON on stdout, ``--format`` chooses among formats, ``-o/--output PATH``
+writes a file, ``-q/--quiet`` keeps only problems; a renamed spelling keeps working for one release
+with a warning on stderr (:func:`deprecated`).
+
+Value checks: nan and inf pass typer's ``min=``/``max=`` checks.
 
 A timeout of nan or 1e400 would otherwise reach ``select()``/``time_t`` deep inside a worker and end as a
 traceback; a negative one would silently time every command out. Rejected here with one clear line (exit 2).
@@ -7,8 +13,9 @@ traceback; a negative one would silently time every command out. Rejected here w
 from __future__ import annotations
 
 import math
+from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from rocmdoctor.errors import BadInput
 
@@ -41,3 +48,37 @@ def writable_file(option: str, path: Path) -> None:
         raise BadInput(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
     if not existed:
         path.unlink()
+
+
+class OutputFormat(str, Enum):
+    """``--format`` for commands that print either text for people or one JSON document."""
+
+    text = "text"
+    json = "json"
+
+
+def wants_json(fmt: OutputFormat | str, as_json: bool) -> bool:
+    """``--json`` is shorthand for ``--format json`` (JSON on stdout) everywhere."""
+    return as_json or str(getattr(fmt, "value", fmt)) == "json"
+
+
+def format_option(kinds: str = "text|json") -> Any:
+    """The ``--format`` option (no short flag: ``-f`` would mean --format here and --hostfile elsewhere)."""
+    import typer
+
+    return typer.Option(OutputFormat.text, "--format", metavar=kinds,
+                        help="Output format on stdout (--json = --format json).")
+
+
+def quiet_option() -> Any:
+    import typer
+
+    return typer.Option(False, "--quiet", "-q", help="Only problems and errors: no header, progress or notes.")
+
+
+def deprecated(old: str, new: str) -> None:
+    """One line on stderr for a spelling kept for one release; the command then runs as with ``new``."""
+    import sys
+
+    print(f"rocmdoctor: warning: {old} is deprecated and will be removed in the next release; use {new}",
+          file=sys.stderr)

@@ -13,6 +13,7 @@ from typing import IO, Any, Optional
 
 from rocmdoctor import __version__
 from rocmdoctor.model import Finding, Host, Severity
+from rocmdoctor.words import plural
 
 SCHEMA = "rocmdoctor-report/1"
 
@@ -119,10 +120,20 @@ def _use_ascii(stream: IO[str]) -> bool:
     return enc not in ("utf8", "utf16", "utf32")
 
 
+def _no_gpu_words(host: Host) -> str:
+    """No GPU in the model: absent only when a GPU source was captured and lists none; else not captured."""
+    from rocmdoctor.judge.facts import gpu_sources_captured
+
+    return "no AMD GPU found" if gpu_sources_captured(host) else "GPUs not captured"
+
+
 def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool = False,
                     file: Optional[IO[str]] = None, ascii_only: Optional[bool] = None,
-                    header: Optional[str] = None) -> None:
-    """flutter-doctor-like: one line per area, problems and their fixes below, details with ``-v``."""
+                    header: Optional[str] = None, quiet: bool = False) -> None:
+    """flutter-doctor-like: one line per area, problems and their fixes below, details with ``-v``.
+
+    ``quiet`` (``-q``): only the areas with problems and the summary line; no header.
+    """
     from rich.console import Console
 
     from rocmdoctor.sanitize import rich_text as escape  # host text: controls stripped, markup escaped
@@ -137,10 +148,10 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
         con.print(text.translate(_ASCII_TEXT) if plain else text)
 
     if header is None and host is not None:
-        gpus = gpu_summary(host) or "no AMD GPU seen"
+        gpus = gpu_summary(host) or _no_gpu_words(host)
         where = host.hostname or host.origin or "this host"
         header = f"rocmdoctor {__version__} — {where}: {gpus}"
-    if header:
+    if header and not quiet:
         emit(escape(header) if verbose else escape(header) + "  [dim](details: -v)[/dim]")
     from rocmdoctor.judge.causes import assign, chain
 
@@ -148,6 +159,8 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
     first = roots[0] if len(roots) > 1 else None  # with one problem there is nothing to order
     for title, items in _group(findings):
         sev = area_status(items)
+        if quiet and sev not in PROBLEMS:
+            continue
         shown = [f for f in items if verbose or f.severity in PROBLEMS or f.severity == Severity.INFO]
         head = f"[{STYLE[sev.value]}]{escape(boxes[sev.value])}[/] [bold]{escape(title)}[/bold]"
         if sev not in PROBLEMS:
@@ -200,16 +213,16 @@ def summary_line(findings: list[Finding]) -> str:
         return (f"• Nothing could be judged: the input covers none of the {c['skip']} checks. For a full picture "
                 "run `rocmdoctor capture -o host.tar.gz` on the machine and judge that bundle.")
     if not problems:
-        return f"• No issues found! ({c['ok']} checks passed, {c['skip']} not judged)"
+        return f"• No issues found! ({plural(c['ok'], 'check')} passed, {c['skip']} not judged)"
     from rocmdoctor.judge.causes import assign
 
     roots = assign(findings)
     causes = len({f.id for f in roots})
     parts = [f"{c[k]} {n}" for k, n in (("fail", "failed"), ("error", "crashed")) if c[k]]
     if c["warn"]:
-        parts.append(f"{c['warn']} warning{'s' if c['warn'] > 1 else ''}")
-    return (f"! rocmdoctor found {causes} problem{'s' if causes != 1 else ''} "
-            f"({len(problems)} finding{'s' if len(problems) != 1 else ''}: {', '.join(parts)}).")
+        parts.append(plural(c["warn"], "warning"))
+    return (f"! rocmdoctor found {plural(causes, 'problem')} "
+            f"({plural(len(problems), 'finding')}: {', '.join(parts)}).")
 
 
 def _md_id(fid: str) -> str:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from rocmdoctor.errors import BadInput
 from rocmdoctor.model import Finding, Fix, Host, Severity
 from rocmdoctor.paths import CHECKS_DIR
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -782,7 +783,7 @@ def _no_gpu_why(enum: Optional[dict[str, Any]], python: str) -> tuple[str, Optio
 
 def _where(runs: list[ProcessRun]) -> str:
     if runs and all(r.kind == "allreduce" for r in runs):
-        return f"{len(runs)} rank(s)"
+        return plural(len(runs), "rank")
     labels = [r.label for r in runs]
     return ", ".join(labels) if len(labels) <= 4 else f"{len(labels)} GPUs"
 
@@ -921,7 +922,7 @@ def _enumeration_findings(report: SmokeReport, host: Optional[Host],
         return [Finding(fid, Severity.FAIL, f"Requested GPU(s) not visible to torch: {_where(missing)}",
                         detail=str(missing[0].fatal.get("detail", "")) if missing[0].fatal else "",
                         evidence=ev, fix=_fix_for(fid))]
-    title_ok = f"torch sees {len(devs)} GPU(s): " + ", ".join(sorted({str(d.get('name')) for d in devs}))
+    title_ok = f"torch sees {plural(len(devs), 'GPU')}: " + ", ".join(sorted({str(d.get('name')) for d in devs}))
     if host is None or not host.gpus or not enum.get("hip"):
         why = ("host model not available" if host is None or not host.gpus
                else "not a ROCm torch: the host model lists AMD GPUs only")
@@ -935,7 +936,7 @@ def _enumeration_findings(report: SmokeReport, host: Optional[Host],
     if len(devs) != len(host.gpus):
         why = (f"{', '.join(f'{k}={v}' for k, v in visible.items())} limits what torch sees" if visible
                else "no *_VISIBLE_DEVICES variable explains it")
-        return [Finding(fid, Severity.WARN, f"torch sees {len(devs)} GPU(s), the driver {len(host.gpus)}",
+        return [Finding(fid, Severity.WARN, f"torch sees {plural(len(devs), 'GPU')}, the driver {len(host.gpus)}",
                         detail=why + ".", evidence=ev, fix=_fix_for(fid))]
     if host_gfx != torch_gfx and not override and not visible:
         return [Finding(fid, Severity.WARN, "torch reports other GPU architectures than the driver",
@@ -1051,13 +1052,18 @@ def live_findings(python: Optional[str], host: Optional[Host], timeout: float) -
 EXPECT_BY_UNIT = {"x tolerance": "≤ 1", "bytes wrong": "0", "words wrong": "0"}
 
 
+# A program that ended with one of these never had a device to test (no torch, no GPU, no such index).
+NO_DEVICE_STATUSES = ("no-torch", "torch-import-failed", "no-gpu", "no-such-device", "spawn-failed")
+
+
 def table_rows(report: SmokeReport) -> list[dict[str, str]]:
     """Per-GPU result rows for the terminal table: value, expected, % of peak, status."""
     rows = []
     for run in [*report.devices, *report.collectives]:
+        if run.status in NO_DEVICE_STATUSES and not run.rows:
+            continue  # the process never reached a device: the finding says why, a "GPU 0" row would invent one
         who = run.label if not run.name else f"{run.label} {run.name}"
-        if run.status in ("timeout", "crashed", "no-torch", "torch-import-failed", "no-gpu", "no-such-device",
-                          "spawn-failed"):
+        if run.status in ("timeout", "crashed", *NO_DEVICE_STATUSES):
             rows.append({"device": who, "check": "(process)", "value": run.status, "expected": "", "peak": "",
                          "status": "fail"})
         for row in run.rows:

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Set up rocmdoctor and run the main job: diagnose this machine, or, on a machine without an AMD GPU,
-# a bundled real-world fixture (an RX 7900 XTX host whose amdgpu-dkms fails to build on kernel 6.5, from a public bug report).
+# Set up rocmdoctor in its own virtual environment (.venv; see scripts/venv.sh) and run the main job:
+# diagnose this machine, or, on a machine without an AMD GPU, a bundled real-world fixture (an RX 7900 XTX
+# host whose amdgpu-dkms fails to build on kernel 6.5, from a public bug report).
+# Exit code: rocmdoctor check's (0 nothing failed, 1 a check failed, 2 bad input or setup failed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-"$PY" -m pip install -q -e . || exit 2
+# shellcheck source=scripts/venv.sh
+. scripts/venv.sh
+rocmdoctor_venv || exit 2
+rocmdoctor_install . || exit 2
 if [ -e /dev/kfd ] || grep -qs '^amdgpu ' /proc/modules; then
-  exec rocmdoctor check "$@"
+  exec "$VENV/bin/rocmdoctor" check "$@"
 fi
 echo "(no AMD GPU here: judging the bundled fixture fixtures/rx7900xtx-dkms-build-fails-kernel-6.5)" >&2
-exec rocmdoctor check --from fixtures/rx7900xtx-dkms-build-fails-kernel-6.5 "$@"
+exec "$VENV/bin/rocmdoctor" check --from fixtures/rx7900xtx-dkms-build-fails-kernel-6.5 "$@"

@@ -30,6 +30,8 @@ BASE_PACKAGES = ("python3.11", "python3.11-venv", "python3-distutils", "python3-
                  "python3-setuptools-whl")
 # Reproducible zip timestamps (1980-01-01, the zip epoch) for the self-wheel.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+# Every image the suite makes carries this label: scripts/test.sh removes the ones a run added.
+TEST_LABEL = "io.rocmdoctor.test"
 INDEX_PORT = 47613  # fixed so Dockerfiles (and so Docker's cache) are stable across runs; falls back to any
 
 
@@ -93,7 +95,8 @@ def ensure_base_image(client) -> str:  # client: docker.DockerClient
                     f.unlink()
         tar = subprocess.Popen(["tar", "-C", str(root), "-c", "."], stdout=subprocess.PIPE)
         assert tar.stdout is not None
-        imp = subprocess.run(["docker", "import", "-", BASE_TAG], stdin=tar.stdout, capture_output=True)
+        imp = subprocess.run(["docker", "import", "--change", f"LABEL {TEST_LABEL}=1", "-", BASE_TAG],
+                             stdin=tar.stdout, capture_output=True)
         tar.stdout.close()
         tar.wait()
         if imp.returncode != 0 or tar.returncode != 0:

@@ -449,7 +449,7 @@ def test_cli_lint_exit_codes(tmp_path):
     bad = tmp_path / "Bad"
     bad.write_text("FROM ubuntu\nRUN apt-get install -y curl\n")
     proc = _cli("lint", "--json", str(bad), cwd=tmp_path)
-    assert {i["code"] for i in json.loads(proc.stdout)} == {"DL3006", "DL3008", "DL3015"}
+    assert {i["code"] for i in json.loads(proc.stdout)["issues"]} == {"DL3006", "DL3008", "DL3015"}
     assert proc.returncode == 1
     assert _cli("lint", str(tmp_path / "missing"), cwd=tmp_path).returncode == 2
 

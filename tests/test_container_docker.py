@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from container_helpers import (
     BASE_PYTHON,
+    TEST_LABEL,
     docker_client,
     ensure_base_digest,
     installed_versions,
@@ -113,7 +114,7 @@ _BUILT: list[str] = []  # image ids this session built: untagged leftovers are r
 def _build(client, ctx: Path) -> tuple[str, list[str]]:
     lines: list[str] = []
     for chunk in client.api.build(path=str(ctx), tag=f"{IMAGE}:test", network_mode="host", rm=True,
-                                  forcerm=True, decode=True):
+                                  forcerm=True, decode=True, labels={TEST_LABEL: "1"}):
         if "error" in chunk:
             raise AssertionError(f"docker build failed: {chunk['error']}\n{''.join(lines[-30:])}")
         if "stream" in chunk:

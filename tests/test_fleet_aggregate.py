@@ -85,7 +85,7 @@ def test_json_document_is_versioned_and_complete(tmp_path: Path):
     p = tmp_path / "out" / "fleet.json"
     report_mod.write_json(r, p)
     d = json.loads(p.read_text())
-    assert d["format"] == "rocmdoctor-fleet/1"
+    assert d["schema"] == "rocmdoctor-fleet/1"
     assert {h["name"] for h in d["hosts"]} == {"n1", "n2", "n3"}
     assert d["groups"][0]["hosts"] == "n[1-2]" and d["groups"][0]["reference"] is True
     assert d["findings"][0]["id"] == "fleet.timeout" and d["findings"][0]["hosts"] == "n3"

@@ -146,7 +146,7 @@ def test_cli_bad_paths_are_usage_errors(tmp_path: Path):
     f = tmp_path / "file"
     f.write_text("x")
     for args in (["--baseline", str(tmp_path / "nope.tar.gz")], ["--prometheus", str(f)],
-                 ["--json", str(tmp_path)], ["-f", str(tmp_path / "missing")],
+                 ["-o", str(tmp_path)], ["--hostfile", str(tmp_path / "missing")],
                  ["--ssh-config", str(tmp_path / "missing")]):
         r = subprocess.run([sys.executable, "-m", "rocmdoctor", "fleet", "audit", "h1", *args],
                            capture_output=True, text=True, timeout=60)

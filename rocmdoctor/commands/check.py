@@ -7,6 +7,8 @@ from typing import Optional
 
 import typer
 
+from rocmdoctor.options import quiet_option
+
 
 class Format(str, Enum):
     text = "text"
@@ -35,6 +37,7 @@ def register(app: typer.Typer) -> None:
         python: Optional[str] = typer.Option(None, "--python", help="Target interpreter (default: this one)."),
         timeout: float = typer.Option(10.0, "--timeout", help="Per-command timeout of the live capture (s)."),
         ascii_only: bool = typer.Option(False, "--ascii", help="ASCII status boxes."),
+        quiet: bool = quiet_option(),
     ) -> None:
         """Diagnose why PyTorch can't use the AMD GPU(s), and say how to fix it.
 
@@ -47,6 +50,6 @@ def register(app: typer.Typer) -> None:
         code = run_check(
             source=source, fmt="json" if as_json else fmt.value, verbose=verbose, list_checks=list_checks,
             select=_split(select), skip=_split(skip), strict=strict, live=live, python=python, timeout=timeout,
-            ascii_only=ascii_only or None,
+            ascii_only=ascii_only or None, quiet=quiet,
         )
         raise typer.Exit(code)

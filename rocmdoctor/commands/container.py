@@ -16,6 +16,7 @@ from rocmdoctor.container.inputs import (
     spec_from_options,
     write_outputs,
 )
+from rocmdoctor.options import OutputFormat, format_option, wants_json
 
 container_app = typer.Typer(
     name="container",
@@ -25,6 +26,8 @@ container_app = typer.Typer(
 
 _PLAN_HELP = "Plan JSON from `rocmdoctor install torch --json` (instead of resolving here)."
 _LOCK_HELP = "Hash lock from `rocmdoctor install torch --lock` (sha256 of every wheel)."
+_NO_HASHES_HELP = ("No hash lock (no index needed): versions pinned, not verified; the files say so. "
+                   "Prefer --index-url MIRROR or --plan/--lock made where the index is reachable.")
 
 
 # Typer option declarations shared by the spec commands (dockerfile, apptainer).
@@ -53,13 +56,14 @@ def register(app: typer.Typer) -> None:
         sde: int = typer.Option(0, "--source-date-epoch", envvar="SOURCE_DATE_EPOCH", help="Timestamps (s)."),
         no_healthcheck: bool = typer.Option(False, "--no-healthcheck", help="No rocmdoctor in the image."),
         index_url: Optional[str] = typer.Option(None, "--index-url", help="Mirror of the wheel index."),
+        no_hashes: bool = typer.Option(False, "--no-hashes", help=_NO_HASHES_HELP),
         output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH", help="Dockerfile path or dir."),
     ) -> None:
         """A pinned Dockerfile (+ requirements.lock, rocmdoctor.lock beside it)."""
         from rocmdoctor.container.render_docker import render_context
 
         spec = spec_from_options(plan_file, lock, source, torch, rocm, python, base, with_, apt_pin, os_package,
-                                 app_dir, user, uid, sde, not no_healthcheck, index_url)
+                                 app_dir, user, uid, sde, not no_healthcheck, index_url, no_hashes)
         write_outputs(render_context(spec), "Dockerfile", output)
 
     @container_app.command("apptainer")
@@ -78,13 +82,14 @@ def register(app: typer.Typer) -> None:
         sde: int = typer.Option(0, "--source-date-epoch", envvar="SOURCE_DATE_EPOCH"),
         no_healthcheck: bool = typer.Option(False, "--no-healthcheck", help="No rocmdoctor / %test."),
         index_url: Optional[str] = typer.Option(None, "--index-url"),
+        no_hashes: bool = typer.Option(False, "--no-hashes", help=_NO_HASHES_HELP),
         output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH", help="rocm.def path or dir."),
     ) -> None:
         """An Apptainer definition (+ its lock files); run with `apptainer run --rocm`."""
         from rocmdoctor.container.render_apptainer import render_apptainer
 
         spec = spec_from_options(plan_file, lock, source, torch, rocm, python, base, with_, apt_pin, os_package,
-                                 app_dir, "rocm", 1000, sde, not no_healthcheck, index_url)
+                                 app_dir, "rocm", 1000, sde, not no_healthcheck, index_url, no_hashes)
         files = {"rocm.def": render_apptainer(spec), **{lk.filename: lk.text() for lk in spec.locks}}
         write_outputs(files, "rocm.def", output)
 
@@ -118,9 +123,11 @@ def register(app: typer.Typer) -> None:
         gpus: str = typer.Option("all", "--gpus"),
         shm_size: str = typer.Option("16g", "--shm-size"),
         apptainer: bool = typer.Option(False, "--apptainer", help="Print the apptainer command instead."),
+        fmt: OutputFormat = format_option(),
         as_json: bool = typer.Option(False, "--json", help="All variants as JSON (rocmdoctor-run-args/1)."),
     ) -> None:
         """The docker/podman (or apptainer) command line with the right GPU flags for this host."""
+        as_json = wants_json(fmt, as_json)
         import json
         import shlex
 
@@ -164,9 +171,12 @@ def register(app: typer.Typer) -> None:
     @container_app.command("lint")
     def lint_cmd(
         path: str = typer.Argument(..., help="Dockerfile to lint."),
-        as_json: bool = typer.Option(False, "--json", help="hadolint-style JSON list."),
+        fmt: OutputFormat = format_option(),
+        as_json: bool = typer.Option(False, "--json",
+                                     help="JSON on stdout (rocmdoctor-lint/1: hadolint's list as 'issues')."),
     ) -> None:
         """Our hadolint subset (DL3006/3007/3008/3013/3015/3042/4006); exit 1 when anything is found."""
+        as_json = wants_json(fmt, as_json)
         import json
 
         from rocmdoctor.container.lint import lint, parse, render_text
@@ -178,7 +188,8 @@ def register(app: typer.Typer) -> None:
             raise BadInput(f"{path}: not a Dockerfile (no FROM instruction)")
         issues = lint(text)
         if as_json:
-            typer.echo(json.dumps([{"file": path, **i.to_dict()} for i in issues], indent=2))
+            typer.echo(json.dumps({"schema": "rocmdoctor-lint/1",
+                                   "issues": [{"file": path, **i.to_dict()} for i in issues]}, indent=2))
         else:
             typer.echo(render_text(path, issues) or f"{path}: no issues\n", nl=False)
         raise typer.Exit(1 if issues else 0)
@@ -190,10 +201,12 @@ def register(app: typer.Typer) -> None:
         access: str = typer.Option("devices", "--access", help="devices | runtime (amd-ctk) | cdi"),
         timeout: float = typer.Option(300.0, "--timeout", help="Seconds per command inside the image."),
         no_smoke: bool = typer.Option(False, "--no-smoke", help="Only `rocmdoctor check` inside."),
-        as_json: bool = typer.Option(False, "--json", help="JSON report (rocmdoctor-report/1)."),
+        fmt: OutputFormat = format_option(),
+        as_json: bool = typer.Option(False, "--json", help="JSON report (rocmdoctor-report/1) on stdout."),
         verbose: bool = typer.Option(False, "-v", "--verbose"),
     ) -> None:
         """Run the image with the generated flags; report `rocmdoctor check` and `smoke` from inside it."""
+        as_json = wants_json(fmt, as_json)
         from rocmdoctor.container.render_runargs import RunOptions
         from rocmdoctor.container.test_image import test_image
         from rocmdoctor.errors import BadInput

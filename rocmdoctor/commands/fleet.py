@@ -6,10 +6,53 @@ Thin typer wiring; the logic lives in :mod:`rocmdoctor.fleet` (imported lazily i
 from __future__ import annotations
 
 import os
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
+
+from rocmdoctor.options import deprecated, quiet_option
+
+
+class FleetFormat(str, Enum):
+    json = "json"
+    html = "html"
+
+
+def legacy_argv(argv: list[str]) -> list[str]:
+    """Spellings of `fleet audit` kept for one release, rewritten with a warning on stderr.
+
+    ``--json FILE`` wrote a file (now ``-o FILE``; ``--json`` alone is JSON on stdout, as everywhere) and
+    ``-f FILE`` was ``--hostfile`` (``-f`` is ``--format`` in ``check``). ``--json`` followed by something
+    that looks like a file (ends in .json or holds a '/'; host names and ranges do neither) is the old form.
+    """
+    words = [a for a in argv[:3] if not a.startswith("-")]
+    if words[:2] != ["fleet", "audit"]:
+        return argv
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a, nxt = argv[i], argv[i + 1] if i + 1 < len(argv) else None
+        if a == "--":
+            out.extend(argv[i:])
+            break
+        if a.startswith("--json="):
+            path = a.split("=", 1)[1]
+            deprecated(f"--json={path}", f"-o {path}")
+            out += ["-o", path, "--format", "json"]
+        elif a == "--json" and nxt is not None and not nxt.startswith("-") and (nxt.endswith(".json") or "/" in nxt):
+            deprecated(f"--json {nxt}", f"-o {nxt} (--json alone prints the JSON on stdout)")
+            out += ["-o", nxt, "--format", "json"]
+            i += 1
+        elif a == "-f" and nxt is not None:
+            deprecated(f"-f {nxt}", f"--hostfile {nxt}")
+            out += ["--hostfile", nxt]
+            i += 1
+        else:
+            out.append(a)
+        i += 1
+    return out
 
 
 def register(app: typer.Typer) -> None:
@@ -20,19 +63,24 @@ def register(app: typer.Typer) -> None:
     @fleet_app.command("audit")
     def audit(
         hosts: Optional[list[str]] = typer.Argument(None, help="Hosts or ranges, e.g. node[001-128]."),
-        hostfile: Optional[Path] = typer.Option(None, "-f", "--hostfile", help="File with one host/range a line."),
+        hostfile: Optional[Path] = typer.Option(None, "--hostfile", help="File with one host/range a line."),
         inventory: Optional[Path] = typer.Option(None, "--inventory", help="Ansible INI inventory."),
         ssh_config: Optional[Path] = typer.Option(None, "--ssh-config", help="ssh -F FILE (default: ~/.ssh/config)."),
         jobs: int = typer.Option(64, "-j", "--jobs", min=1, max=4096, help="At most N ssh connections at once."),
         timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Per-host timeout in seconds."),
         live: bool = typer.Option(False, "--live", help="Also run smoke level 1 where torch exists remotely."),
         baseline: Optional[Path] = typer.Option(None, "--baseline", help="Bundle of a known-good node."),
-        json_file: Optional[Path] = typer.Option(None, "--json", help="Write rocmdoctor-fleet/1 JSON here."),
-        html_file: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report."),
+        as_json: bool = typer.Option(False, "--json", help="The rocmdoctor-fleet/1 JSON on stdout (no table)."),
+        output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                              help="Write the report here, in --format (default: json)."),
+        fmt: FleetFormat = typer.Option(FleetFormat.json, "--format", metavar="json|html",
+                                        help="Format of -o: rocmdoctor-fleet/1 JSON or a self-contained HTML page."),
+        html_file: Optional[Path] = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
         prometheus: Optional[Path] = typer.Option(None, "--prometheus", help="Write DIR/rocmdoctor.prom."),
         save_bundles: Optional[Path] = typer.Option(None, "--save-bundles", help="Keep each host's bundle here."),
         accept_new: bool = typer.Option(False, "--accept-new-host-keys",
                                         help="StrictHostKeyChecking=accept-new (first contact only)."),
+        quiet: bool = quiet_option(),
     ) -> None:
         """Capture every host over SSH, judge locally, group configurations, report drift and a drain list.
 
@@ -45,7 +93,12 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.options import seconds, writable_file
 
         seconds("--timeout", timeout, minimum=1.0)
-        for name, p in (("--ssh-config", ssh_config), ("-f", hostfile), ("--inventory", inventory)):
+        json_file = output if output is not None and fmt == FleetFormat.json else None
+        if output is not None and fmt == FleetFormat.html:
+            if html_file is not None:
+                raise BadInput("give the HTML report once: -o PATH --format html, or --html PATH")
+            html_file = output
+        for name, p in (("--ssh-config", ssh_config), ("--hostfile", hostfile), ("--inventory", inventory)):
             # ssh -F /dev/null is the usual way to say "no config"; other devices (/dev/zero) never end.
             if p is not None and not p.is_file() and not (name == "--ssh-config" and str(p) == os.devnull):
                 raise BadInput(f"{name} {p}: {'is a directory' if p.is_dir() else 'not a regular file'}"
@@ -65,7 +118,7 @@ def register(app: typer.Typer) -> None:
                 p.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise BadInput(f"{name} {p}: cannot create the directory ({exc.strerror or exc})") from None
-        for name, p in (("--json", json_file), ("--html", html_file)):
+        for name, p in (("-o", json_file), ("--html", html_file)):
             if p is None:
                 continue
             writable_file(name, p)
@@ -74,8 +127,8 @@ def register(app: typer.Typer) -> None:
             ssh=transport.SshSettings(config=ssh_config, connect_timeout=int(min(10.0, timeout)),
                                       accept_new_host_keys=accept_new),
         )
-        report = _run_with_progress(targets, opts, base_fp)
-        _emit(report, json_file, html_file, prometheus)
+        report = _run_with_progress(targets, opts, base_fp, quiet or as_json)
+        _emit(report, json_file, html_file, prometheus, as_json=as_json, quiet=quiet)
         raise typer.Exit(130 if report.interrupted else report.exit_code)
 
     @fleet_app.command("node-check")
@@ -104,7 +157,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(fleet_app, name="fleet")
 
 
-def _run_with_progress(targets, opts, base_fp):  # type: ignore[no-untyped-def]
+def _run_with_progress(targets, opts, base_fp, quiet=False):  # type: ignore[no-untyped-def]
     """Run the audit with a rich progress bar on stderr (done / failed / in flight)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -115,7 +168,7 @@ def _run_with_progress(targets, opts, base_fp):  # type: ignore[no-untyped-def]
     counts = {"done": 0, "failed": 0, "flight": 0}
     with Progress(TextColumn("[bold]fleet audit"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=err, transient=True,
-                  disable=not err.is_terminal) as progress:
+                  disable=quiet or not err.is_terminal) as progress:
         task = progress.add_task("audit", total=len(targets), info="")
 
         def hook(event, target, res):  # type: ignore[no-untyped-def]
@@ -132,14 +185,14 @@ def _run_with_progress(targets, opts, base_fp):  # type: ignore[no-untyped-def]
         return audit_mod.run_audit(targets, opts, hook=hook, baseline=base_fp)
 
 
-def _emit(report, json_file, html_file, prometheus) -> None:  # type: ignore[no-untyped-def]
+def _emit(report, json_file, html_file, prometheus, as_json=False, quiet=False) -> None:  # type: ignore[no-untyped-def]
     from rich.console import Console
 
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
 
     # The files first, each on its own: an hour of fan-out must not be lost to a terminal that fails.
-    writers = ((json_file, report_mod.write_json, "--json"), (html_file, report_mod.write_html, "--html"),
+    writers = ((json_file, report_mod.write_json, "-o"), (html_file, report_mod.write_html, "--html"),
                (prometheus, report_mod.write_prometheus, "--prometheus"))
     failed: list[str] = []
     for path, write, flag in writers:
@@ -149,6 +202,11 @@ def _emit(report, json_file, html_file, prometheus) -> None:  # type: ignore[no-
             write(report, path)
         except OSError as exc:
             failed.append(f"cannot write {flag} {path}: {exc.strerror or exc}")
-    report_mod.print_terminal(report, Console())
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(report_mod.to_json(report), indent=2))
+    elif not quiet:
+        report_mod.print_terminal(report, Console())
     if failed:
         raise OperationFailed("; ".join(failed))

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from rocmdoctor.install_flow import run
+from rocmdoctor.options import OutputFormat, format_option, wants_json
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +38,8 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
         lock: Optional[str] = typer.Option(None, "--lock", metavar="FILE",
                                            help="Write a --require-hashes requirements file (and install from it)."),
-        as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON on stdout."),
+        fmt: OutputFormat = format_option(),
+        as_json: bool = typer.Option(False, "--json", help="The plan as JSON on stdout (rocmdoctor-plan/1)."),
         yes: bool = typer.Option(False, "--yes", "-y", help="Replace a CUDA/CPU torch without asking."),
     ) -> None:
         """Install the ROCm PyTorch build that fits this host's GPUs, driver and Python, verified and undoable.
@@ -48,7 +50,7 @@ def register(app: typer.Typer) -> None:
             packages=list(packages or []), python=python, source=source, python_version=python_version,
             torch_spec=torch_spec, rocm=rocm, channel=channel, installer=installer, index_url=index_url,
             find_links=find_links,
-            dry_run=dry_run, lock=lock, as_json=as_json, yes=yes, argv=sys.argv[1:],
+            dry_run=dry_run, lock=lock, as_json=wants_json(fmt, as_json), yes=yes, argv=sys.argv[1:],
         )
         raise typer.Exit(code)
 

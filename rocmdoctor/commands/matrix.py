@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from rocmdoctor.options import OutputFormat, format_option, wants_json
+
 DEFAULT_INDEX = "https://download.pytorch.org/whl"
 
 
@@ -19,7 +21,8 @@ def register(app: typer.Typer) -> None:
         rocm: Optional[str] = typer.Option(None, "--rocm", help="ROCm release, e.g. 6.2 or 6.2.4."),
         gpu: Optional[str] = typer.Option(None, "--gpu", help='gfx target, PCI id or product name ("RX 7900 XTX").'),
         torch: Optional[str] = typer.Option(None, "--torch", help="torch release, e.g. 2.5."),
-        as_json: bool = typer.Option(False, "--json", help="Machine-readable output (rocmdoctor-matrix/1)."),
+        fmt: OutputFormat = format_option(),
+        as_json: bool = typer.Option(False, "--json", help="JSON on stdout (rocmdoctor-matrix/1)."),
     ) -> None:
         """Print the slice of the matrix matching the filters."""
         import json
@@ -29,7 +32,7 @@ def register(app: typer.Typer) -> None:
 
         m = load()
         sl = select(m, rocm=rocm, gpu=gpu, torch=torch)
-        if as_json:
+        if wants_json(fmt, as_json):
             typer.echo(json.dumps(to_json(sl, m), indent=2))
             return
         from rich.console import Console
@@ -43,12 +46,13 @@ def register(app: typer.Typer) -> None:
         os_name: Optional[str] = typer.Option(
             None, "--os", help='OS as "<os-release ID> <VERSION_ID>", e.g. "ubuntu 22.04".'),
         kernel: Optional[str] = typer.Option(None, "--kernel", help="Kernel release (uname -r)."),
-        as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+        fmt: OutputFormat = format_option(),
+        as_json: bool = typer.Option(False, "--json", help="JSON on stdout (rocmdoctor-matrix-explain/1)."),
     ) -> None:
         """Say in sentences whether the combination works and why (exit 1 when it does not)."""
         from rocmdoctor.errors import BadInput
         from rocmdoctor.matrix import load
-        from rocmdoctor.matrix_view import JSON_SCHEMA, explain
+        from rocmdoctor.matrix_view import EXPLAIN_SCHEMA, explain
 
         os_id = os_version = None
         if os_name:
@@ -57,10 +61,10 @@ def register(app: typer.Typer) -> None:
                 raise BadInput(f'--os wants "<id> <version>", e.g. "ubuntu 22.04"; got {os_name!r}')
             os_id, os_version = parts[0].lower(), parts[1]
         works, lines = explain(load(), gpu, rocm, os_id, os_version, kernel)
-        if as_json:
+        if wants_json(fmt, as_json):
             import json
 
-            typer.echo(json.dumps({"schema": JSON_SCHEMA, "works": works, "explanation": lines}, indent=2))
+            typer.echo(json.dumps({"schema": EXPLAIN_SCHEMA, "works": works, "explanation": lines}, indent=2))
         else:
             for line in lines:
                 typer.echo(line)

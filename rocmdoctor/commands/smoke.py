@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from rocmdoctor.options import OutputFormat, format_option, quiet_option, wants_json
+
 
 def register(app: typer.Typer) -> None:
     """Add this module's command(s) to the root app."""
@@ -19,7 +21,9 @@ def register(app: typer.Typer) -> None:
         devices: Optional[str] = typer.Option(None, "--devices", metavar="0,2", help="Only these GPU indices."),
         device: Optional[str] = typer.Option(None, "--device", metavar="cpu",
                                              help="'cpu': run every check on the CPU (developer/test mode)."),
+        fmt: OutputFormat = format_option(),
         as_json: bool = typer.Option(False, "--json", help="JSON (schema rocmdoctor-smoke/1) on stdout."),
+        quiet: bool = quiet_option(),
         timeout: Optional[float] = typer.Option(None, "--timeout", metavar="S",
                                                 help="Hard per-process timeout (default 60/300/1800 s by level)."),
         duration: Optional[float] = typer.Option(None, "--duration", metavar="S",
@@ -34,6 +38,7 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.errors import BadInput
         from rocmdoctor.smoke import SmokeOptions, check_options, parse_devices, resolve_python, run_smoke
 
+        as_json = wants_json(fmt, as_json)
         if device is not None and device != "cpu":
             raise BadInput(f"--device {device!r}: only 'cpu' is accepted (use --devices 0,2 for GPUs)")
         opts = SmokeOptions(python=resolve_python(python), level=level, devices=parse_devices(devices),
@@ -43,7 +48,7 @@ def register(app: typer.Typer) -> None:
             from rocmdoctor.smoke import ensure_python3
 
             ensure_python3(opts.python)
-        progress = _progress(as_json)
+        progress = _progress(as_json or quiet)
         host_source = None if opts.cpu else _live_host(opts.python)
         try:
             report = run_smoke(opts, host_source=host_source, progress=progress)
@@ -54,7 +59,7 @@ def register(app: typer.Typer) -> None:
 
             typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         else:
-            _render(report, verbose)
+            _render(report, verbose, quiet)
         from rocmdoctor.render import exit_code
 
         raise typer.Exit(exit_code(report.findings))
@@ -96,7 +101,7 @@ def _progress(quiet: bool):
     return update
 
 
-def _render(report, verbose: bool) -> None:
+def _render(report, verbose: bool, quiet: bool = False) -> None:
     """Header, the per-GPU table (value, expected, % of peak), then the findings like `check` prints them."""
     import sys
 
@@ -106,14 +111,14 @@ def _render(report, verbose: bool) -> None:
     from rocmdoctor import render
     from rocmdoctor.smoke import table_rows
 
-    t = report.torch or {}
-    build = f"ROCm {t['hip']}" if t.get("hip") else (f"CUDA {t['cuda']}" if t.get("cuda") else "CPU build")
-    seen = int((report.enumeration or {}).get("count") or 0) if (report.enumeration or {}).get("available") else 0
-    mode = "CPU (developer mode)" if report.options.cpu else (f"{seen} GPU(s)" if seen else "no GPU visible to torch")
-    header = (f"rocmdoctor smoke level {report.options.level} — {report.options.python}: "
-              f"torch {t.get('version', '?')} ({build}), {mode}, {report.elapsed_s:.1f} s")
+    header = f"rocmdoctor smoke level {report.options.level} — {report.options.python}: {_describe(report)}"
     con = Console(file=sys.stdout, highlight=False, soft_wrap=False)
-    rows = table_rows(report)
+    if not quiet:  # first, as `check` prints it (ASCII terminals get ASCII punctuation there too)
+        from rich.markup import escape
+
+        text = header.translate(render._ASCII_TEXT) if render._use_ascii(sys.stdout) else header
+        con.print(escape(text) + ("" if verbose else "  [dim](details: -v)[/dim]"), soft_wrap=True)
+    rows = [] if quiet else table_rows(report)
     if rows:
         table = Table(title="Per-GPU results", title_justify="left", show_edge=False, pad_edge=False)
         for col, just in (("device", "left"), ("check", "left"), ("value", "right"), ("expected", "right"),
@@ -125,4 +130,22 @@ def _render(report, verbose: bool) -> None:
                           f"[{style}]{r['status']}[/]" if style else r["status"])
         con.print(table)
         con.print()
-    render.render_terminal(None, report.findings, verbose=verbose, header=header)
+    render.render_terminal(None, report.findings, verbose=verbose, quiet=quiet)
+
+
+def _describe(report) -> str:
+    """What the run found, and only that: 'torch 2.5.1 (ROCm 6.2), 2 GPUs, 3.1 s' or 'no torch, 0.3 s'."""
+    statuses = {run.status for run in report.devices}
+    t = report.torch or {}
+    if not t.get("version"):
+        what = ("torch failed to import" if "torch-import-failed" in statuses
+                else "no torch" if "no-torch" in statuses else "torch not reached")
+        return f"{what}, {report.elapsed_s:.1f} s"
+    build = f"ROCm {t['hip']}" if t.get("hip") else (f"CUDA {t['cuda']}" if t.get("cuda") else "CPU-only build")
+    enum = report.enumeration or {}
+    seen = int(enum.get("count") or 0) if enum.get("available") else 0
+    if report.options.cpu:
+        mode = "on the CPU (developer mode)"
+    else:
+        mode = f"{seen} GPU{'s' if seen != 1 else ''}" if seen else "no GPU visible to torch"
+    return f"torch {t['version']} ({build}), {mode}, {report.elapsed_s:.1f} s"

@@ -57,8 +57,11 @@ def split_with(with_: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
 
 def load_plan(plan_file: Optional[str], lock_file: Optional[str], source: Optional[str], torch: Optional[str],
               rocm: Optional[str], python: Optional[str], with_: list[str], index_url: Optional[str],
-              self_install: bool) -> Any:
-    """The locked Plan: from --plan/--lock files, or resolved here for --from BUNDLE / this host."""
+              self_install: bool, no_hashes: bool = False) -> Any:
+    """The locked Plan: from --plan/--lock files, or resolved here for --from BUNDLE / this host.
+
+    ``no_hashes``: version pins only, no hash lock (and so no index needed after the plan).
+    """
     import json
 
     from rocmdoctor import __version__
@@ -66,6 +69,8 @@ def load_plan(plan_file: Optional[str], lock_file: Optional[str], source: Option
     from rocmdoctor.errors import BadInput
     from rocmdoctor.plan import Requirement
 
+    if no_hashes and lock_file:
+        raise BadInput("--no-hashes and --lock contradict each other: the lock's hashes are the point of it")
     lock_text = read(lock_file, "--lock") if lock_file else None
     companions, pins = split_with(with_)
     if self_install and not any(n.lower() == "rocmdoctor" for n, _ in pins):
@@ -86,8 +91,10 @@ def load_plan(plan_file: Optional[str], lock_file: Optional[str], source: Option
     for name, version in pins:
         if name.lower().replace("_", "-") not in have:
             plan.requirements.append(Requirement(name=name, version=version))
+    if no_hashes:
+        return plan
     if lock_text is None and any(not r.sha256 for r in plan.requirements) and not plan_file:
-        lock_text = lock_here(plan)
+        lock_text = lock_here(plan, index_url)
     if lock_text is not None:
         plan = plan_from_json({**plan.to_dict(), "hashes": {r.name: r.sha256 for r in plan.requirements if r.sha256}},
                               lock_text)
@@ -105,26 +112,49 @@ def resolve_here(source: Optional[str], torch: Optional[str], rocm: Optional[str
     except ImportError as exc:
         raise BadInput(f"the install resolver is not available in this build ({exc}); pass --plan and --lock") from None
     host = load_bundle_host(source) if source is not None else capture_local_host(sys.executable)
-    if not python and not host.python.version:  # the resolver's own hint names install's --python-version
-        raise BadInput("the Python version for the image is not known; pass --python X.Y")
+    if not python and host.python.version:
+        python = ".".join(host.python.version.split(".")[:2])
+    elif not python and source is None:  # this host: the interpreter running rocmdoctor is its Python
+        python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if not python:  # the resolver's own hint names install's --python-version
+        raise BadInput(f"the bundle {source} does not say which Python the image is for; pass --python X.Y")
+    if python and not source:
+        _echo(f"Python {python} in the image (this host's; --python X.Y for another)", err=True)
     options = ResolveOptions(torch_spec=torch, rocm=rocm, companions=tuple(companions), python_version=python,
                              index_url=index_url)
     return resolve(host, matrix_mod.load(), options)
 
 
-def lock_here(plan: Any) -> str:
-    """Resolve the full closure against the plan's index and write the hash lock (as `install --lock` does)."""
+def lock_here(plan: Any, index_url: Optional[str] = None) -> str:
+    """Resolve the full closure against the plan's index and write the hash lock (as `install --lock` does).
+
+    When that fails (no index reachable, a mirror without the wheels), the error names the three ways
+    forward instead of only pip's reason: a mirror, a lock made elsewhere, or an explicit --no-hashes.
+    """
     import tempfile
 
+    from rocmdoctor.errors import OperationFailed
     from rocmdoctor.installer import resolve_closure, write_lock
 
-    with tempfile.TemporaryDirectory(prefix="rocmdoctor-container-lock-") as work:
-        cons = os.path.join(work, "constraints.txt")
-        with open(cons, "w") as fh:
-            fh.write(plan.constraints())
-        _echo("resolving the full set of wheels for the hash lock ...", err=True)
-        closure = resolve_closure(plan, "pip", sys.executable, plan.python, work, dict(os.environ), cons)
-        return write_lock(plan, closure, os.path.join(work, "requirements.lock"))
+    try:
+        with tempfile.TemporaryDirectory(prefix="rocmdoctor-container-lock-") as work:
+            cons = os.path.join(work, "constraints.txt")
+            with open(cons, "w") as fh:
+                fh.write(plan.constraints())
+            _echo(f"resolving the full set of wheels for the hash lock from {plan.index_url} ...", err=True)
+            closure = resolve_closure(plan, "pip", sys.executable, plan.python, work, dict(os.environ), cons)
+            return write_lock(plan, closure, os.path.join(work, "requirements.lock"))
+    except (OperationFailed, OSError) as exc:
+        reason = str(exc).removeprefix("could not resolve the lock with pip: ")
+        mirror = "" if index_url else f" (a mirror of {plan.index_url})"
+        raise OperationFailed(
+            f"could not hash-lock the image's wheels: {reason}. Three ways forward:\n"
+            f"  1. --index-url URL{mirror} that this machine reaches;\n"
+            "  2. --plan plan.json --lock requirements.lock, made where the index is reachable with "
+            "`rocmdoctor install torch --dry-run --json --lock requirements.lock > plan.json` "
+            "(add --from BUNDLE to plan for this host);\n"
+            "  3. --no-hashes: a version-pinned requirements file that says in it that it is not hash-locked."
+        ) from None
 
 
 def apt_pins(values: list[str]) -> dict[str, str]:
@@ -171,14 +201,15 @@ def write_outputs(files: dict[str, str], main_name: str, output: Optional[str]) 
 def spec_from_options(plan_file: Optional[str], lock: Optional[str], source: Optional[str], torch: Optional[str],
           rocm: Optional[str], python: Optional[str], base: Optional[str], with_: list[str], apt_pin: list[str],
           os_package: list[str], app: Optional[str], user: str, uid: int, sde: int, healthcheck: bool,
-          index_url: Optional[str]) -> Any:
+          index_url: Optional[str], no_hashes: bool = False) -> Any:
     from rocmdoctor.container.spec import build_spec, parse_image
 
     if base:
         parse_image(base)  # refuse latest/untagged before any resolving work
-    plan = load_plan(plan_file, lock, source, torch, rocm, python, with_, index_url, healthcheck)
+    plan = load_plan(plan_file, lock, source, torch, rocm, python, with_, index_url, healthcheck, no_hashes)
     return build_spec(plan, base=base, apt_pins=apt_pins(apt_pin), extra_os_packages=tuple(os_package),
-                      app_dir=app, user=user, uid=uid, source_date_epoch=sde, healthcheck=healthcheck)
+                      app_dir=app, user=user, uid=uid, source_date_epoch=sde, healthcheck=healthcheck,
+                      hashed=not no_hashes)
 
 
 def render_options(source: Optional[str], render_gid: Optional[int]) -> tuple[Optional[int], tuple[str, ...]]:

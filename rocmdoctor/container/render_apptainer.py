@@ -11,7 +11,6 @@ from __future__ import annotations
 import shlex
 
 from rocmdoctor import __version__
-from rocmdoctor.container.render_docker import PIP_FLAGS
 from rocmdoctor.container.spec import LOCK_DIR, VENV, ContainerSpec
 from rocmdoctor.sanitize import one_line
 
@@ -53,7 +52,7 @@ def render_apptainer(spec: ContainerSpec) -> str:
         add("    dnf clean all")
     add(f"    {spec.python_exe} -m venv {VENV}")
     for lock in spec.locks:
-        add(f"    {VENV}/bin/pip install {PIP_FLAGS} -r {LOCK_DIR}/{lock.filename}")
+        add(f"    {VENV}/bin/pip install {lock.pip_flags} -r {LOCK_DIR}/{lock.filename}")
     add("")
     add("%labels")
     for k, v in [*spec.labels, ("io.rocmdoctor.plan", spec.plan_json)]:
@@ -67,7 +66,8 @@ def render_apptainer(spec: ContainerSpec) -> str:
         add("    exec " + " ".join(shlex.quote(a) for a in spec.healthcheck))
     add("")
     add("%help")
-    add(f"    ROCm {spec.rocm} / Python {spec.python} image from a hash-locked rocmdoctor plan.")
+    locked = "hash-locked" if all(lk.hashed for lk in spec.locks) else "version-pinned (NOT hash-locked)"
+    add(f"    ROCm {spec.rocm} / Python {spec.python} image from a {locked} rocmdoctor plan.")
     add("    Run with GPU access: apptainer run --rocm IMAGE.sif python -c 'import torch'")
     add("    Plan: see the io.rocmdoctor.plan label (apptainer inspect IMAGE.sif).")
     return "\n".join(out) + "\n"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 
 from rocmdoctor import __version__
-from rocmdoctor.container.spec import LOCK_DIR, VENV, ContainerSpec
+from rocmdoctor.container.spec import HASHED_PIP_FLAGS, LOCK_DIR, VENV, ContainerSpec
 from rocmdoctor.sanitize import one_line
 
-PIP_FLAGS = "--no-cache-dir --require-hashes --only-binary :all: --no-deps"
+PIP_FLAGS = HASHED_PIP_FLAGS  # a hash-locked spec's flags (each Lock says its own: Lock.pip_flags)
 
 
 def _cont(parts: list[str], indent: str = "    ") -> str:
@@ -71,10 +71,11 @@ def render_dockerfile(spec: ContainerSpec) -> str:
 
     for n, lock in enumerate(spec.locks, start=3):
         what = "rocmdoctor (healthcheck, `container test`)" if lock.filename != spec.locks[0].filename \
-            else "the install plan's wheels, hash-checked"
+            else "the install plan's wheels, " + ("hash-checked" if lock.hashed else
+                                                   "version-pinned, NOT hash-checked (--no-hashes)")
         add(f"# {n}. {what}")
         add(f"COPY {lock.filename} {LOCK_DIR}/{lock.filename}")
-        add(f"RUN pip install {PIP_FLAGS} -r {LOCK_DIR}/{lock.filename}")
+        add(f"RUN pip install {lock.pip_flags} -r {LOCK_DIR}/{lock.filename}")
         add("")
 
     n = 3 + len(spec.locks)

@@ -63,7 +63,7 @@ rd_cmd() {  # name command...
 @COMMANDS@
 h=$(cat "$R/etc/hostname" 2>/dev/null || uname -n 2>/dev/null)
 h=$(printf '%s' "$h" | head -n 1 | tr -cd 'A-Za-z0-9._-')
-{ printf '{"format": "rocmdoctor-capture/1", "tool": "rocmdoctor-sh-fallback", '
+{ printf '{"schema": "rocmdoctor-capture/1", "format": "rocmdoctor-capture/1", "tool": "rocmdoctor-sh-fallback", '
   printf '"hostname": "%s", "commands": [], ' "$h"
   printf '"errors": ["no python3 on this host: raw files only (sh fallback)"]}\n'; } > "$T/manifest.json"
 command -v tar >/dev/null 2>&1 || { echo "rocmdoctor: no python3 and no tar on this host" >&2; exit 98; }

@@ -18,15 +18,16 @@ from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetRe
 from rocmdoctor.fleet.hosts import compress
 from rocmdoctor.model import Severity
 from rocmdoctor.sanitize import json_inert, one_line, strip_controls
+from rocmdoctor.words import plural
 
 FORMAT = "rocmdoctor-fleet/1"
 SEV_STYLE = {"ok": "green", "info": "blue", "skip": "dim", "warn": "yellow", "fail": "red", "error": "magenta"}
 
 
 def to_json(report: FleetReport) -> dict[str, Any]:
-    """The versioned, stable JSON document (``format: rocmdoctor-fleet/1``)."""
+    """The versioned, stable JSON document (``schema: rocmdoctor-fleet/1``)."""
     return {
-        "format": FORMAT,
+        "schema": FORMAT,
         "tool": f"rocmdoctor {__version__}",
         "created": report.created,
         "summary": report.summary(),
@@ -182,7 +183,7 @@ def print_terminal(report: FleetReport, console: Any) -> None:
         return Text(one_line(value), style=style)
 
     s = report.summary()
-    head = (f"[bold]Fleet audit[/]: {s['hosts']} hosts, {s['up']} answered, {s['down']} down, "
+    head = (f"[bold]Fleet audit[/]: {plural(s['hosts'], 'host')}, {s['up']} answered, {s['down']} down, "
             f"{s['groups']} configuration(s), {s['seconds']:.1f} s")
     if report.interrupted:
         head += " [bold red](interrupted: partial results)[/]"

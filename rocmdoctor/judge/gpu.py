@@ -22,6 +22,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -217,6 +218,9 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if "env" not in host.captured:
         return [not_captured("gpu.override-mismatch", "Environment")]
     if value is None:
+        # Without a GPU "not set" proves nothing about one: a skip, so a GPU-less host never shows "[✓] GPUs".
+        if not host.gpus:
+            return [skip("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set (no GPU to judge)")]
         return [ok("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set")]
     forced = gfx_from_version(value)
     if forced is None:
@@ -270,13 +274,14 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
     if limiter:
         return [ok("gpu.igpu-visible", f"Integrated GPU present but {limiter}={host.env[limiter]} limits the devices")]
     keep = ",".join(str(g.index) for g in dgpus)
+    discrete = "discrete GPU" if len(dgpus) == 1 else "discrete GPUs"
     return [finding(
         "gpu.igpu-visible", Severity.WARN,
-        f"Integrated {gpu_label(apus[0])} is visible beside the discrete GPU(s)",
+        f"Integrated {gpu_label(apus[0])} is visible beside the {discrete}",
         "PyTorch enumerates the iGPU as a device too: device 0 may be the iGPU, kernels may lack code objects "
         "for it (hipErrorNoBinaryForGpu), and RCCL/multi-GPU code picks it up.",
         [str(s) for g in apus for s in g.sources[:2]],
-        Fix("Expose only the discrete GPU(s) to ROCm (or disable the iGPU in the BIOS):",
+        Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS):",
             [f"export ROCR_VISIBLE_DEVICES={keep}", f"export HIP_VISIBLE_DEVICES={keep}"]),
     )]
 
@@ -332,7 +337,7 @@ def pcie_link(host: Host, matrix: Matrix) -> list[Finding]:
                    [s for g in seen for s in g.sources if "link_width" in s.file][:2])]
     return [finding(
         "gpu.pcie-link", Severity.WARN,
-        f"{len(narrow)} GPU(s) run a narrower PCIe link than they support: "
+        f"{plural(len(narrow), 'GPU runs', 'GPUs run')} a narrower PCIe link than they support: "
         + ", ".join(f"GPU {g.index} x{g.pcie_width} of x{g.pcie_max_width}" for g in narrow),
         "Host-device copies, peer-to-peer and RCCL traffic over PCIe slow down in proportion; nothing reports "
         "an error. Usual causes: the card in a slot wired for fewer lanes, a riser, or a badly seated card.",

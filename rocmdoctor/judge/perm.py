@@ -79,7 +79,8 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     return [finding(
         "perm.kfd-access", Severity.FAIL,
         f"{(host.user.name if host.user else None) or user} cannot open {', '.join(n.path for n in denied[:3])}",
-        f"The device nodes belong to group(s) {', '.join(needed)} and the user is not a member: ROCm reports "
+        f"The device nodes belong to {'group' if len(needed) == 1 else 'groups'} {', '.join(needed)} and the "
+        "user is not a member: ROCm reports "
         "'Unable to open /dev/kfd read-write: Permission denied' or sees no GPU.",
         [str(n.source) for n in denied[:3] if n.source]
         + ([str(host.user.source)] if host.user and host.user.source else []),

@@ -8,6 +8,7 @@ from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_co
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.sanitize import command, word
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -91,7 +92,7 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
         ev,
         Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "
-            "(no amdgpu-dkms) with a new enough ROCm.", ["uname -r", "apt list --installed 'linux-image-*'"],
+            "(no amdgpu-dkms) with a new enough ROCm.", ["apt list --installed 'linux-image-*'"],
             ROCM_DOCS + "reference/system-requirements.html"),
     )]
 
@@ -274,7 +275,7 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     if not hits:
         return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]
     return [finding(
-        "driver.dmesg-errors", Severity.WARN, f"{len(hits)} amdgpu/kfd error line(s) in the kernel log",
+        "driver.dmesg-errors", Severity.WARN, f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log",
         "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
         "hangs and missing GPUs that user-space tools only see as 'no device'.",
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],

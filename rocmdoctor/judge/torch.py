@@ -20,6 +20,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix, TorchVariant
@@ -229,4 +230,5 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
                 "gpu.arch-unsupported for what to do).",
                 ev,
             )]
-    return [ok("python.no-rocm-wheel", f"Python {version}: {len(any_for_python)} ROCm torch variant(s) available", ev)]
+    variants = plural(len(any_for_python), "ROCm torch variant")
+    return [ok("python.no-rocm-wheel", f"Python {version}: {variants} available", ev)]
