@@ -44,6 +44,7 @@ from rocmdoctor.parse import (
     docker_info,
     drm,
     env,
+    health,
     kernel,
     kfd,
     lspci,
@@ -997,6 +998,9 @@ def _from_tree(tree: _Tree, origin: str, label: str) -> Host:
         if env_text is not None:
             _h_env(acc, env_text, "env.txt")
         _read_logs(acc, tree)
+        acc.host.health = health.from_bundle(names, tree.text)
+        if acc.host.health:
+            acc.saw("health")
     else:
         # A directory of loose pasted files (a bug report's attachments): sniff each one.
         for name in names:

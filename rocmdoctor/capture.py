@@ -70,8 +70,10 @@ DRM_DEVICE_FILES = (
     "vendor", "device", "revision", "subsystem_vendor", "subsystem_device", "class", "uevent", "boot_vga",
     "current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
     "mem_info_vram_total", "mem_info_vis_vram_total", "product_name", "product_number", "vbios_version",
-    "unique_id", "serial_number",
+    "unique_id", "serial_number", "pp_dpm_pcie",
 )
+# RAS telemetry per real DRM card (globs below cardN/device/): error counters and retired VRAM pages.
+DRM_DEVICE_GLOBS = ("ras/*_err_count", "ras/gpu_vram_bad_pages")
 # AMD GPUs on the PCI bus whether or not a driver is bound (vendor 0x1002, class 0x03 display / 0x12
 # accelerator): the files below, plus the `driver` link in manifest["links"] (absent = no driver bound).
 PCI_DEVICE_FILES = ("vendor", "device", "revision", "class", "subsystem_vendor", "subsystem_device")
@@ -455,6 +457,9 @@ class Collector:
             if re.match(r"^card\d+$", os.path.basename(card)):
                 for name in DRM_DEVICE_FILES:
                     self.copy(os.path.join(card, "device", name))
+                for pattern in DRM_DEVICE_GLOBS:
+                    for real in sorted(glob.glob(os.path.join(glob.escape(card), "device", pattern))):
+                        self.copy(real)
         self.read_pci()
         for node in _glob(self.root, "/sys/class/drm/renderD*"):
             if re.match(r"^renderD\d+$", os.path.basename(node)):

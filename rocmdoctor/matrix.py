@@ -207,6 +207,7 @@ class Matrix:
     pci_gfx: dict[str, str] = field(default_factory=dict)  # "0x744c" / "0x744c:0xc8" -> gfx
     dkms_builds: tuple[DkmsBuild, ...] = ()
     smoke_sources: dict[str, str] = field(default_factory=dict)
+    health_thresholds: dict[str, float] = field(default_factory=dict)  # matrices/health.toml name -> value
 
     # ---- releases -------------------------------------------------------------------------
     def _sorted_releases(self) -> list[RocmRelease]:

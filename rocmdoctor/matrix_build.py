@@ -147,6 +147,13 @@ SMOKE: dict[str, tuple[Spec, bool]] = {
     "rationale": ("str", True),
 }
 
+HEALTH_THRESHOLD: dict[str, tuple[Spec, bool]] = {
+    "name": ("str", True),
+    "value": ("num", True),
+    "source": ("str", True),
+    "note": ("str", False),
+}
+
 # file stem -> {top-level key: (spec, required)}
 FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "releases": {"schema": ("int", True), "release": (("list", RELEASE), True)},
@@ -156,6 +163,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
               "wheel": (("list", TORCH_RELEASE), True)},
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
+    "health": {"schema": ("int", True), "threshold": (("list", HEALTH_THRESHOLD), True)},
 }
 
 
@@ -393,4 +401,5 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         smoke_thresholds={k: float(v) for k, v in smoke.get("thresholds", {}).items()},
         pci_names=_parse_amdgpu_ids(), pci_gfx=pci_gfx, dkms_builds=dkms,
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
+        health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
     )

@@ -25,6 +25,7 @@ AREA_TITLES = {
     "kernel": "Kernel",
     "driver": "Kernel driver (amdgpu)",
     "gpu": "GPUs",
+    "health": "GPU health (ECC, retired pages, links, resets)",
     "rocm": "ROCm user space",
     "perm": "Permissions",
     "python": "Python",
