@@ -51,6 +51,7 @@ from rocmdoctor.parse import (
     osrelease,
     pip,
     rocminfo,
+    secureboot,
     smi,
     torch_probe,
     users,
@@ -1001,6 +1002,7 @@ def _from_tree(tree: _Tree, origin: str, label: str) -> Host:
         acc.host.health = health.from_bundle(names, tree.text)
         if acc.host.health:
             acc.saw("health")
+        acc.host.secure_boot = secureboot.from_bundle(names, tree.text)
     else:
         # A directory of loose pasted files (a bug report's attachments): sniff each one.
         for name in names:

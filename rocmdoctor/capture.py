@@ -64,6 +64,7 @@ FILE_GLOBS = (
     "/etc/group",
     "/etc/ld.so.conf.d/*.conf",
     "/etc/modprobe.d/*.conf",
+    "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
 )
 # Per real DRM card (cardN, not connectors like card0-DP-1): files under cardN/device/.
 DRM_DEVICE_FILES = (
@@ -245,6 +246,7 @@ def command_specs(python: "str", collect_env: "bool" = False) -> "list":
         Spec("hipconfig-full", ["hipconfig", "--full"]),
         Spec("lspci", ["lspci", "-nnk", "-d", "1002:"]),
         Spec("dmesg", ["dmesg"]),
+        Spec("mokutil-sb-state", ["mokutil", "--sb-state"]),
         Spec("pip-freeze", [python, "-m", "pip", "freeze"], system=False),
         Spec("pip-list", [python, "-m", "pip", "list", "--format", "json"], "json", system=False),
         Spec("torch-probe", [python, "-c", TORCH_PROBE], "json", system=False),

@@ -247,6 +247,7 @@ class Host:
     container: Optional[ContainerInfo] = None
     groups_file: dict[str, int] = field(default_factory=dict)  # /etc/group name -> gid (render, video)
     health: list[GpuHealth] = field(default_factory=list)  # RAS/ECC/throttle telemetry, one per GPU and source
+    secure_boot: Optional[Fact[bool]] = None  # mokutil --sb-state / SecureBoot efivar: True = enforced
     captured: set[str] = field(default_factory=set)  # which parts were seen: "rocminfo", "kfd", "drm", ...
     commands_missing: list[str] = field(default_factory=list)  # tools the capture found absent
     parse_notes: list[str] = field(default_factory=list)  # what a parser could not understand

@@ -32,6 +32,7 @@ AREA_TITLES = {
     "torch": "PyTorch",
     "env": "Environment",
     "container": "Containers",
+    "secureboot": "Secure Boot",
     "log": "Known errors in logs",
     "smoke": "Live GPU smoke tests",
 }
