@@ -7,6 +7,8 @@ before any connection is made (the transport also puts ``--`` before the destina
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -70,30 +72,78 @@ def _expand_group(body: str, text: str) -> list[str]:
         lo, hi = int(lo_s), int(hi_s)
         if hi < lo:
             raise BadInput(f"bad host range {text!r}: {item!r} runs backwards")
-        if hi - lo >= MAX_EXPANDED:
+        if hi - lo + len(parts) >= MAX_EXPANDED:
             raise BadInput(f"bad host range {text!r}: more than {MAX_EXPANDED} hosts")
+        # Slurm/ClusterShell: the lower bound's digits set the width ("01-10" -> 01..10, "1-10" unpadded)
         width = len(lo_s) if lo_s.startswith("0") and len(lo_s) > 1 else 0
         parts.extend(str(n).zfill(width) for n in range(lo, hi + 1))
     return parts
 
 
-def expand(text: str) -> list[str]:
-    """``node[001-003,7]`` -> ``node001 node002 node003 node7``; several bracket groups multiply out."""
-    text = text.strip()
+def split_list(text: str) -> list[str]:
+    """Split a Slurm host list at the commas that are outside brackets: ``a[1,2],b`` -> ``a[1,2]``, ``b``."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+            if depth > 1:
+                raise BadInput(f"bad host range {text[:80]!r}: nested brackets")
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise BadInput(f"bad host range {text[:80]!r}: unbalanced brackets")
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise BadInput(f"bad host range {text[:80]!r}: unbalanced brackets")
+    out.append(text[start:])
+    return [w.strip() for w in out if w.strip()] if len(out) > 1 else [text.strip()]
+
+
+def _expand_one(text: str) -> list[str]:
+    """One host pattern with any number of bracket groups (``n[1-2]-ib[3-4]``): their product, in order.
+
+    Every group is expanded (and bounded) before anything is multiplied, so the size is known first and
+    a pattern like ``n[1-99999][1-99999]`` is refused without building it.
+    """
     if text.startswith("-"):
         validate_host(text)
-    m = _RANGE.search(text)
-    if not m:
-        if "[" in text or "]" in text:
-            raise BadInput(f"bad host range {text!r}: unbalanced brackets")
-        return [validate_host(text)]
-    head, tail = text[: m.start()], text[m.end() :]
-    out: list[str] = []
-    for piece in _expand_group(m.group(1), text):
-        out.extend(expand(head + piece + tail))
-        if len(out) > MAX_EXPANDED:
+    pieces: list[list[str]] = []
+    pos = 0
+    for m in _RANGE.finditer(text):
+        pieces.append([text[pos:m.start()]])
+        pieces.append(_expand_group(m.group(1), text))
+        pos = m.end()
+    pieces.append([text[pos:]])
+    if any("[" in p[0] or "]" in p[0] for p in pieces[::2]):
+        raise BadInput(f"bad host range {text!r}: unbalanced brackets")
+    total = 1
+    for p in pieces:
+        total *= len(p)
+        if total > MAX_EXPANDED:
             raise BadInput(f"host range {text!r} expands to more than {MAX_EXPANDED} hosts")
+    return [validate_host("".join(combo)) for combo in itertools.product(*pieces)]
+
+
+def expand(text: str) -> list[str]:
+    """A Slurm/pdsh host list -> names: ``node[001-003,7],gpu[1-2]`` -> ``node001 node002 node003 node007 gpu1
+    gpu2`` (commas separate hosts outside brackets and items inside them; several bracket groups multiply
+    out; ``01-10`` keeps the width). At most :data:`MAX_EXPANDED` names for the whole list."""
+    out: list[str] = []
+    for word in split_list(text.strip()):
+        names = _expand_one(word)
+        if len(out) + len(names) > MAX_EXPANDED:
+            raise BadInput(f"host list {text[:80]!r} expands to more than {MAX_EXPANDED} hosts")
+        out.extend(names)
     return out
+
+
+def from_environment(env: Optional[dict[str, str]] = None) -> list[str]:
+    """``SLURM_JOB_NODELIST`` (inside an allocation, when no hosts are named), expanded; [] outside Slurm."""
+    value = (env if env is not None else os.environ).get("SLURM_JOB_NODELIST", "").strip()
+    return expand(value) if value else []
 
 
 def natural_key(name: str) -> tuple:
@@ -105,41 +155,70 @@ def natural_sorted(names: list[str]) -> list[str]:
     return sorted(names, key=natural_key)
 
 
-def compress(names: list[str]) -> str:
-    """Fold host names back into ranges: ``node003 node017 node018 node019`` -> ``node[003,017-019]``.
+def _spans(nums: list[int], width: int) -> str:
+    """``[1, 2, 3, 7]`` -> ``1-3,7`` (zero-padded to ``width``)."""
+    spans: list[str] = []
+    start = prev = nums[0]
+    for n in [*nums[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        a, b = str(start).zfill(width), str(prev).zfill(width)
+        spans.append(a if start == prev else f"{a}-{b}")
+        if n is not None:
+            start = prev = n
+    return ",".join(spans)
 
-    Names are grouped by the text around their last run of digits and by the digits' width (so
-    ``node7`` and ``node007`` never merge); groups are joined with ``,`` like ClusterShell's nodeset.
+
+def _fold(rows: set[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
+    """Cover a set of index tuples with products of per-axis value sets (each pattern a list of sorted axes).
+
+    Fold the last axis first: rows that share everything before it and the same set of last values form one
+    group; the prefixes of each group are folded recursively. Every pattern expands to rows of the set and
+    together they expand to exactly the set.
     """
-    groups: dict[tuple[str, str, int], list[int]] = {}
+    if not rows:
+        return []
+    if len(next(iter(rows))) == 1:
+        return [[tuple(sorted(r[0] for r in rows))]]
+    by_prefix: dict[tuple[int, ...], set[int]] = {}
+    for r in rows:
+        by_prefix.setdefault(r[:-1], set()).add(r[-1])
+    by_last: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    for prefix, lasts in by_prefix.items():
+        by_last.setdefault(tuple(sorted(lasts)), set()).add(prefix)
+    out: list[list[tuple[int, ...]]] = []
+    for lasts, prefixes in by_last.items():
+        out.extend([*pattern, lasts] for pattern in _fold(prefixes))
+    return out
+
+
+def compress(names: list[str]) -> str:
+    """Fold host names back into a host list, in every dimension: ``n1-ib3 n1-ib4 n2-ib3 n2-ib4`` ->
+    ``n[1-2]-ib[3-4]``, ``node003 node017 node018`` -> ``node[003,017-018]``.
+
+    Names group by their text between digit runs and by each run's zero-padding (``node7`` and ``node007``
+    never merge); groups are joined with ``,`` like ClusterShell's nodeset and Slurm.
+    """
+    shapes: dict[tuple[tuple[str, ...], tuple[int, ...]], set[tuple[int, ...]]] = {}
     plain: list[str] = []
     for name in dict.fromkeys(names):
-        m = re.match(r"^(.*?)(\d+)(\D*)$", name)
-        if not m:
+        parts = re.split(r"(\d+)", name)
+        texts, digits = tuple(parts[0::2]), parts[1::2]
+        if not digits:
             plain.append(name)
             continue
-        prefix, digits, suffix = m.groups()
-        width = len(digits) if digits.startswith("0") and len(digits) > 1 else 0
-        groups.setdefault((prefix, suffix, width), []).append(int(digits))
-    out: list[str] = []
-    for (prefix, suffix, width), nums in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        nums = sorted(set(nums))
-        if len(nums) == 1:
-            out.append(f"{prefix}{str(nums[0]).zfill(width)}{suffix}")
-            continue
-        spans: list[str] = []
-        start = prev = nums[0]
-        for n in [*nums[1:], None]:
-            if n is not None and n == prev + 1:
-                prev = n
-                continue
-            a, b = str(start).zfill(width), str(prev).zfill(width)
-            spans.append(a if start == prev else f"{a}-{b}")
-            if n is not None:
-                start = prev = n
-        out.append(f"{prefix}[{','.join(spans)}]{suffix}")
-    out.extend(sorted(plain))
-    return ",".join(out)
+        widths = tuple(len(d) if d.startswith("0") and len(d) > 1 else 0 for d in digits)
+        shapes.setdefault((texts, widths), set()).add(tuple(int(d) for d in digits))
+    out: list[tuple[tuple, str]] = []
+    for (texts, widths), rows in shapes.items():
+        for pattern in _fold(rows):
+            text = texts[0]
+            for axis, values in enumerate(pattern):
+                inner = _spans(list(values), widths[axis])
+                text += (inner if len(values) == 1 else f"[{inner}]") + texts[axis + 1]
+            out.append((natural_key(text.replace("[", "").replace("]", "")), text))
+    return ",".join([t for _k, t in sorted(out)] + sorted(plain))
 
 
 def read_hostfile(path: Path) -> list[Target]:
@@ -238,6 +317,8 @@ def collect_targets(
 ) -> list[Target]:
     """All targets from the command line, a host file and an inventory; duplicates dropped (first wins)."""
     out: list[Target] = []
+    if not hosts and hostfile is None and inventory is None:
+        out.extend(Target(n) for n in from_environment())  # inside a Slurm allocation: its nodes
     for word in hosts:
         out.extend(Target(n) for n in expand(word))
     if hostfile is not None:
@@ -248,5 +329,6 @@ def collect_targets(
     for t in out:
         seen.setdefault(t.name, t)
     if not seen:
-        raise BadInput("no hosts given: name hosts, or use -f HOSTFILE or --inventory INI")
+        raise BadInput("no hosts given: name hosts, use -f HOSTFILE or --inventory INI, or run inside a Slurm "
+                       "allocation (SLURM_JOB_NODELIST)")
     return list(seen.values())
