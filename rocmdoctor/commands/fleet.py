@@ -101,6 +101,8 @@ def register(app: typer.Typer) -> None:
             None, "--expect", help="A rocmdoctor-baseline/1 file: what this node must have (fail on any difference)."),
         expect_gpus: Optional[int] = typer.Option(
             None, "--expect-gpus", min=1, max=4096, help="Fail unless at least N GPUs are seen."),
+        prometheus: Optional[Path] = typer.Option(
+            None, "--prometheus", metavar="PATH", help="Also write a node_exporter textfile (atomically) here."),
     ) -> None:
         """One line + exit code for Slurm HealthCheckProgram / NHC wrappers and Kubernetes NPD plugins.
 
@@ -108,22 +110,67 @@ def register(app: typer.Typer) -> None:
         """
         from rocmdoctor.checkrun import load_source
         from rocmdoctor.fleet import baseline as baseline_mod
-        from rocmdoctor.fleet.healthcheck import verdict
-        from rocmdoctor.options import seconds
+        from rocmdoctor.fleet.healthcheck import prometheus_text, verdict, write_textfile
+        from rocmdoctor.options import seconds, writable_file
         from rocmdoctor.pipeline import judge_host
 
         seconds("--timeout", timeout, minimum=1.0)
-        expected = baseline_mod.load(expect) if expect is not None else None  # bad file: exit 2 before capture
-        host = load_source(source, None, timeout)
-        findings = judge_host(host)
+        if prometheus is not None:
+            writable_file("--prometheus", prometheus)
+        try:
+            expected = baseline_mod.load(expect) if expect is not None else None  # bad file: exit 2 before capture
+            host = load_source(source, None, timeout)
+            findings = judge_host(host)
+        except BaseException:
+            if prometheus is not None:  # fail closed: the collector sees "not run", never a stale "ok"
+                write_textfile(prometheus, prometheus_text([], 2, None))
+            raise
         have = baseline_mod.facts(host)
         if expected is not None:
             findings = baseline_mod.compare(have, expected) + findings
         if expect_gpus is not None:
             findings = baseline_mod.expect_gpus(have, expect_gpus) + findings
         code, line = verdict(findings, strict=strict, max_len=max_length)
+        if prometheus is not None:
+            write_textfile(prometheus, prometheus_text(findings, code, have.get("gpu_count")))
         typer.echo(line)
         raise typer.Exit(code)
+
+    @fleet_app.command("k8s")
+    def k8s(
+        image: str = typer.Option(..., "--image", help="Pinned image with rocmdoctor on PATH (name:tag or @sha256)."),
+        namespace: str = typer.Option("kube-system", "--namespace", help="Namespace of the DaemonSet/ConfigMap."),
+        interval: int = typer.Option(300, "--interval", help="Seconds between node checks."),
+        node_selector: Optional[list[str]] = typer.Option(
+            None, "--node-selector", metavar="KEY=VALUE",
+            help="Nodes to run on (default: feature.node.kubernetes.io/amd-gpu=true)."),
+        expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", min=1, max=4096,
+                                                  help="Pass --expect-gpus N to every node-check."),
+        output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                              help="Write the manifests here (default stdout)."),
+    ) -> None:
+        """Kubernetes manifests: a node-problem-detector custom-plugin ConfigMap and a node-check DaemonSet
+        that writes node_exporter textfiles. Apply with `kubectl apply -f`."""
+        from rocmdoctor.errors import BadInput
+        from rocmdoctor.fleet import k8s as k8s_mod
+
+        selector = dict(k8s_mod.DEFAULT_NODE_SELECTOR)
+        if node_selector:
+            selector = {}
+            for item in node_selector:
+                key, eq, value = item.partition("=")
+                if not eq:
+                    raise BadInput(f"--node-selector {item[:60]!r}: expected KEY=VALUE")
+                selector[key] = value
+        opts = k8s_mod.K8sOptions(image=image, namespace=namespace, interval_s=interval, node_selector=selector,
+                                  extra_args=["--expect-gpus", str(expect_gpus)] if expect_gpus else [])
+        text = k8s_mod.render(k8s_mod.manifests(opts))
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            from rocmdoctor.fleet.healthcheck import write_textfile
+
+            write_textfile(output, text)
 
     app.add_typer(fleet_app, name="fleet")
 
