@@ -45,12 +45,14 @@ from rocmdoctor.parse import (
     drm,
     env,
     freetext,
+    health,
     kernel,
     kfd,
     lspci,
     osrelease,
     pip,
     rocminfo,
+    secureboot,
     smi,
     torch_probe,
     users,
@@ -1071,6 +1073,10 @@ def _from_tree(tree: _Tree, origin: str, label: str) -> Host:
         if env_text is not None:
             _h_env(acc, env_text, "env.txt")
         _read_logs(acc, tree)
+        acc.host.health = health.from_bundle(names, tree.text)
+        if acc.host.health:
+            acc.saw("health")
+        acc.host.secure_boot = secureboot.from_bundle(names, tree.text)
     else:
         # A directory of loose pasted files (a bug report's attachments): sniff each one.
         for name in names:

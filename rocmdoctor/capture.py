@@ -64,14 +64,17 @@ FILE_GLOBS = (
     "/etc/group",
     "/etc/ld.so.conf.d/*.conf",
     "/etc/modprobe.d/*.conf",
+    "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
 )
 # Per real DRM card (cardN, not connectors like card0-DP-1): files under cardN/device/.
 DRM_DEVICE_FILES = (
     "vendor", "device", "revision", "subsystem_vendor", "subsystem_device", "class", "uevent", "boot_vga",
     "current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
     "mem_info_vram_total", "mem_info_vis_vram_total", "product_name", "product_number", "vbios_version",
-    "unique_id", "serial_number",
+    "unique_id", "serial_number", "pp_dpm_pcie",
 )
+# RAS telemetry per real DRM card (globs below cardN/device/): error counters and retired VRAM pages.
+DRM_DEVICE_GLOBS = ("ras/*_err_count", "ras/gpu_vram_bad_pages")
 # AMD GPUs on the PCI bus whether or not a driver is bound (vendor 0x1002, class 0x03 display / 0x12
 # accelerator): the files below, plus the `driver` link in manifest["links"] (absent = no driver bound).
 PCI_DEVICE_FILES = ("vendor", "device", "revision", "class", "subsystem_vendor", "subsystem_device")
@@ -243,6 +246,7 @@ def command_specs(python: "str", collect_env: "bool" = False) -> "list":
         Spec("hipconfig-full", ["hipconfig", "--full"]),
         Spec("lspci", ["lspci", "-nnk", "-d", "1002:"]),
         Spec("dmesg", ["dmesg"]),
+        Spec("mokutil-sb-state", ["mokutil", "--sb-state"]),
         Spec("pip-freeze", [python, "-m", "pip", "freeze"], system=False),
         Spec("pip-list", [python, "-m", "pip", "list", "--format", "json"], "json", system=False),
         Spec("torch-probe", [python, "-c", TORCH_PROBE], "json", system=False),
@@ -455,6 +459,9 @@ class Collector:
             if re.match(r"^card\d+$", os.path.basename(card)):
                 for name in DRM_DEVICE_FILES:
                     self.copy(os.path.join(card, "device", name))
+                for pattern in DRM_DEVICE_GLOBS:
+                    for real in sorted(glob.glob(os.path.join(glob.escape(card), "device", pattern))):
+                        self.copy(real)
         self.read_pci()
         for node in _glob(self.root, "/sys/class/drm/renderD*"):
             if re.match(r"^renderD\d+$", os.path.basename(node)):

@@ -226,6 +226,7 @@ class Matrix:
     smoke_sources: dict[str, str] = field(default_factory=dict)
     kmd_declarations: tuple[KmdDeclaration, ...] = ()
     kmd_rule_source: str = ""
+    health_thresholds: dict[str, float] = field(default_factory=dict)  # matrices/health.toml name -> value
 
     # ---- releases -------------------------------------------------------------------------
     def _sorted_releases(self) -> list[RocmRelease]:

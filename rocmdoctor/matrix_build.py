@@ -173,6 +173,13 @@ SMOKE: dict[str, tuple[Spec, bool]] = {
     "rationale": ("str", True),
 }
 
+HEALTH_THRESHOLD: dict[str, tuple[Spec, bool]] = {
+    "name": ("str", True),
+    "value": ("num", True),
+    "source": ("str", True),
+    "note": ("str", False),
+}
+
 # file stem -> {top-level key: (spec, required)}
 FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "releases": {"schema": ("int", True), "release": (("list", RELEASE), True)},
@@ -184,6 +191,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True),
                "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
+    "health": {"schema": ("int", True), "threshold": (("list", HEALTH_THRESHOLD), True)},
 }
 
 
@@ -441,4 +449,5 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         pci_names=_parse_amdgpu_ids(), pci_gfx=pci_gfx, dkms_builds=dkms,
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
+        health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
     )

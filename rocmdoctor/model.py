@@ -205,6 +205,25 @@ class ContainerInfo:
 
 
 @dataclass
+class GpuHealth:
+    """One GPU's health telemetry (RAS/ECC counters, retired pages, link and throttle state).
+
+    ``gpu`` names the GPU the way its source does ("gpu 0" for amd-smi, "card1" for sysfs); every
+    counter is ``None`` when that source did not report it (amd-smi prints "N/A" on GPUs without RAS).
+    """
+
+    gpu: str
+    ecc_correctable: Optional[Fact[int]] = None
+    ecc_uncorrectable: Optional[Fact[int]] = None
+    ecc_deferred: Optional[Fact[int]] = None
+    bad_pages_retired: Optional[Fact[int]] = None  # gpu_vram_bad_pages rows flagged R (reserved)
+    bad_pages_pending: Optional[Fact[int]] = None  # rows flagged P (pending) or F (could not be reserved)
+    xgmi_errors: Optional[Fact[str]] = None  # amd-smi xgmi_err / ras xgmi_wafl ue count, as text
+    throttle: Optional[Fact[str]] = None  # amd-smi power.throttle_status: THROTTLED / UNTHROTTLED
+    pcie_dpm_max_speed: Optional[Fact[str]] = None  # top level of pp_dpm_pcie: "16.0GT/s, x16"
+
+
+@dataclass
 class Host:
     """One host at one moment. Every field may be empty; ``captured`` lists what was seen."""
 
@@ -235,6 +254,8 @@ class Host:
     logs: list[LogMatch] = field(default_factory=list)
     container: Optional[ContainerInfo] = None
     groups_file: dict[str, int] = field(default_factory=dict)  # /etc/group name -> gid (render, video)
+    health: list[GpuHealth] = field(default_factory=list)  # RAS/ECC/throttle telemetry, one per GPU and source
+    secure_boot: Optional[Fact[bool]] = None  # mokutil --sb-state / SecureBoot efivar: True = enforced
     captured: set[str] = field(default_factory=set)  # which parts were seen: "rocminfo", "kfd", "drm", ...
     commands_missing: list[str] = field(default_factory=list)  # tools the capture found absent
     parse_notes: list[str] = field(default_factory=list)  # what a parser could not understand

@@ -6,6 +6,7 @@ Thin typer wiring; the logic lives in :mod:`rocmdoctor.fleet` (imported lazily i
 from __future__ import annotations
 
 import os
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -69,7 +70,10 @@ def register(app: typer.Typer) -> None:
         jobs: int = typer.Option(64, "-j", "--jobs", min=1, max=4096, help="At most N ssh connections at once."),
         timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Per-host timeout in seconds."),
         live: bool = typer.Option(False, "--live", help="Also run smoke level 1 where torch exists remotely."),
-        baseline: Optional[Path] = typer.Option(None, "--baseline", help="Bundle of a known-good node."),
+        baseline: Optional[Path] = typer.Option(
+            None, "--baseline", help="A rocmdoctor-baseline/1 JSON file, or a bundle of a known-good node."),
+        write_baseline: Optional[Path] = typer.Option(
+            None, "--write-baseline", help="Write the fleet's majority configuration as a baseline file."),
         as_json: bool = typer.Option(False, "--json", help="The rocmdoctor-fleet/1 JSON on stdout (no table)."),
         output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="PATH",
                                               help="Write the report here, in --format (default: json)."),
@@ -106,7 +110,13 @@ def register(app: typer.Typer) -> None:
         targets = hosts_mod.collect_targets(hosts or [], hostfile, inventory)
         if not transport.ssh_available():
             raise BadInput("no `ssh` client found on PATH (install openssh-client)")
-        base_fp = audit_mod.load_baseline(baseline) if baseline is not None else None
+        from rocmdoctor.fleet import baseline as baseline_mod
+
+        base_fp, expect = None, None
+        if baseline is not None and baseline_mod.is_baseline_file(baseline):
+            expect = baseline_mod.load(baseline)
+        elif baseline is not None:
+            base_fp = audit_mod.load_baseline(baseline)
         # Every output is checked before the audit (a report that cannot be written after an hour of
         # fan-out would be lost), and after every other check (a usage error creates nothing).
         for name, p in (("--prometheus", prometheus), ("--save-bundles", save_bundles)):
@@ -118,7 +128,7 @@ def register(app: typer.Typer) -> None:
                 p.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise BadInput(f"{name} {p}: cannot create the directory ({exc.strerror or exc})") from None
-        for name, p in (("-o", json_file), ("--html", html_file)):
+        for name, p in (("-o", json_file), ("--html", html_file), ("--write-baseline", write_baseline)):
             if p is None:
                 continue
             writable_file(name, p)
@@ -127,8 +137,10 @@ def register(app: typer.Typer) -> None:
             ssh=transport.SshSettings(config=ssh_config, connect_timeout=int(min(10.0, timeout)),
                                       accept_new_host_keys=accept_new),
         )
-        report = _run_with_progress(targets, opts, base_fp, quiet or as_json)
+        report = _run_with_progress(targets, opts, base_fp, quiet or as_json, expect)
         _emit(report, json_file, html_file, prometheus, as_json=as_json, quiet=quiet)
+        if write_baseline is not None:
+            _write_baseline(report, write_baseline)
         raise typer.Exit(130 if report.interrupted else report.exit_code)
 
     @fleet_app.command("node-check")
@@ -138,26 +150,101 @@ def register(app: typer.Typer) -> None:
         max_length: int = typer.Option(80, "--max-length", min=20, help="Cut the line here (NPD default 80)."),
         strict: bool = typer.Option(False, "--strict", help="Warnings count as problems too."),
         timeout: float = typer.Option(10.0, "--timeout", min=1.0, help="Per-command capture timeout (s)."),
+        expect: Optional[Path] = typer.Option(
+            None, "--expect", help="A rocmdoctor-baseline/1 file: what this node must have (fail on any difference)."),
+        expect_gpus: Optional[int] = typer.Option(
+            None, "--expect-gpus", min=1, max=4096, help="Fail unless at least N GPUs are seen."),
+        prometheus: Optional[Path] = typer.Option(
+            None, "--prometheus", metavar="PATH", help="Also write a node_exporter textfile (atomically) here."),
     ) -> None:
         """One line + exit code for Slurm HealthCheckProgram / NHC wrappers and Kubernetes NPD plugins.
 
         Exit 0 healthy, 1 a problem (drain), 2 the check could not run (NPD: Unknown).
         """
         from rocmdoctor.checkrun import load_source
-        from rocmdoctor.fleet.healthcheck import verdict
-        from rocmdoctor.options import seconds
+        from rocmdoctor.fleet import baseline as baseline_mod
+        from rocmdoctor.fleet.healthcheck import prometheus_text, verdict, write_textfile
+        from rocmdoctor.options import seconds, writable_file
         from rocmdoctor.pipeline import judge_host
 
         seconds("--timeout", timeout, minimum=1.0)
-        host = load_source(source, None, timeout)
-        code, line = verdict(judge_host(host), strict=strict, max_len=max_length)
+        if prometheus is not None:
+            writable_file("--prometheus", prometheus)
+        try:
+            expected = baseline_mod.load(expect) if expect is not None else None  # bad file: exit 2 before capture
+            host = load_source(source, None, timeout)
+            findings = judge_host(host)
+        except BaseException:
+            if prometheus is not None:  # fail closed: the collector sees "not run", never a stale "ok"
+                write_textfile(prometheus, prometheus_text([], 2, None))
+            raise
+        have = baseline_mod.facts(host)
+        if expected is not None:
+            findings = baseline_mod.compare(have, expected) + findings
+        if expect_gpus is not None:
+            findings = baseline_mod.expect_gpus(have, expect_gpus) + findings
+        code, line = verdict(findings, strict=strict, max_len=max_length)
+        if prometheus is not None:
+            write_textfile(prometheus, prometheus_text(findings, code, have.get("gpu_count")))
         typer.echo(line)
         raise typer.Exit(code)
+
+    @fleet_app.command("k8s")
+    def k8s(
+        image: str = typer.Option(..., "--image", help="Pinned image with rocmdoctor on PATH (name:tag or @sha256)."),
+        namespace: str = typer.Option("kube-system", "--namespace", help="Namespace of the DaemonSet/ConfigMap."),
+        interval: int = typer.Option(300, "--interval", help="Seconds between node checks."),
+        node_selector: Optional[list[str]] = typer.Option(
+            None, "--node-selector", metavar="KEY=VALUE",
+            help="Nodes to run on (default: feature.node.kubernetes.io/amd-gpu=true)."),
+        expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", min=1, max=4096,
+                                                  help="Pass --expect-gpus N to every node-check."),
+        output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                              help="Write the manifests here (default stdout)."),
+    ) -> None:
+        """Kubernetes manifests: a node-problem-detector custom-plugin ConfigMap and a node-check DaemonSet
+        that writes node_exporter textfiles. Apply with `kubectl apply -f`."""
+        from rocmdoctor.errors import BadInput
+        from rocmdoctor.fleet import k8s as k8s_mod
+
+        selector = dict(k8s_mod.DEFAULT_NODE_SELECTOR)
+        if node_selector:
+            selector = {}
+            for item in node_selector:
+                key, eq, value = item.partition("=")
+                if not eq:
+                    raise BadInput(f"--node-selector {item[:60]!r}: expected KEY=VALUE")
+                selector[key] = value
+        opts = k8s_mod.K8sOptions(image=image, namespace=namespace, interval_s=interval, node_selector=selector,
+                                  extra_args=["--expect-gpus", str(expect_gpus)] if expect_gpus else [])
+        text = k8s_mod.render(k8s_mod.manifests(opts))
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            from rocmdoctor.fleet.healthcheck import write_textfile
+
+            write_textfile(output, text)
 
     app.add_typer(fleet_app, name="fleet")
 
 
-def _run_with_progress(targets, opts, base_fp, quiet=False):  # type: ignore[no-untyped-def]
+def _write_baseline(report, path) -> None:  # type: ignore[no-untyped-def]
+    """The majority configuration of the hosts that answered, as a baseline file (written atomically)."""
+    from rocmdoctor.errors import OperationFailed
+    from rocmdoctor.fleet import baseline as baseline_mod
+    from rocmdoctor.fleet import report as report_mod
+
+    found = baseline_mod.majority([h.facts for h in report.hosts if h.up and h.facts is not None])
+    if found is None:
+        raise OperationFailed(f"--write-baseline {path}: no majority configuration (no host answered, or a tie)")
+    try:
+        report_mod._atomic_write(path, baseline_mod.dumps(found))
+    except OSError as exc:
+        raise OperationFailed(f"cannot write --write-baseline {path}: {exc.strerror or exc}") from None
+    print(f"baseline written to {path} ({found.origin})", file=sys.stderr)
+
+
+def _run_with_progress(targets, opts, base_fp, quiet=False, expect=None):  # type: ignore[no-untyped-def]
     """Run the audit with a rich progress bar on stderr (done / failed / in flight)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -182,7 +269,7 @@ def _run_with_progress(targets, opts, base_fp, quiet=False):  # type: ignore[no-
             progress.update(task, completed=counts["done"],
                             info=f"failed {counts['failed']}  in flight {counts['flight']}")
 
-        return audit_mod.run_audit(targets, opts, hook=hook, baseline=base_fp)
+        return audit_mod.run_audit(targets, opts, hook=hook, baseline=base_fp, expect=expect)
 
 
 def _emit(report, json_file, html_file, prometheus, as_json=False, quiet=False) -> None:  # type: ignore[no-untyped-def]

@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from rocmdoctor.fleet.baseline import Baseline, compare
+from rocmdoctor.fleet.baseline import facts as baseline_facts
 from rocmdoctor.fleet.hosts import compress, natural_key
 from rocmdoctor.model import Finding, Host, Severity
 
@@ -57,6 +59,7 @@ class HostAudit:
     bundle_path: Optional[str] = None
     fingerprint: Optional[dict[str, Optional[str]]] = None
     group: Optional[str] = None
+    facts: Optional[dict[str, Any]] = None  # baseline.facts(host): what a baseline compares (kept, Host dropped)
 
     @property
     def worst(self) -> Severity:
@@ -121,6 +124,12 @@ def drift_findings(fp: dict[str, Optional[str]], ref: dict[str, Optional[str]], 
         out.append(Finding(id=fid, severity=sev, title=f"{title} differs from {against}", detail=detail,
                            evidence=[f"{key}: {mine!r} vs {theirs!r}"]))
     return out
+
+
+def _specific(f: Finding) -> str:
+    """The line that says what is wrong on *this* host: fleet findings put it in the detail (their title is
+    generic), the checks put it in the title (their detail explains the cause)."""
+    return (f.detail or f.title) if f.id.startswith("fleet.") else (f.title or f.detail)
 
 
 def transport_finding(audit: HostAudit) -> Optional[Finding]:
@@ -196,8 +205,13 @@ def aggregate(
     audits: list[HostAudit],
     baseline: Optional[dict[str, Optional[str]]] = None,
     interrupted: bool = False,
+    expect: Optional[Baseline] = None,
 ) -> FleetReport:
-    """Group by fingerprint, add drift findings vs the baseline or the majority, fold per-finding host lists."""
+    """Group by fingerprint, add drift findings vs the baseline or the majority, fold per-finding host lists.
+
+    ``expect`` (a baseline file) replaces the majority: each host is compared with what it must have and
+    every difference is a ``fail``; majority drift is then not reported (the baseline is the reference).
+    """
     audits = sorted(audits, key=lambda a: natural_key(a.name))
     for a in audits:
         tf = transport_finding(a)
@@ -205,6 +219,10 @@ def aggregate(
             a.findings.insert(0, tf)
         if a.host is not None and a.fingerprint is None:
             a.fingerprint = fingerprint(a.host)
+        if a.host is not None and a.facts is None:
+            a.facts = baseline_facts(a.host)
+        if expect is not None and a.facts is not None:
+            a.findings.extend(compare(a.facts, expect))
     by_fp: dict[str, list[HostAudit]] = {}
     for a in audits:
         if a.fingerprint is not None:
@@ -216,7 +234,9 @@ def aggregate(
     groups.sort(key=lambda g: (-len(g.hosts), natural_key(g.hosts[0])))
     ref: Optional[dict[str, Optional[str]]] = None
     kind = "none"
-    if baseline is not None:
+    if expect is not None:
+        kind = "baseline"
+    elif baseline is not None:
         ref, kind = baseline, "baseline"
     elif groups and (len(groups) == 1 or len(groups[0].hosts) > len(groups[1].hosts)):
         ref, kind = groups[0].fingerprint, "majority"
@@ -244,7 +264,7 @@ def aggregate(
             ff = folded.setdefault(key, FleetFinding(id=f.id, severity=f.severity, title=f.title, hosts=[],
                                                       details={}))
             ff.hosts.append(a.name)
-            ff.details[a.name] = (f.detail or f.title).splitlines()[0][:200] if (f.detail or f.title) else ""
+            ff.details[a.name] = (_specific(f).splitlines() or [""])[0][:200]
     findings = sorted(folded.values(), key=lambda x: (-x.severity.rank, -len(x.hosts), x.id))
     drain: list[tuple[str, str, Severity]] = []
     for a in audits:
@@ -253,7 +273,7 @@ def aggregate(
             continue
         bad.sort(key=lambda f: -f.severity.rank)
         first = bad[0]
-        reason = f"{first.id}: {(first.detail or first.title).splitlines()[0][:120]}"
+        reason = f"{first.id}: {(_specific(first).splitlines() or [''])[0][:120]}"
         if len(bad) > 1:
             reason += f" (+{len(bad) - 1} more)"
         drain.append((a.name, reason, first.severity))

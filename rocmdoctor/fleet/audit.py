@@ -18,6 +18,8 @@ from rocmdoctor import atomic
 from rocmdoctor.errors import BadInput
 from rocmdoctor.fleet import remote, transport
 from rocmdoctor.fleet.aggregate import FleetReport, HostAudit, aggregate, fingerprint
+from rocmdoctor.fleet.baseline import Baseline
+from rocmdoctor.fleet.baseline import facts as baseline_facts
 from rocmdoctor.fleet.hosts import Target
 from rocmdoctor.model import Finding, Host, Severity
 
@@ -134,6 +136,7 @@ def run_audit(
     opts: AuditOptions,
     hook: Optional[transport.ProgressHook] = None,
     baseline: Optional[dict[str, Optional[str]]] = None,
+    expect: Optional[Baseline] = None,
 ) -> FleetReport:
     """Audit every target; Ctrl-C returns the partial report (``interrupted=True``).
 
@@ -183,7 +186,7 @@ def run_audit(
             pool.shutdown(wait=True)
     audits = [done.get(t.name) or HostAudit(name=t.name, status=transport.INTERRUPTED, detail="not finished")
               for t in targets]
-    report = aggregate(audits, baseline=baseline, interrupted=interrupted)
+    report = aggregate(audits, baseline=baseline, interrupted=interrupted, expect=expect)
     report.created = created
     report.seconds = time.monotonic() - t0
     return report
@@ -211,6 +214,7 @@ def _load_and_judge(audit: HostAudit, res: transport.HostResult, where: Path, ke
     audit.findings.extend(res.extra.get("live", []))
     # keep the fingerprint, drop the parsed Host and the bundle bytes: 10,000 hosts must fit in memory
     audit.fingerprint = fingerprint(host)
+    audit.facts = baseline_facts(host)
     res.bundle = b""
 
 

@@ -8,6 +8,7 @@ before any connection is made (the transport also puts ``--`` before the destina
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from rocmdoctor.limits import LIMITS, LimitExceeded
 # one bracket group: node[001-128], node[1,3,5-7], node[01:50] (Ansible uses ':')
 _RANGE = re.compile(r"\[([^\[\]]*)\]")
 _HOST_OK = re.compile(r"^[A-Za-z0-9_.:@%\[\]-]+$")
-MAX_EXPANDED = 100_000
+MAX_EXPANDED = LIMITS["hosts"]  # the whole list's bound (rocmdoctor.limits)
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,9 @@ def _expand_group(body: str, text: str) -> list[str]:
         lo, hi = int(lo_s), int(hi_s)
         if hi < lo:
             raise BadInput(f"bad host range {text!r}: {item!r} runs backwards")
-        if hi - lo >= MAX_EXPANDED:
+        if hi - lo + len(parts) >= MAX_EXPANDED:
             raise BadInput(f"bad host range {text!r}: more than {MAX_EXPANDED} hosts")
+        # Slurm/ClusterShell: the lower bound's digits set the width ("01-10" -> 01..10, "1-10" unpadded)
         width = len(lo_s) if lo_s.startswith("0") and len(lo_s) > 1 else 0
         parts.extend(str(n).zfill(width) for n in range(lo, hi + 1))
     return parts
@@ -92,42 +94,73 @@ class HostBudget:
         self.left -= n
 
 
-def expand(text: str, budget: Optional[HostBudget] = None) -> list[str]:
-    """``node[001-003,7]`` -> ``node001 node002 node003 node7``; several bracket groups multiply out.
+def split_list(text: str) -> list[str]:
+    """Split a Slurm host list at the commas that are outside brackets: ``a[1,2],b`` -> ``a[1,2]``, ``b``."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+            if depth > 1:
+                raise BadInput(f"bad host range {text[:80]!r}: nested brackets")
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise BadInput(f"bad host range {text[:80]!r}: unbalanced brackets")
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise BadInput(f"bad host range {text[:80]!r}: unbalanced brackets")
+    out.append(text[start:])
+    return [w.strip() for w in out if w.strip()] if len(out) > 1 else [text.strip()]
 
-    Iterative (no recursion per group) and sized before anything is built: the product of the groups'
-    sizes is charged to ``budget`` (one for the whole host list) before a single name is made.
+
+def _expand_one(text: str, budget: HostBudget) -> list[str]:
+    """One host pattern with any number of bracket groups (``n[1-2]-ib[3-4]``): their product, in order.
+
+    Iterative, and sized before anything is built: the product of the groups' sizes is charged to
+    ``budget`` (one for the whole host list) before a single name is made, so ``n[1-99999][1-99999]``
+    is refused without building it.
     """
-    text = text.strip()
     if text.startswith("-"):
         validate_host(text)
     groups = list(_RANGE.finditer(text))
     if len(groups) > LIMITS["host-range-groups"]:
         raise LimitExceeded("host-range-groups", f"host pattern {text[:80]!r}... has {len(groups):,} bracket groups")
-    if not groups:
-        if "[" in text or "]" in text:
-            raise BadInput(f"bad host range {text[:200]!r}: unbalanced brackets")
-        (budget or HostBudget()).take(1, text)
-        return [validate_host(text)]
-    literals, options, pos = [], [], 0
+    pieces: list[list[str]] = []
+    pos = 0
     for m in groups:
-        literals.append(text[pos:m.start()])
-        options.append(_expand_group(m.group(1), text))
+        pieces.append([text[pos:m.start()]])
+        pieces.append(_expand_group(m.group(1), text))
         pos = m.end()
-    literals.append(text[pos:])
-    if any("[" in lit or "]" in lit for lit in literals):
+    pieces.append([text[pos:]])
+    if any("[" in p[0] or "]" in p[0] for p in pieces[::2]):
         raise BadInput(f"bad host range {text[:200]!r}: unbalanced brackets")
     total = 1
-    for opts in options:
-        total *= len(opts)
+    for p in pieces:
+        total *= len(p)
         if total > LIMITS["hosts"]:
             break
-    (budget or HostBudget()).take(total, text)
+    budget.take(total, text)
+    return [validate_host("".join(combo)) for combo in itertools.product(*pieces)]
+
+
+def expand(text: str, budget: Optional[HostBudget] = None) -> list[str]:
+    """A Slurm/pdsh host list -> names: ``node[001-003,7],gpu[1-2]`` -> ``node001 node002 node003 node7 gpu1
+    gpu2`` (commas separate hosts outside brackets and items inside them; several bracket groups multiply
+    out; ``01-10`` keeps the width). At most ``LIMITS["hosts"]`` names for the whole list (``budget``)."""
+    budget = budget or HostBudget()
     out: list[str] = []
-    for combo in itertools.product(*options):
-        name = literals[0] + "".join(piece + lit for piece, lit in zip(combo, literals[1:]))
-        out.append(validate_host(name))
+    for word in split_list(text.strip()):
+        out.extend(_expand_one(word, budget))
     return out
+
+
+def from_environment(env: Optional[dict[str, str]] = None) -> list[str]:
+    """``SLURM_JOB_NODELIST`` (inside an allocation, when no hosts are named), expanded; [] outside Slurm."""
+    value = (env if env is not None else os.environ).get("SLURM_JOB_NODELIST", "").strip()
+    return expand(value) if value else []
 
 
 def natural_key(name: str) -> tuple:
@@ -139,41 +172,70 @@ def natural_sorted(names: list[str]) -> list[str]:
     return sorted(names, key=natural_key)
 
 
-def compress(names: list[str]) -> str:
-    """Fold host names back into ranges: ``node003 node017 node018 node019`` -> ``node[003,017-019]``.
+def _spans(nums: list[int], width: int) -> str:
+    """``[1, 2, 3, 7]`` -> ``1-3,7`` (zero-padded to ``width``)."""
+    spans: list[str] = []
+    start = prev = nums[0]
+    for n in [*nums[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        a, b = str(start).zfill(width), str(prev).zfill(width)
+        spans.append(a if start == prev else f"{a}-{b}")
+        if n is not None:
+            start = prev = n
+    return ",".join(spans)
 
-    Names are grouped by the text around their last run of digits and by the digits' width (so
-    ``node7`` and ``node007`` never merge); groups are joined with ``,`` like ClusterShell's nodeset.
+
+def _fold(rows: set[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
+    """Cover a set of index tuples with products of per-axis value sets (each pattern a list of sorted axes).
+
+    Fold the last axis first: rows that share everything before it and the same set of last values form one
+    group; the prefixes of each group are folded recursively. Every pattern expands to rows of the set and
+    together they expand to exactly the set.
     """
-    groups: dict[tuple[str, str, int], list[int]] = {}
+    if not rows:
+        return []
+    if len(next(iter(rows))) == 1:
+        return [[tuple(sorted(r[0] for r in rows))]]
+    by_prefix: dict[tuple[int, ...], set[int]] = {}
+    for r in rows:
+        by_prefix.setdefault(r[:-1], set()).add(r[-1])
+    by_last: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    for prefix, lasts in by_prefix.items():
+        by_last.setdefault(tuple(sorted(lasts)), set()).add(prefix)
+    out: list[list[tuple[int, ...]]] = []
+    for lasts, prefixes in by_last.items():
+        out.extend([*pattern, lasts] for pattern in _fold(prefixes))
+    return out
+
+
+def compress(names: list[str]) -> str:
+    """Fold host names back into a host list, in every dimension: ``n1-ib3 n1-ib4 n2-ib3 n2-ib4`` ->
+    ``n[1-2]-ib[3-4]``, ``node003 node017 node018`` -> ``node[003,017-018]``.
+
+    Names group by their text between digit runs and by each run's zero-padding (``node7`` and ``node007``
+    never merge); groups are joined with ``,`` like ClusterShell's nodeset and Slurm.
+    """
+    shapes: dict[tuple[tuple[str, ...], tuple[int, ...]], set[tuple[int, ...]]] = {}
     plain: list[str] = []
     for name in dict.fromkeys(names):
-        m = re.match(r"^(.*?)(\d+)(\D*)$", name)
-        if not m:
+        parts = re.split(r"(\d+)", name)
+        texts, digits = tuple(parts[0::2]), parts[1::2]
+        if not digits:
             plain.append(name)
             continue
-        prefix, digits, suffix = m.groups()
-        width = len(digits) if digits.startswith("0") and len(digits) > 1 else 0
-        groups.setdefault((prefix, suffix, width), []).append(int(digits))
-    out: list[str] = []
-    for (prefix, suffix, width), nums in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        nums = sorted(set(nums))
-        if len(nums) == 1:
-            out.append(f"{prefix}{str(nums[0]).zfill(width)}{suffix}")
-            continue
-        spans: list[str] = []
-        start = prev = nums[0]
-        for n in [*nums[1:], None]:
-            if n is not None and n == prev + 1:
-                prev = n
-                continue
-            a, b = str(start).zfill(width), str(prev).zfill(width)
-            spans.append(a if start == prev else f"{a}-{b}")
-            if n is not None:
-                start = prev = n
-        out.append(f"{prefix}[{','.join(spans)}]{suffix}")
-    out.extend(sorted(plain))
-    return ",".join(out)
+        widths = tuple(len(d) if d.startswith("0") and len(d) > 1 else 0 for d in digits)
+        shapes.setdefault((texts, widths), set()).add(tuple(int(d) for d in digits))
+    out: list[tuple[tuple, str]] = []
+    for (texts, widths), rows in shapes.items():
+        for pattern in _fold(rows):
+            text = texts[0]
+            for axis, values in enumerate(pattern):
+                inner = _spans(list(values), widths[axis])
+                text += (inner if len(values) == 1 else f"[{inner}]") + texts[axis + 1]
+            out.append((natural_key(text.replace("[", "").replace("]", "")), text))
+    return ",".join([t for _k, t in sorted(out)] + sorted(plain))
 
 
 def read_hostfile(path: Path, budget: Optional[HostBudget] = None) -> list[Target]:
@@ -273,6 +335,8 @@ def collect_targets(
     """All targets from the command line, a host file and an inventory; duplicates dropped (first wins)."""
     out: list[Target] = []
     budget = HostBudget()  # one bound for the whole list, not per word
+    if not hosts and hostfile is None and inventory is None:
+        out.extend(Target(n) for n in from_environment())  # inside a Slurm allocation: its nodes
     for word in hosts:
         out.extend(Target(n) for n in expand(word, budget))
     if hostfile is not None:
@@ -283,5 +347,6 @@ def collect_targets(
     for t in out:
         seen.setdefault(t.name, t)
     if not seen:
-        raise BadInput("no hosts given: name hosts, or use -f HOSTFILE or --inventory INI")
+        raise BadInput("no hosts given: name hosts, use -f HOSTFILE or --inventory INI, or run inside a Slurm "
+                       "allocation (SLURM_JOB_NODELIST)")
     return list(seen.values())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-CHECK_MODULES = ("system", "gpu", "rocm", "perm", "torch", "env", "logs", "container", "context")
+CHECK_MODULES = ("system", "gpu", "rocm", "perm", "torch", "env", "logs", "container", "context", "health",
+                 "secureboot")
 _loaded = False
 
 

@@ -100,11 +100,45 @@ def override_value(host: Host) -> Optional[str]:
     return v.strip() if v is not None else None
 
 
-def override_in_effect(host: Host, gpu: GpuInfo) -> Optional[str]:
-    """The gfx the runtime presents this GPU as, if an override is set or visibly active."""
+# ROCm 6.2's thunk (libhsakmt topology.c) reads HSA_OVERRIDE_GFX_VERSION_<KFD node id> before the global
+# variable: https://github.com/ROCm/ROCT-Thunk-Interface/pull/104 ("we'll try to get this released in ROCm
+# 6.2"), confirmed in https://github.com/ROCm/legacy-rocm-build/issues/5069 ("This feature got merged back
+# in ROCm 6.2, in the thunk"). The node id counts the CPU node(s) too: the first GPU is usually node 1.
+PER_NODE_OVERRIDE_SINCE = (6, 2)
+PER_NODE_PREFIX = "HSA_OVERRIDE_GFX_VERSION_"
+
+
+def per_node_overrides(host: Host) -> dict[int, str]:
+    """``{kfd node id: value}`` of every ``HSA_OVERRIDE_GFX_VERSION_<n>`` in the environment."""
+    out: dict[int, str] = {}
+    for key, value in host.env.items():
+        if key.startswith(PER_NODE_PREFIX) and key[len(PER_NODE_PREFIX):].isdigit():
+            out[int(key[len(PER_NODE_PREFIX):])] = value.strip()
+    return out
+
+
+def per_node_supported(version: Optional[str]) -> Optional[bool]:
+    """Does this ROCm release read the per-node override? None when the release is unknown."""
+    m = re.match(r"^\s*(\d+)\.(\d+)", version or "")
+    return (int(m.group(1)), int(m.group(2))) >= PER_NODE_OVERRIDE_SINCE if m else None
+
+
+def override_for(host: Host, gpu: GpuInfo, rocm: Optional[str] = None) -> Optional[tuple[str, str]]:
+    """(variable, value) that sets this GPU's ISA: its own ``HSA_OVERRIDE_GFX_VERSION_<node>`` where the ROCm
+    in use reads it (or is unknown), else the global one."""
+    if gpu.kfd_node is not None and per_node_supported(rocm) is not False:
+        value = per_node_overrides(host).get(gpu.kfd_node)
+        if value:
+            return f"{PER_NODE_PREFIX}{gpu.kfd_node}", value
     value = override_value(host)
-    if value:
-        return gfx_from_version(value)
+    return ("HSA_OVERRIDE_GFX_VERSION", value) if value else None
+
+
+def override_in_effect(host: Host, gpu: GpuInfo, rocm: Optional[str] = None) -> Optional[str]:
+    """The gfx the runtime presents this GPU as, if an override is set or visibly active."""
+    found = override_for(host, gpu, rocm)
+    if found:
+        return gfx_from_version(found[1])
     reported = reported_user_space_gfx(gpu)
     native = native_gfx(gpu)
     if reported and native and reported != native:

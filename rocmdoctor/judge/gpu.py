@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
+    PER_NODE_PREFIX,
     discrete_gpus,
     finding,
     gfx_from_version,
@@ -13,8 +14,11 @@ from rocmdoctor.judge.facts import (
     native_gfx,
     not_captured,
     ok,
+    override_for,
     override_in_effect,
     override_value,
+    per_node_overrides,
+    per_node_supported,
     reported_user_space_gfx,
     rocm_context,
     skip,
@@ -103,32 +107,34 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             continue
         override = target.override if target is not None else None
         if override:
-            active = override_in_effect(host, gpu)
+            active = override_in_effect(host, gpu, ctx.version)
+            setting = override_for(host, gpu, ctx.version)
             wanted = gfx_from_version(override)
             flaky = target.override_broken if target is not None else False
             note = target.override_note if target is not None else ""
             if active and active == wanted:
                 out.append(finding(
                     "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
-                    f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={override}"
+                    f"{gpu_label(gpu)} runs as {wanted} through {setting[0] if setting else 'an override'}={override}"
                     + (" (known to be unstable on this GPU)" if flaky else ""),
                     note if flaky else "",
                     [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
-                     else f"HSA_OVERRIDE_GFX_VERSION={override_value(host)}"]))
+                     else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"]))
                 continue
             if "env" not in host.captured and not reported_user_space_gfx(gpu):
                 out.append(skip("gpu.override-needed",
                                 f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether it is set "
                                 "was not captured"))
                 continue
+            ignored = _ignored_per_node(host, gpu, ctx.version)
             out.append(finding(
                 "gpu.override-needed", Severity.FAIL,
                 f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
                 f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
                 f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
-                + (f" Caution: {note}" if flaky and note else ""),
+                + (f" Caution: {note}" if flaky and note else "") + ignored,
                 _evidence(gpu) + _override_evidence(host),
-                _override_fix(host, override),
+                _override_fix(host, gpu, override, ctx.version),
             ))
             continue
         if status == "unknown" and target is None:
@@ -175,7 +181,7 @@ def _override_evidence(host: Host) -> list[str]:
     return out
 
 
-def _override_fix(host: Host, override: str) -> Fix:
+def _context_override_fix(host: Host, override: str) -> Fix:
     """The override where the failing process reads it: a systemd service (ollama) does not see the shell's
     environment, a container needs -e, a shell needs export."""
     proc = host.context.get("override-process")
@@ -212,11 +218,50 @@ def _last(matrix: Matrix, gfx: str) -> str:
     return rels[0] if rels else ""  # releases_supporting lists the newest first
 
 
+def _mixed(host: Host) -> bool:
+    return len({native_gfx(g) for g in host.gpus if native_gfx(g)}) > 1
+
+
+def _ignored_per_node(host: Host, gpu: GpuInfo, rocm: Optional[str]) -> str:
+    """Why a per-node override that is set does not count (a release older than 6.2 does not read it)."""
+    if gpu.kfd_node is None or gpu.kfd_node not in per_node_overrides(host):
+        return ""
+    if per_node_supported(rocm) is False:
+        return (f" {PER_NODE_PREFIX}{gpu.kfd_node} is set, but ROCm {rocm} does not read per-GPU overrides "
+                "(ROCm 6.2 and later do).")
+    return ""
+
+
+def _override_fix(host: Host, gpu: GpuInfo, value: str, rocm: Optional[str]) -> Fix:
+    """On a host with several GPU models the global variable would change them all: where the ROCm in use
+    reads ``HSA_OVERRIDE_GFX_VERSION_<node>`` (6.2+), set it for this GPU's KFD node only."""
+    if _mixed(host) and gpu.kfd_node is not None and per_node_supported(rocm):
+        return Fix(f"Override only this GPU (KFD node {gpu.kfd_node}; ROCm {rocm} reads per-GPU overrides), so the "
+                   "other GPUs keep their own ISA:", [f"export {PER_NODE_PREFIX}{gpu.kfd_node}={value}"],
+                   "https://github.com/ROCm/ROCT-Thunk-Interface/pull/104")
+    if _mixed(host):
+        return Fix("The override is one global value here (per-GPU overrides need ROCm 6.2+): set it only for "
+                   "processes that see this GPU alone:",
+                   [f"HIP_VISIBLE_DEVICES={gpu.index} HSA_OVERRIDE_GFX_VERSION={value} python train.py"], SUPPORT_URL)
+    return Fix("Set the override for the processes that use this GPU:",
+               [f"export HSA_OVERRIDE_GFX_VERSION={value}"], SUPPORT_URL)
+
+
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     value = override_value(host)
     if "env" not in host.captured:
         return [not_captured("gpu.override-mismatch", "Environment")]
+    bad = [(n, v) for n, v in sorted(per_node_overrides(host).items()) if gfx_from_version(v) is None]
+    if bad:
+        n, v = bad[0]
+        return [finding(
+            "gpu.override-mismatch", Severity.FAIL, f"{PER_NODE_PREFIX}{n}={v!r} is malformed",
+            "The runtime expects MAJOR.MINOR.STEPPING in decimal (10.3.0 for gfx1030); the thunk refuses a "
+            "malformed value and no GPU is found.",
+            [f"env.txt: {PER_NODE_PREFIX}{n}={v}"],
+            Fix("Set it in the documented form, or unset it:", [f"unset {PER_NODE_PREFIX}{n}"]),
+        )]
     if value is None:
         # Without a GPU "not set" proves nothing about one: a skip, so a GPU-less host never shows "[✓] GPUs".
         if not host.gpus:
@@ -256,11 +301,26 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                 + ("is natively supported" if native_ok else f"is a different ISA ({gfx})")
                 + ": code built for another ISA can fault, hang or return wrong results on it.",
                 [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
-                Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",
-                    [f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} python train.py",
-                     "unset HSA_OVERRIDE_GFX_VERSION  # in the global shell profile"]),
+                _mismatch_fix(host, matrix, ctx.version, value, visible),
             ))
     return out or [ok("gpu.override-mismatch", f"HSA_OVERRIDE_GFX_VERSION={value} matches the GPUs it is needed for")]
+
+
+def _mismatch_fix(host: Host, matrix: Matrix, rocm: Optional[str], value: str, visible: list[str]) -> Fix:
+    """Replace the global override by per-GPU ones where the ROCm in use reads them (6.2+)."""
+    def needs(g: GpuInfo) -> bool:
+        target = matrix.gpu(native_gfx(g) or "")
+        return target is not None and target.override == value
+
+    needy = [g for g in host.gpus if needs(g)]
+    if per_node_supported(rocm) and needy and all(g.kfd_node is not None for g in needy):
+        return Fix(f"ROCm {rocm} reads per-GPU overrides: set the override only for the GPU(s) that need it:",
+                   ["unset HSA_OVERRIDE_GFX_VERSION"]
+                   + [f"export {PER_NODE_PREFIX}{g.kfd_node}={value}  # GPU {g.index}" for g in needy],
+                   "https://github.com/ROCm/ROCT-Thunk-Interface/pull/104")
+    return Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",
+               [f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} python train.py",
+                "unset HSA_OVERRIDE_GFX_VERSION  # in the global shell profile"])
 
 
 @check("gpu.igpu-visible", title="Integrated GPU")

@@ -12,7 +12,8 @@ from rocmdoctor.parse.text import lines, src, strip_prompt
 _RELEASE = re.compile(r"^\d+\.\d+(?:\.\d+)?[\w.+~-]*$")
 _MACHINES = ("x86_64", "aarch64", "ppc64le", "s390x", "riscv64", "i686", "armv7l")
 _PROC_VERSION = re.compile(r"Linux version (\S{1,200})")
-_DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu reset|ring \w+ timeout|radeon", re.I)
+_DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu reset|ring \w+ timeout|radeon"
+                         r"|Key was rejected by service|Lockdown: .{0,40}unsigned module", re.I)
 _DMESG_VERSION = re.compile(r"\[drm\] amdgpu version:\s*(\S{1,64})")
 MAX_DMESG_LINES = 400
 

@@ -1,0 +1,229 @@
+"""Node-health checks: the telemetry that predicts the stalled job (ECC/RAS counters, retired VRAM pages,
+XGMI link errors, PCIe link speed, throttling, GPU resets and ring timeouts in the kernel log).
+
+What a GPU's counters mean comes from the driver; where a count becomes a problem is data in
+``matrices/health.toml`` (:attr:`Matrix.health_thresholds`). A check whose source was not captured says so
+(``skip``); none of them passes a host it could not see.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Callable, Optional
+
+from rocmdoctor.judge.facts import finding, not_captured, ok
+from rocmdoctor.judge.registry import check
+from rocmdoctor.model import Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.model import Fact, GpuHealth, Host
+
+RAS_URL = "https://rocm.docs.amd.com/projects/amdsmi/en/latest/how-to/amdsmi-cli-tool.html"
+DRAIN_FIX = ["amd-smi metric --ecc --json", "amd-smi bad-pages", "sudo dmesg -T | grep -iE 'amdgpu|ras'"]
+
+# kernel log lines (amdgpu_device.c / amdgpu_job.c); the kept dmesg lines are amdgpu/kfd ones only
+_RESET_BEGIN = re.compile(r"GPU reset begin", re.I)
+_RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded", re.I)
+_RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GPU reset end with ret = -\d+", re.I)
+_RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
+_XGMI_OK = re.compile(r"^(no errors?( detected)?|0( uncorrectable)?)$", re.I)
+
+
+def _limit(matrix: Matrix, name: str, default: float) -> float:
+    """A threshold from matrices/health.toml; the default only guards a hand-trimmed data file."""
+    return matrix.health_thresholds.get(name, default)
+
+
+def _counted(host: Host, attr: str) -> list[tuple[GpuHealth, Fact[int]]]:
+    return [(h, getattr(h, attr)) for h in host.health if getattr(h, attr) is not None]
+
+
+@check("health.ecc-uncorrectable", title="ECC errors")
+def ecc(host: Host, matrix: Matrix) -> list[Finding]:
+    """An uncorrectable ECC error means data on that GPU was lost since the driver loaded: the next job that
+    lands there can crash or compute garbage. Correctable errors are only a warning when they pile up."""
+    fid = "health.ecc-uncorrectable"
+    ue = _counted(host, "ecc_uncorrectable")
+    if not ue:
+        return [not_captured(fid, "ECC counters (amd-smi metric, sysfs ras/*_err_count)")] if host.gpus else []
+    bad = [(h, f) for h, f in ue if f.value > _limit(matrix, "ecc_uncorrectable_max", 0)]
+    if bad:
+        return [finding(
+            fid, Severity.FAIL,
+            f"{len(bad)} GPU(s) report uncorrectable ECC errors: "
+            + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            "Uncorrectable memory errors lost data on the GPU; jobs on it crash or produce wrong results until "
+            "the GPU is reset and the bad pages are retired. Drain the node, then reset or replace the GPU.",
+            [str(f.source) for _h, f in bad[:6]],
+            Fix("Drain the node and read the RAS state:", DRAIN_FIX, RAS_URL),
+        )]
+    ce = [(h, f) for h, f in _counted(host, "ecc_correctable")
+          if f.value > _limit(matrix, "ecc_correctable_warn", 1000)]
+    if ce:
+        return [finding(
+            fid, Severity.WARN,
+            f"{len(ce)} GPU(s) have many correctable ECC errors: " + ", ".join(f"{h.gpu} {f.value}" for h, f in ce[:8]),
+            "Correctable errors are fixed by the hardware, but a large count predicts a failing memory stack.",
+            [str(f.source) for _h, f in ce[:6]],
+            Fix("Watch the count; if it keeps growing, plan to replace the GPU:", DRAIN_FIX[:1], RAS_URL),
+        )]
+    return [ok(fid, f"No uncorrectable ECC errors on {len(ue)} GPU report(s)", [str(f.source) for _h, f in ue[:2]])]
+
+
+@check("health.bad-pages", title="Retired VRAM pages")
+def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
+    """Pages the driver could not retire (``P``/``F`` in ``gpu_vram_bad_pages``) can be handed out again; many
+    retired pages mean the GPU is close to the driver's own bad-page threshold."""
+    fid = "health.bad-pages"
+    pending = _counted(host, "bad_pages_pending")
+    if not pending:
+        return [not_captured(fid, "Retired page list (sysfs ras/gpu_vram_bad_pages)")] if host.gpus else []
+    bad = [(h, f) for h, f in pending if f.value > _limit(matrix, "bad_pages_pending_max", 0)]
+    if bad:
+        return [finding(
+            fid, Severity.FAIL,
+            f"{len(bad)} GPU(s) have VRAM pages waiting to be retired: "
+            + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            "The driver found bad memory it has not (or could not) take out of use; a reboot or GPU reset retires "
+            "pending pages, a page marked F stays dangerous.",
+            [str(f.source) for _h, f in bad[:6]],
+            Fix("Drain the node, reset the GPU (or reboot) and check the list again:",
+                ["amd-smi bad-pages", "cat /sys/class/drm/card*/device/ras/gpu_vram_bad_pages"], RAS_URL),
+        )]
+    many = [(h, f) for h, f in _counted(host, "bad_pages_retired")
+            if f.value > _limit(matrix, "bad_pages_retired_warn", 64)]
+    if many:
+        return [finding(
+            fid, Severity.WARN,
+            f"{len(many)} GPU(s) have many retired VRAM pages: " + ", ".join(f"{h.gpu} {f.value}" for h, f in many),
+            "Retired pages are safe, but a GPU past amdgpu's bad_page_threshold stops initialising.",
+            [str(f.source) for _h, f in many[:6]],
+            Fix("Plan to replace the GPU:", ["amd-smi bad-pages"], RAS_URL),
+        )]
+    return [ok(fid, "No VRAM pages pending retirement", [str(f.source) for _h, f in pending[:2]])]
+
+
+@check("health.xgmi-link", title="XGMI links")
+def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
+    """Errors on the XGMI (Infinity Fabric) links between GPUs stall or corrupt RCCL collectives."""
+    fid = "health.xgmi-link"
+    seen = [(h, h.xgmi_errors) for h in host.health if h.xgmi_errors is not None]
+    if not seen:
+        return [not_captured(fid, "XGMI error status (amd-smi metric xgmi_err, sysfs ras/xgmi_wafl_err_count)")] \
+            if len(host.gpus) > 1 else []
+    bad = [(h, f) for h, f in seen if not _XGMI_OK.match(f.value.strip())]
+    if bad:
+        return [finding(
+            fid, Severity.FAIL,
+            f"{len(bad)} GPU(s) report XGMI link errors: " + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            "Collectives (RCCL all-reduce) across these links stall or fail; the whole job waits on this node.",
+            [str(f.source) for _h, f in bad[:6]],
+            Fix("Drain the node and read the link state:", ["amd-smi xgmi", "amd-smi metric --xgmi-err"], RAS_URL),
+        )]
+    return [ok(fid, "No XGMI link errors", [str(f.source) for _h, f in seen[:2]])]
+
+
+def _gts(speed: Optional[str]) -> Optional[float]:
+    m = re.match(r"\s*([\d.]+)\s*GT/s", speed or "")
+    try:
+        return float(m.group(1)) if m else None
+    except ValueError:
+        return None
+
+
+@check("gpu.pcie-speed", title="PCIe link speed")
+def pcie_speed(host: Host, matrix: Matrix) -> list[Finding]:
+    """A link that *can* only train to a lower generation (a Gen3 riser under a Gen4 GPU) halves host-device
+    bandwidth. The current speed alone is not proof: amdgpu lowers it at idle (PCIe DPM), so only the fastest
+    DPM level (``pp_dpm_pcie``) below the GPU's own maximum is a warning."""
+    fid = "gpu.pcie-speed"
+    known = [g for g in host.gpus if _gts(g.pcie_max_speed)]
+    if not known:
+        return [not_captured(fid, "PCIe link speed (drm sysfs max_link_speed)")] if host.gpus else []
+    tops = {h.gpu: h.pcie_dpm_max_speed for h in host.health if h.pcie_dpm_max_speed is not None}
+    slow, idle = [], []
+    for g in known:
+        top = tops.get(g.drm_card or "")
+        best = _gts(top.value) if top else None
+        if best is not None and best < (_gts(g.pcie_max_speed) or 0):
+            slow.append((g, top))
+        elif best is None and (_gts(g.pcie_speed) or 1e9) < (_gts(g.pcie_max_speed) or 0):
+            idle.append(g)
+    if slow:
+        return [finding(
+            fid, Severity.WARN,
+            f"{len(slow)} GPU(s) cannot reach their PCIe speed: "
+            + ", ".join(f"GPU {g.index} at most {t.value} of {g.pcie_max_speed}" for g, t in slow),
+            "The link trained below the GPU's generation (slot, riser or BIOS setting); host-device copies and "
+            "data loading run at a fraction of the speed.",
+            [str(t.source) for _g, t in slow[:6]],
+            Fix("Compare the link capability with the slot's:", ["sudo lspci -vv -d 1002: | grep -E 'LnkCap|LnkSta'"]),
+        )]
+    if idle:
+        return [finding(
+            fid, Severity.INFO,
+            f"{len(idle)} GPU(s) run below their maximum PCIe speed right now (normal at idle)",
+            "amdgpu lowers the link speed when the GPU is idle; run a transfer and look again if copies are slow.",
+            [f"GPU {g.index}: {g.pcie_speed} of {g.pcie_max_speed}" for g in idle[:6]],
+        )]
+    return [ok(fid, "Every GPU can reach its full PCIe speed",
+               [f"GPU {g.index}: {g.pcie_max_speed}" for g in known[:2]])]
+
+
+@check("health.throttling", title="Throttling")
+def throttling(host: Host, matrix: Matrix) -> list[Finding]:
+    """A GPU throttled by power or temperature runs a fraction of its peak and drags a synchronous job down.
+    Only a warning: some firmwares keep a hotspot bit set at idle (ROCm/rocm-systems#11781)."""
+    fid = "health.throttling"
+    seen = [(h, h.throttle) for h in host.health if h.throttle is not None]
+    if not seen:
+        return [not_captured(fid, "Throttle status (amd-smi metric power.throttle_status)")] if host.gpus else []
+    hot = [(h, f) for h, f in seen if f.value.strip().upper() == "THROTTLED"]
+    if hot:
+        return [finding(
+            fid, Severity.WARN,
+            f"{len(hot)} GPU(s) report THROTTLED: " + ", ".join(h.gpu for h, _f in hot[:8]),
+            "Power or thermal limits hold the clocks down; check cooling, power caps and the violation counters. "
+            "On some Radeon firmwares the flag is set even at idle.",
+            [str(f.source) for _h, f in hot[:6]],
+            Fix("See which limit is hit:", ["amd-smi metric --power --temperature --throttle"]),
+        )]
+    return [ok(fid, "No GPU reports throttling", [str(f.source) for _h, f in seen[:2]])]
+
+
+def _count(host: Host, pattern: re.Pattern[str]) -> list[Fact[str]]:
+    return [d for d in host.dmesg if pattern.search(d.value)]
+
+
+@check("health.gpu-reset", title="GPU resets and hangs")
+def gpu_reset(host: Host, matrix: Matrix) -> list[Finding]:
+    """A ring timeout is a GPU hang; the driver then resets the GPU. A reset that failed leaves the GPU
+    unusable until reboot; one that succeeded still killed the job that hung (and VRAM may be lost)."""
+    fid = "health.gpu-reset"
+    if "dmesg" not in host.captured:
+        return [not_captured(fid, "Kernel log (dmesg)")]
+    begins, oks, fails = (_count(host, p) for p in (_RESET_BEGIN, _RESET_OK, _RESET_FAILED))
+    timeouts = _count(host, _RING_TIMEOUT)
+    last_begin = max((i for i, d in enumerate(host.dmesg) if _RESET_BEGIN.search(d.value)), default=-1)
+    recovered_after = any(_RESET_OK.search(d.value) for d in host.dmesg[last_begin + 1:])
+    ev: Callable[[list[Fact[str]]], list[str]] = lambda xs: [str(d.source or d.value) for d in xs[:3]]  # noqa: E731
+    if fails or (last_begin >= 0 and not recovered_after):
+        what = f"{len(fails)} failed GPU reset(s)" if fails else "a GPU reset with no 'succeeded' after it"
+        return [finding(
+            fid, Severity.FAIL, f"The kernel log shows {what}",
+            "A GPU whose reset failed stays hung until the node reboots; every job that lands on it stalls.",
+            ev(fails) + ev(begins[-1:]) + ev(timeouts[-2:]),
+            Fix("Drain the node and reboot it; if it recurs, collect the log for AMD:",
+                ["sudo dmesg -T | grep -iE 'amdgpu.*(reset|timeout)'"]),
+        )]
+    if len(begins) > _limit(matrix, "gpu_resets_warn", 0) or len(timeouts) > _limit(matrix, "ring_timeouts_warn", 0):
+        return [finding(
+            fid, Severity.WARN,
+            f"The kernel log shows {len(timeouts)} ring timeout(s) and {len(begins)} GPU reset(s) since boot",
+            "The GPU hung and the driver recovered it; the job that was running died and VRAM may have been lost. "
+            "Repeated hangs point at a failing GPU, firmware or a driver bug.",
+            ev(timeouts) + ev(begins) + ev(oks),
+            Fix("Read the log around the hang:", ["sudo dmesg -T | grep -iE 'amdgpu.*(reset|timeout)' | tail"]),
+        )]
+    return [ok(fid, "No GPU hangs or resets in the kernel log")]
