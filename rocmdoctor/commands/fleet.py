@@ -133,12 +133,11 @@ def _run_with_progress(targets, opts, base_fp):  # type: ignore[no-untyped-def]
 
 
 def _emit(report, json_file, html_file, prometheus) -> None:  # type: ignore[no-untyped-def]
-    from rich.console import Console
-
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
+    from rocmdoctor.tables import console
 
-    report_mod.print_terminal(report, Console())
+    report_mod.print_terminal(report, console())
     writers = ((json_file, report_mod.write_json, "--json"), (html_file, report_mod.write_html, "--html"),
                (prometheus, report_mod.write_prometheus, "--prometheus"))
     for path, write, flag in writers:

@@ -100,11 +100,11 @@ def _render(report, verbose: bool) -> None:
     """Header, the per-GPU table (value, expected, % of peak), then the findings like `check` prints them."""
     import sys
 
-    from rich.console import Console
-    from rich.table import Table
+    from rich.text import Text
 
     from rocmdoctor import render
     from rocmdoctor.smoke import table_rows
+    from rocmdoctor.tables import Column, console, print_table
 
     t = report.torch or {}
     build = f"ROCm {t['hip']}" if t.get("hip") else (f"CUDA {t['cuda']}" if t.get("cuda") else "CPU build")
@@ -112,17 +112,13 @@ def _render(report, verbose: bool) -> None:
     mode = "CPU (developer mode)" if report.options.cpu else (f"{seen} GPU(s)" if seen else "no GPU visible to torch")
     header = (f"rocmdoctor smoke level {report.options.level} — {report.options.python}: "
               f"torch {t.get('version', '?')} ({build}), {mode}, {report.elapsed_s:.1f} s")
-    con = Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    con = console(sys.stdout)
     rows = table_rows(report)
     if rows:
-        table = Table(title="Per-GPU results", title_justify="left", show_edge=False, pad_edge=False)
-        for col, just in (("device", "left"), ("check", "left"), ("value", "right"), ("expected", "right"),
-                          ("% of peak", "right"), ("status", "left")):
-            table.add_column(col, justify=just)  # type: ignore[arg-type]
-        for r in rows:
-            style = render.STYLE.get(r["status"], "")
-            table.add_row(r["device"], r["check"], r["value"], r["expected"], r["peak"],
-                          f"[{style}]{r['status']}[/]" if style else r["status"])
-        con.print(table)
+        cols = [Column(c, j) for c, j in (("device", "left"), ("check", "left"), ("value", "right"),
+                                          ("expected", "right"), ("% of peak", "right"), ("status", "left"))]
+        print_table(con, "Per-GPU results", cols, [
+            [r["device"], r["check"], r["value"], r["expected"], r["peak"],
+             Text(r["status"], style=render.STYLE.get(r["status"], ""))] for r in rows], compact=True)
         con.print()
     render.render_terminal(None, report.findings, verbose=verbose, header=header)

@@ -181,7 +181,10 @@ def write_html(report: FleetReport, path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- terminal
 def print_terminal(report: FleetReport, console: Any) -> None:
     """flutter-doctor-like summary: configurations, findings with folded host lists, the drain list."""
-    from rich.table import Table
+    from rich.markup import escape
+    from rich.text import Text
+
+    from rocmdoctor.tables import Column, print_table
 
     s = report.summary()
     head = (f"[bold]Fleet audit[/]: {s['hosts']} hosts, {s['up']} answered, {s['down']} down, "
@@ -190,30 +193,23 @@ def print_terminal(report: FleetReport, console: Any) -> None:
         head += " [bold red](interrupted: partial results)[/]"
     console.print(head)
     if report.groups:
-        t = Table(title="Configurations", title_justify="left")
-        t.add_column("hosts", overflow="fold", min_width=12)
-        t.add_column("n", justify="right")
-        for k in FINGERPRINT_FIELDS:
-            t.add_column(FIELD_TITLES[k], overflow="fold")
+        rows = []
         for g in report.groups:
             mark = " (baseline)" if g.reference and report.reference_kind == "baseline" else (
                 " (majority)" if g.reference else "")
-            t.add_row(compress(g.hosts) + mark, str(len(g.hosts)), *[g.fingerprint.get(k) or "-"
-                                                                    for k in FINGERPRINT_FIELDS])
-        console.print(t)
+            rows.append([compress(g.hosts) + mark, str(len(g.hosts)),
+                         *[g.fingerprint.get(k) or "-" for k in FINGERPRINT_FIELDS]])
+        cols = [Column("hosts"), Column("n", "right"), *[Column(FIELD_TITLES[k]) for k in FINGERPRINT_FIELDS]]
+        print_table(console, "Configurations", cols, rows)
     shown = [f for f in report.findings if f.severity.rank >= Severity.WARN.rank]
     if shown:
-        t = Table(title="Findings", title_justify="left")
-        for col in ("severity", "check", "hosts", "title"):
-            t.add_column(col, overflow="fold")
-        for f in shown:
-            st = SEV_STYLE.get(f.severity.value, "")
-            t.add_row(f"[{st}]{f.severity.value}[/]", f.id, f"{f.hostset} ({len(f.hosts)})", f.title)
-        console.print(t)
+        rows = [[Text(f.severity.value, style=SEV_STYLE.get(f.severity.value, "")), f.id,
+                 f"{f.hostset} ({len(f.hosts)})", f.title] for f in shown]
+        print_table(console, "Findings", [Column(c) for c in ("severity", "check", "hosts", "title")], rows)
     if report.drain:
         console.print("[bold]Drain these nodes:[/]")
         for host, reason, sev in report.drain:
-            console.print(f"  [{SEV_STYLE.get(sev.value, '')}]{host}[/]  {reason}", highlight=False)
-        console.print(f"[dim]drain list: {compress([h for h, _, _ in report.drain])}[/]", highlight=False)
+            console.print(f"  [{SEV_STYLE.get(sev.value, '')}]{escape(host)}[/]  {escape(reason)}", highlight=False)
+        console.print(f"[dim]drain list: {escape(compress([h for h, _, _ in report.drain]))}[/]", highlight=False)
     else:
         console.print("[green]No node needs draining.[/]")
