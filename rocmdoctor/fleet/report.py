@@ -1,16 +1,13 @@
 """Fleet report writers: terminal tables (rich), ``rocmdoctor-fleet/1`` JSON, static HTML, Prometheus textfile.
 
-All four render the same :class:`FleetReport`; the HTML is one self-contained file (inline CSS, no
-scripts, no network assets) so it can be mailed or archived; the Prometheus file follows the
-node_exporter textfile-collector convention (written to a temp file, then renamed).
+All four render the same :class:`FleetReport`; the HTML is one self-contained file (inline CSS and SVG,
+no scripts, no network assets: :mod:`rocmdoctor.fleet.htmlview`) so it can be mailed or archived; the
+Prometheus file follows the node_exporter textfile-collector convention (written to a temp file, renamed).
 """
 
 from __future__ import annotations
 
-import html
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -18,6 +15,7 @@ from typing import Any, Optional
 from rocmdoctor import __version__
 from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetReport
 from rocmdoctor.fleet.hosts import compress
+from rocmdoctor.htmlreport import write_atomic as _atomic_write
 from rocmdoctor.model import Severity
 
 FORMAT = "rocmdoctor-fleet/1"
@@ -65,22 +63,6 @@ def write_json(report: FleetReport, path: Path) -> None:
     _atomic_write(path, json.dumps(to_json(report), indent=2) + "\n")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 # ---------------------------------------------------------------------------------------------- prometheus
 def _label(v: str) -> str:
     return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
@@ -114,64 +96,11 @@ def write_prometheus(report: FleetReport, directory: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------- html
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em;color:#1b1b1b;background:#fff}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.5em 0;font-size:.92em}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f2f2f2}code{font-family:ui-monospace,monospace}
-.sev{font-weight:600;text-transform:uppercase;font-size:.85em}
-.ok{color:#1a7f37}.info{color:#0969da}.skip{color:#6e7781}.warn{color:#9a6700}.fail{color:#cf222e}
-.error{color:#8250df}.ref{background:#eef7ee}.summary span{margin-right:1.5em}
-"""
-
-
-def _e(v: object) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
-
-
 def html_text(report: FleetReport) -> str:
-    s = report.summary()
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-        f"<title>rocmdoctor fleet audit {_e(report.created)}</title><style>{_CSS}</style></head><body>",
-        "<h1>rocmdoctor fleet audit</h1>",
-        f'<p class="summary" id="summary"><span>{s["hosts"]} hosts</span><span>{s["up"]} answered</span>'
-        f'<span>{s["down"]} down</span><span>{s["groups"]} configurations</span>'
-        f'<span>{s["drain"]} to drain</span><span>worst: <b class="sev {s["worst"]}">{s["worst"]}</b></span>'
-        f"<span>{_e(report.created)}</span></p>",
-    ]
-    if report.interrupted:
-        out.append("<p><b>Interrupted:</b> partial results.</p>")
-    out.append('<h2>Drain these nodes</h2><table id="drain"><tr><th>host</th><th>severity</th><th>reason</th></tr>')
-    for host, reason, sev in report.drain:
-        out.append(f'<tr><td>{_e(host)}</td><td class="sev {sev.value}">{sev.value}</td><td>{_e(reason)}</td></tr>')
-    if not report.drain:
-        out.append('<tr><td colspan="3">none</td></tr>')
-    out.append("</table>")
-    out.append('<h2>Configurations</h2><table id="groups"><tr><th>hosts</th><th>n</th>')
-    out += [f"<th>{_e(FIELD_TITLES[k])}</th>" for k in FINGERPRINT_FIELDS]
-    out.append("</tr>")
-    for g in report.groups:
-        cls = ' class="ref"' if g.reference else ""
-        cells = "".join(f"<td>{_e(g.fingerprint.get(k) or '-')}</td>" for k in FINGERPRINT_FIELDS)
-        out.append(f"<tr{cls}><td>{_e(compress(g.hosts))}</td><td>{len(g.hosts)}</td>{cells}</tr>")
-    out.append("</table>")
-    out.append('<h2>Findings</h2><table id="findings"><tr><th>severity</th><th>check</th><th>hosts</th>'
-               "<th>n</th><th>title</th></tr>")
-    for f in report.findings:
-        out.append(f'<tr><td class="sev {f.severity.value}">{f.severity.value}</td><td><code>{_e(f.id)}</code></td>'
-                   f"<td>{_e(f.hostset)}</td><td>{len(f.hosts)}</td><td>{_e(f.title)}</td></tr>")
-    out.append("</table>")
-    out.append('<h2>Hosts</h2><table id="hosts"><tr><th>host</th><th>status</th><th>worst</th><th>seconds</th>'
-               "<th>detail</th></tr>")
-    for h in report.hosts:
-        out.append(f'<tr><td>{_e(h.name)}</td><td>{_e(h.status)}</td><td class="sev {h.worst.value}">'
-                   f"{h.worst.value}</td><td>{h.seconds:.2f}</td><td>{_e(h.detail)}</td></tr>")
-    out.append(f"</table><p><small>{_e(FORMAT)} · rocmdoctor {_e(__version__)}</small></p></body></html>")
-    return "\n".join(out) + "\n"
+    """The self-contained HTML page (jinja2, imported only here): see :mod:`rocmdoctor.fleet.htmlview`."""
+    from rocmdoctor.fleet.htmlview import html_text as render_page
+
+    return render_page(report)
 
 
 def write_html(report: FleetReport, path: Path) -> None:
