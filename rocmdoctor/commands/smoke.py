@@ -20,6 +20,10 @@ def register(app: typer.Typer) -> None:
         device: Optional[str] = typer.Option(None, "--device", metavar="cpu",
                                              help="'cpu': run every check on the CPU (developer/test mode)."),
         as_json: bool = typer.Option(False, "--json", help="JSON (schema rocmdoctor-smoke/1) on stdout."),
+        fmt: str = typer.Option("text", "--format", metavar="text|json|html",
+                                help="Output format; html draws each GPU's measured bandwidth/TFLOPS vs its peak."),
+        output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
+                                             help="Write the report to FILE instead of stdout."),
         timeout: Optional[float] = typer.Option(None, "--timeout", metavar="S",
                                                 help="Hard per-process timeout (default 60/300/1800 s by level)."),
         duration: Optional[float] = typer.Option(None, "--duration", metavar="S",
@@ -34,30 +38,57 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.errors import BadInput
         from rocmdoctor.smoke import SmokeOptions, check_options, parse_devices, resolve_python, run_smoke
 
+        if fmt not in ("text", "json", "html"):
+            raise BadInput(f"--format {fmt!r}: expected text, json or html")
+        fmt = "json" if as_json else fmt
         if device is not None and device != "cpu":
             raise BadInput(f"--device {device!r}: only 'cpu' is accepted (use --devices 0,2 for GPUs)")
         opts = SmokeOptions(python=resolve_python(python), level=level, devices=parse_devices(devices),
                             cpu=device == "cpu", timeout=timeout, quick=quick, duration=duration)
         check_options(opts)
+        if output is not None:
+            from pathlib import Path
+
+            from rocmdoctor.options import writable_file
+
+            writable_file("--output", Path(output))
         if python is not None:
             from rocmdoctor.smoke import ensure_python3
 
             ensure_python3(opts.python)
-        progress = _progress(as_json)
+        progress = _progress(fmt != "text")
         host_source = None if opts.cpu else _live_host(opts.python)
         try:
             report = run_smoke(opts, host_source=host_source, progress=progress)
         finally:
             progress(None)
-        if as_json:
-            import json
-
-            typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-        else:
+        if fmt == "text" and output is None:
             _render(report, verbose)
+        else:
+            _write(report, fmt, verbose, output)
         from rocmdoctor.render import exit_code
 
         raise typer.Exit(exit_code(report.findings))
+
+
+def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-untyped-def]
+    """JSON, HTML, or the terminal text into a file (``-o``)."""
+    import io
+    import json
+
+    from rocmdoctor.checkrun import emit
+
+    if fmt == "json":
+        text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "html":
+        from rocmdoctor.render_html import to_html
+
+        text = to_html(None, report.findings, smoke=report)
+    else:
+        buf = io.StringIO()
+        _render(report, verbose, buf)
+        text = buf.getvalue()
+    emit(text, output)
 
 
 def _live_host(python: str):
@@ -96,7 +127,7 @@ def _progress(quiet: bool):
     return update
 
 
-def _render(report, verbose: bool) -> None:
+def _render(report, verbose: bool, file=None) -> None:  # type: ignore[no-untyped-def]
     """Header, the per-GPU table (value, expected, % of peak), then the findings like `check` prints them."""
     import sys
 
@@ -112,7 +143,7 @@ def _render(report, verbose: bool) -> None:
     mode = "CPU (developer mode)" if report.options.cpu else (f"{seen} GPU(s)" if seen else "no GPU visible to torch")
     header = (f"rocmdoctor smoke level {report.options.level} — {report.options.python}: "
               f"torch {t.get('version', '?')} ({build}), {mode}, {report.elapsed_s:.1f} s")
-    con = console(sys.stdout)
+    con = console(file or sys.stdout)
     rows = table_rows(report)
     if rows:
         cols = [Column(c, j) for c, j in (("device", "left"), ("check", "left"), ("value", "right"),
@@ -121,4 +152,4 @@ def _render(report, verbose: bool) -> None:
             [r["device"], r["check"], r["value"], r["expected"], r["peak"],
              Text(r["status"], style=render.STYLE.get(r["status"], ""))] for r in rows], compact=True)
         con.print()
-    render.render_terminal(None, report.findings, verbose=verbose, header=header)
+    render.render_terminal(None, report.findings, verbose=verbose, header=header, file=file)
