@@ -47,7 +47,8 @@ def natural_width(con: Any, table: Any) -> int:
 
 def print_table(con: Any, title: str, columns: list[Column], rows: list[list[Cell]],
                 compact: bool = False) -> None:
-    """A table when it fits (always, on a pipe); else one record per row, the first cell as its heading."""
+    """A table when it fits (always, on a pipe); else one record per row ("- first column: value", then one
+    indented "column: value" line per non-empty cell, wrapped under its value)."""
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
@@ -65,7 +66,7 @@ def print_table(con: Any, title: str, columns: list[Column], rows: list[list[Cel
         head, *rest = [_text(c) for c in row]
         heading = head.copy() if head.plain else Text("-")
         heading.stylize("bold")
-        con.print(Text.assemble("- ", heading))
+        con.print(Text.assemble("- ", (columns[0].name, "dim"), ": ", heading))
         record = Table.grid(padding=(0, 1))
         record.add_column(style="dim", no_wrap=True)
         record.add_column(overflow="fold")
