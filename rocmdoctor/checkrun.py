@@ -64,7 +64,7 @@ def run_check(
     source: Optional[str] = None, fmt: str = "text", verbose: bool = False, list_checks: bool = False,
     select: Optional[list[str]] = None, skip: Optional[list[str]] = None, strict: bool = False,
     live: bool = False, python: Optional[str] = None, timeout: float = 10.0, ascii_only: Optional[bool] = None,
-    quiet: bool = False,
+    quiet: bool = False, output: Optional[str] = None,
 ) -> int:
     from rocmdoctor.judge.registry import all_checks, all_ids
 
@@ -90,6 +90,10 @@ def run_check(
         python = resolve_python(python)
         ensure_python3(python)
 
+    if output is not None:
+        from rocmdoctor.options import writable_file
+
+        writable_file("--output", Path(output))  # refused before the capture and the smoke tests, not after
     host = load_source(source, python, timeout)
     from rocmdoctor.pipeline import judge_host
 
@@ -97,13 +101,13 @@ def run_check(
     if source is not None and not select and all(f.severity == Severity.SKIP for f in findings):
         # Nothing at all could be judged: saying "nothing failed" would read as a healthy host.
         raise BadInput(f"{source}: {NOTHING_JUDGED}")
+    smoke_report = None
     if live:
-        from rocmdoctor.smoke import live_findings
+        from rocmdoctor.smoke import live_run
 
         with _spinner("Running the level-1 GPU smoke tests…", quiet):
-            smoke = [f for f in live_findings(python, host, timeout=max(timeout, 60.0))
-                     if (not select or f.id in select) and f.id not in (skip or [])]
-        findings.extend(smoke)
+            smoke, smoke_report = live_run(python, host, timeout=max(timeout, 60.0))
+        findings.extend(f for f in smoke if (not select or f.id in select) and f.id not in (skip or []))
 
     from rocmdoctor import render
 
@@ -113,13 +117,42 @@ def run_check(
               f"To see a diagnosis, try: rocmdoctor check --from fixtures/{demo}")
         if not verbose:
             return render.exit_code(findings, strict)
-    if fmt == "json":
-        print(render.to_json(host, findings))
-    elif fmt == "markdown":
-        sys.stdout.write(render.to_markdown(host, findings))
+    if fmt == "text":
+        if output is None:
+            render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only)
+        else:
+            with open(output, "w", encoding="utf-8") as f:
+                render.render_terminal(host, findings, verbose=verbose, file=f, ascii_only=ascii_only)
     else:
-        render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only, quiet=quiet)
+        emit(_document(fmt, host, findings, smoke_report), output)
     return render.exit_code(findings, strict)
+
+
+def _document(fmt: str, host: Host, findings: list, smoke_report: object) -> str:
+    from rocmdoctor import render
+
+    if fmt == "json":
+        return render.to_json(host, findings) + "\n"
+    if fmt == "markdown":
+        return render.to_markdown(host, findings)
+    from rocmdoctor.render_html import to_html  # jinja2: only when HTML was asked for
+
+    return to_html(host, findings, smoke=smoke_report)
+
+
+def emit(text: str, output: Optional[str]) -> None:
+    """On stdout, or into ``output`` (written whole, then renamed) with one line on stderr saying where."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from rocmdoctor.errors import OperationFailed
+    from rocmdoctor.htmlreport import write_atomic
+
+    try:
+        write_atomic(Path(output), text)
+    except OSError as exc:
+        raise OperationFailed(f"cannot write --output {output}: {exc.strerror or exc}") from None
+    print(f"report written to {output}", file=sys.stderr)
 
 
 def _spinner(text: str, quiet: bool = False):

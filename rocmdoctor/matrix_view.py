@@ -83,25 +83,22 @@ def _short(items: tuple[str, ...] | list[str], n: int = 6) -> str:
 
 
 def render(console: Any, sl: dict[str, Any], m: Matrix) -> None:
-    """Rich tables for `matrix show`."""
-    from rich.table import Table
+    """The tables of `matrix show` (full width on a pipe, records in a narrow terminal)."""
+    from rocmdoctor.tables import Column, print_table
 
     if sl["releases"]:
-        t = Table(title="ROCm releases", title_justify="left")
-        for col in ("ROCm", "date", "GPU targets (supported / deprecated)", "OS", "amdgpu-dkms", "HIP", "uncertain"):
-            t.add_column(col, overflow="fold")
+        rows = []
         for r in sl["releases"]:
             gfx = _short(r.gfx_supported, 9) if r.gfx_known else "(not in references)"
             if r.gfx_deprecated:
                 gfx += f" / {', '.join(r.gfx_deprecated)}"
             oses = _short([f"{o.os_id} {o.version}" for o in r.os], 5)
-            t.add_row(r.version, r.date or "?", gfx, oses, r.dkms_base or "?", r.hip_prefix or "?",
-                      ", ".join(r.uncertain))
-        console.print(t)
+            rows.append([r.version, r.date or "?", gfx, oses, r.dkms_base or "?", r.hip_prefix or "?",
+                         ", ".join(r.uncertain)])
+        cols = ("ROCm", "date", "GPU targets (supported / deprecated)", "OS", "amdgpu-dkms", "HIP", "uncertain")
+        print_table(console, "ROCm releases", [Column(c) for c in cols], rows)
     if sl["gpus"]:
-        t = Table(title="GPU targets", title_justify="left")
-        for col in ("gfx", "family", "segment", "wave", "LDS KiB", "products (PCI ids)", "HSA override"):
-            t.add_column(col, overflow="fold")
+        rows = []
         for g in sl["gpus"]:
             prods = "; ".join(f"{p.name} ({', '.join(p.pci_ids) or '-'})" for p in g.products[:4])
             if len(g.products) > 4:
@@ -109,17 +106,17 @@ def render(console: Any, sl: dict[str, Any], m: Matrix) -> None:
             ov = g.override or "-"
             if g.override_note:
                 ov += " " + g.override_note.split("]")[0] + "]" if g.override_note.startswith("[") else ""
-            t.add_row(g.gfx, g.family, g.segment, str(g.wavefront or "?"), str(g.lds_kib or "?"), prods, ov)
-        console.print(t)
+            rows.append([g.gfx, g.family, g.segment, str(g.wavefront or "?"), str(g.lds_kib or "?"), prods, ov])
+        cols = ("gfx", "family", "segment", "wave", "LDS KiB", "products (PCI ids)", "HSA override")
+        print_table(console, "GPU targets", [Column(c) for c in cols], rows)
     if sl["wheels"]:
-        t = Table(title="PyTorch ROCm wheels (newest first)", title_justify="left")
-        for col in ("torch", "channel", "ROCm", "index / find-links", "triton", "vision/audio", "Python", "gfx"):
-            t.add_column(col, overflow="fold")
+        rows = []
         for v in sl["wheels"]:
             triton = f"{v.triton_package}=={v.triton_version}" if v.triton_version else (v.triton_package or "?")
-            t.add_row(v.torch, v.channel, v.rocm, v.index_url, triton,
-                      f"{v.torchvision or '?'}/{v.torchaudio or '?'}", _short(v.pythons, 7), _short(v.gfx, 4))
-        console.print(t)
+            rows.append([v.torch, v.channel, v.rocm, v.index_url, triton,
+                         f"{v.torchvision or '?'}/{v.torchaudio or '?'}", _short(v.pythons, 7), _short(v.gfx, 4)])
+        cols = ("torch", "channel", "ROCm", "index / find-links", "triton", "vision/audio", "Python", "gfx")
+        print_table(console, "PyTorch ROCm wheels (newest first)", [Column(c) for c in cols], rows)
     if not any(sl.values()):
         console.print("Nothing in the matrix matches these filters.")
 

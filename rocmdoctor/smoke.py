@@ -1040,13 +1040,19 @@ def _check_findings(report: SmokeReport) -> list[Finding]:
 # ------------------------------------------------------------------------------------------------ entry points
 def live_findings(python: Optional[str], host: Optional[Host], timeout: float) -> list[Finding]:
     """Level 1 on every GPU the target interpreter's torch sees, as findings for ``check --live``."""
+    return live_run(python, host, timeout)[0]
+
+
+def live_run(python: Optional[str], host: Optional[Host],
+             timeout: float) -> tuple[list[Finding], Optional[SmokeReport]]:
+    """:func:`live_findings` and the report they came from (None when the interpreter cannot be run)."""
     try:
         py = resolve_python(python)
     except BadInput as exc:
         return [Finding("smoke.no-torch", Severity.FAIL, "The target interpreter cannot be run", detail=str(exc),
-                        fix=_fix_for("smoke.no-torch"))]
+                        fix=_fix_for("smoke.no-torch"))], None
     report = run_smoke(SmokeOptions(python=py, level=1, timeout=timeout), host=host)
-    return report.findings
+    return report.findings, report
 
 
 EXPECT_BY_UNIT = {"x tolerance": "≤ 1", "bytes wrong": "0", "words wrong": "0"}

@@ -14,6 +14,7 @@ class Format(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 def _split(values: Optional[list[str]]) -> list[str]:
@@ -28,6 +29,9 @@ def register(app: typer.Typer) -> None:
             help="Judge a capture bundle (dir or .tar.gz), a fixture, or one pasted rocminfo/collect_env/log file."),
         fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
         as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+        output: Optional[str] = typer.Option(
+            None, "-o", "--output", metavar="FILE",
+            help="Write the report to FILE instead of stdout (e.g. --format html -o report.html)."),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Show passing checks, details and evidence."),
         list_checks: bool = typer.Option(False, "--list-checks", help="List every check id and exit."),
         select: Optional[list[str]] = typer.Option(None, "--select", help="Only these check ids (comma-separated)."),
@@ -50,6 +54,6 @@ def register(app: typer.Typer) -> None:
         code = run_check(
             source=source, fmt="json" if as_json else fmt.value, verbose=verbose, list_checks=list_checks,
             select=_split(select), skip=_split(skip), strict=strict, live=live, python=python, timeout=timeout,
-            ascii_only=ascii_only or None, quiet=quiet,
+            ascii_only=ascii_only or None, quiet=quiet, output=output,
         )
         raise typer.Exit(code)

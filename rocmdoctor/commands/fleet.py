@@ -273,10 +273,9 @@ def _run_with_progress(targets, opts, base_fp, quiet=False, expect=None):  # typ
 
 
 def _emit(report, json_file, html_file, prometheus, as_json=False, quiet=False) -> None:  # type: ignore[no-untyped-def]
-    from rich.console import Console
-
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
+    from rocmdoctor.tables import console
 
     # The files first, each on its own: an hour of fan-out must not be lost to a terminal that fails.
     writers = ((json_file, report_mod.write_json, "-o"), (html_file, report_mod.write_html, "--html"),
@@ -294,6 +293,6 @@ def _emit(report, json_file, html_file, prometheus, as_json=False, quiet=False) 
 
         typer.echo(json.dumps(report_mod.to_json(report), indent=2))
     elif not quiet:
-        report_mod.print_terminal(report, Console())
+        report_mod.print_terminal(report, console())
     if failed:
         raise OperationFailed("; ".join(failed))

@@ -35,9 +35,9 @@ def register(app: typer.Typer) -> None:
         if wants_json(fmt, as_json):
             typer.echo(json.dumps(to_json(sl, m), indent=2))
             return
-        from rich.console import Console
+        from rocmdoctor.tables import console
 
-        render(Console(), sl, m)
+        render(console(), sl, m)
 
     @sub.command("explain")
     def explain_cmd(

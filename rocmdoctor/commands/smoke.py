@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from rocmdoctor.options import OutputFormat, format_option, quiet_option, wants_json
+from rocmdoctor.options import quiet_option, wants_json
 
 
 def register(app: typer.Typer) -> None:
@@ -21,9 +21,12 @@ def register(app: typer.Typer) -> None:
         devices: Optional[str] = typer.Option(None, "--devices", metavar="0,2", help="Only these GPU indices."),
         device: Optional[str] = typer.Option(None, "--device", metavar="cpu",
                                              help="'cpu': run every check on the CPU (developer/test mode)."),
-        fmt: OutputFormat = format_option(),
+        fmt: str = typer.Option("text", "--format", metavar="text|json|html",
+                                help="Output format; html draws each GPU's measured bandwidth/TFLOPS vs its peak."),
         as_json: bool = typer.Option(False, "--json", help="JSON (schema rocmdoctor-smoke/1) on stdout."),
         quiet: bool = quiet_option(),
+        output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
+                                             help="Write the report to FILE instead of stdout."),
         timeout: Optional[float] = typer.Option(None, "--timeout", metavar="S",
                                                 help="Hard per-process timeout (default 60/300/1800 s by level)."),
         duration: Optional[float] = typer.Option(None, "--duration", metavar="S",
@@ -38,31 +41,57 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.errors import BadInput
         from rocmdoctor.smoke import SmokeOptions, check_options, parse_devices, resolve_python, run_smoke
 
-        as_json = wants_json(fmt, as_json)
+        if fmt not in ("text", "json", "html"):
+            raise BadInput(f"--format {fmt!r}: expected text, json or html")
+        fmt_name = "json" if wants_json(fmt, as_json) else fmt
         if device is not None and device != "cpu":
             raise BadInput(f"--device {device!r}: only 'cpu' is accepted (use --devices 0,2 for GPUs)")
         opts = SmokeOptions(python=resolve_python(python), level=level, devices=parse_devices(devices),
                             cpu=device == "cpu", timeout=timeout, quick=quick, duration=duration)
         check_options(opts)
+        if output is not None:
+            from pathlib import Path
+
+            from rocmdoctor.options import writable_file
+
+            writable_file("--output", Path(output))
         if python is not None:
             from rocmdoctor.smoke import ensure_python3
 
             ensure_python3(opts.python)
-        progress = _progress(as_json or quiet)
+        progress = _progress(fmt_name != "text" or quiet)
         host_source = None if opts.cpu else _live_host(opts.python)
         try:
             report = run_smoke(opts, host_source=host_source, progress=progress)
         finally:
             progress(None)
-        if as_json:
-            import json
-
-            typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-        else:
+        if fmt_name == "text" and output is None:
             _render(report, verbose, quiet)
+        else:
+            _write(report, fmt_name, verbose, output)
         from rocmdoctor.render import exit_code
 
         raise typer.Exit(exit_code(report.findings))
+
+
+def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-untyped-def]
+    """JSON, HTML, or the terminal text into a file (``-o``)."""
+    import io
+    import json
+
+    from rocmdoctor.checkrun import emit
+
+    if fmt == "json":
+        text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "html":
+        from rocmdoctor.render_html import to_html
+
+        text = to_html(None, report.findings, smoke=report)
+    else:
+        buf = io.StringIO()
+        _render(report, verbose, file=buf)
+        text = buf.getvalue()
+    emit(text, output)
 
 
 def _live_host(python: str):
@@ -101,36 +130,32 @@ def _progress(quiet: bool):
     return update
 
 
-def _render(report, verbose: bool, quiet: bool = False) -> None:
+def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # type: ignore[no-untyped-def]
     """Header, the per-GPU table (value, expected, % of peak), then the findings like `check` prints them."""
     import sys
 
-    from rich.console import Console
-    from rich.table import Table
+    from rich.text import Text
 
     from rocmdoctor import render
     from rocmdoctor.smoke import table_rows
+    from rocmdoctor.tables import Column, console, print_table
 
     header = f"rocmdoctor smoke level {report.options.level} — {report.options.python}: {_describe(report)}"
-    con = Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    con = console(file or sys.stdout)
     if not quiet:  # first, as `check` prints it (ASCII terminals get ASCII punctuation there too)
         from rich.markup import escape
 
-        text = header.translate(render._ASCII_TEXT) if render._use_ascii(sys.stdout) else header
+        text = header.translate(render._ASCII_TEXT) if render._use_ascii(file or sys.stdout) else header
         con.print(escape(text) + ("" if verbose else "  [dim](details: -v)[/dim]"), soft_wrap=True)
     rows = [] if quiet else table_rows(report)
     if rows:
-        table = Table(title="Per-GPU results", title_justify="left", show_edge=False, pad_edge=False)
-        for col, just in (("device", "left"), ("check", "left"), ("value", "right"), ("expected", "right"),
-                          ("% of peak", "right"), ("status", "left")):
-            table.add_column(col, justify=just)  # type: ignore[arg-type]
-        for r in rows:
-            style = render.STYLE.get(r["status"], "")
-            table.add_row(r["device"], r["check"], r["value"], r["expected"], r["peak"],
-                          f"[{style}]{r['status']}[/]" if style else r["status"])
-        con.print(table)
+        cols = [Column(c, j) for c, j in (("device", "left"), ("check", "left"), ("value", "right"),
+                                          ("expected", "right"), ("% of peak", "right"), ("status", "left"))]
+        print_table(con, "Per-GPU results", cols, [
+            [r["device"], r["check"], r["value"], r["expected"], r["peak"],
+             Text(r["status"], style=render.STYLE.get(r["status"], ""))] for r in rows], compact=True)
         con.print()
-    render.render_terminal(None, report.findings, verbose=verbose, quiet=quiet)
+    render.render_terminal(None, report.findings, verbose=verbose, quiet=quiet, file=file)
 
 
 def _describe(report) -> str:

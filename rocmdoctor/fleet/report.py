@@ -1,13 +1,12 @@
 """Fleet report writers: terminal tables (rich), ``rocmdoctor-fleet/1`` JSON, static HTML, Prometheus textfile.
 
-All four render the same :class:`FleetReport`; the HTML is one self-contained file (inline CSS, no
-scripts, no network assets) so it can be mailed or archived; the Prometheus file follows the
-node_exporter textfile-collector convention (written to a temp file, then renamed).
+All four render the same :class:`FleetReport`; the HTML is one self-contained file (inline CSS and SVG,
+no scripts, no network assets: :mod:`rocmdoctor.fleet.htmlview`) so it can be mailed or archived; the
+Prometheus file follows the node_exporter textfile-collector convention (written to a temp file, renamed).
 """
 
 from __future__ import annotations
 
-import html
 import json
 import time
 from pathlib import Path
@@ -16,8 +15,9 @@ from typing import Any, Optional
 from rocmdoctor import __version__
 from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetReport
 from rocmdoctor.fleet.hosts import compress
+from rocmdoctor.htmlreport import write_atomic as _atomic_write
 from rocmdoctor.model import Severity
-from rocmdoctor.sanitize import json_inert, one_line, strip_controls
+from rocmdoctor.sanitize import json_inert, one_line
 from rocmdoctor.words import plural
 
 FORMAT = "rocmdoctor-fleet/1"
@@ -65,13 +65,6 @@ def write_json(report: FleetReport, path: Path) -> None:
     _atomic_write(path, json.dumps(json_inert(to_json(report)), indent=2) + "\n")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    from rocmdoctor import atomic
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(path, text)
-
-
 # ---------------------------------------------------------------------------------------------- prometheus
 def _label(v: str) -> str:
     return one_line(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
@@ -105,64 +98,11 @@ def write_prometheus(report: FleetReport, directory: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------- html
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em;color:#1b1b1b;background:#fff}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.5em 0;font-size:.92em}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f2f2f2}code{font-family:ui-monospace,monospace}
-.sev{font-weight:600;text-transform:uppercase;font-size:.85em}
-.ok{color:#1a7f37}.info{color:#0969da}.skip{color:#6e7781}.warn{color:#9a6700}.fail{color:#cf222e}
-.error{color:#8250df}.ref{background:#eef7ee}.summary span{margin-right:1.5em}
-"""
-
-
-def _e(v: object) -> str:
-    return html.escape("" if v is None else strip_controls(str(v), multiline=True), quote=True)
-
-
 def html_text(report: FleetReport) -> str:
-    s = report.summary()
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-        f"<title>rocmdoctor fleet audit {_e(report.created)}</title><style>{_CSS}</style></head><body>",
-        "<h1>rocmdoctor fleet audit</h1>",
-        f'<p class="summary" id="summary"><span>{s["hosts"]} hosts</span><span>{s["up"]} answered</span>'
-        f'<span>{s["down"]} down</span><span>{s["groups"]} configurations</span>'
-        f'<span>{s["drain"]} to drain</span><span>worst: <b class="sev {s["worst"]}">{s["worst"]}</b></span>'
-        f"<span>{_e(report.created)}</span></p>",
-    ]
-    if report.interrupted:
-        out.append("<p><b>Interrupted:</b> partial results.</p>")
-    out.append('<h2>Drain these nodes</h2><table id="drain"><tr><th>host</th><th>severity</th><th>reason</th></tr>')
-    for host, reason, sev in report.drain:
-        out.append(f'<tr><td>{_e(host)}</td><td class="sev {sev.value}">{sev.value}</td><td>{_e(reason)}</td></tr>')
-    if not report.drain:
-        out.append('<tr><td colspan="3">none</td></tr>')
-    out.append("</table>")
-    out.append('<h2>Configurations</h2><table id="groups"><tr><th>hosts</th><th>n</th>')
-    out += [f"<th>{_e(FIELD_TITLES[k])}</th>" for k in FINGERPRINT_FIELDS]
-    out.append("</tr>")
-    for g in report.groups:
-        cls = ' class="ref"' if g.reference else ""
-        cells = "".join(f"<td>{_e(g.fingerprint.get(k) or '-')}</td>" for k in FINGERPRINT_FIELDS)
-        out.append(f"<tr{cls}><td>{_e(compress(g.hosts))}</td><td>{len(g.hosts)}</td>{cells}</tr>")
-    out.append("</table>")
-    out.append('<h2>Findings</h2><table id="findings"><tr><th>severity</th><th>check</th><th>hosts</th>'
-               "<th>n</th><th>title</th></tr>")
-    for f in report.findings:
-        out.append(f'<tr><td class="sev {f.severity.value}">{f.severity.value}</td><td><code>{_e(f.id)}</code></td>'
-                   f"<td>{_e(f.hostset)}</td><td>{len(f.hosts)}</td><td>{_e(f.title)}</td></tr>")
-    out.append("</table>")
-    out.append('<h2>Hosts</h2><table id="hosts"><tr><th>host</th><th>status</th><th>worst</th><th>seconds</th>'
-               "<th>detail</th></tr>")
-    for h in report.hosts:
-        out.append(f'<tr><td>{_e(h.name)}</td><td>{_e(h.status)}</td><td class="sev {h.worst.value}">'
-                   f"{h.worst.value}</td><td>{h.seconds:.2f}</td><td>{_e(h.detail)}</td></tr>")
-    out.append(f"</table><p><small>{_e(FORMAT)} · rocmdoctor {_e(__version__)}</small></p></body></html>")
-    return "\n".join(out) + "\n"
+    """The self-contained HTML page (jinja2, imported only here): see :mod:`rocmdoctor.fleet.htmlview`."""
+    from rocmdoctor.fleet.htmlview import html_text as render_page
+
+    return render_page(report)
 
 
 def write_html(report: FleetReport, path: Path) -> None:
@@ -176,8 +116,9 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     Node data (host names, kernel strings, dkms status, stray output) is passed to rich as ``Text``, never
     as markup: a ``[/]`` or ``[link=…]`` from a node is printed as it is, not parsed.
     """
-    from rich.table import Table
     from rich.text import Text
+
+    from rocmdoctor.tables import Column, print_table
 
     def t(value: object, style: str = "") -> Text:
         return Text(one_line(value), style=style)
@@ -189,26 +130,19 @@ def print_terminal(report: FleetReport, console: Any) -> None:
         head += " [bold red](interrupted: partial results)[/]"
     console.print(head)
     if report.groups:
-        table = Table(title="Configurations", title_justify="left")
-        table.add_column("hosts", overflow="fold", min_width=12)
-        table.add_column("n", justify="right")
-        for k in FINGERPRINT_FIELDS:
-            table.add_column(FIELD_TITLES[k], overflow="fold")
+        rows = []
         for g in report.groups:
             mark = " (baseline)" if g.reference and report.reference_kind == "baseline" else (
                 " (majority)" if g.reference else "")
-            table.add_row(t(compress(g.hosts) + mark), str(len(g.hosts)),
-                          *[t(g.fingerprint.get(k) or "-") for k in FINGERPRINT_FIELDS])
-        console.print(table)
+            rows.append([t(compress(g.hosts) + mark), str(len(g.hosts)),
+                         *[t(g.fingerprint.get(k) or "-") for k in FINGERPRINT_FIELDS]])
+        cols = [Column("hosts"), Column("n", "right"), *[Column(FIELD_TITLES[k]) for k in FINGERPRINT_FIELDS]]
+        print_table(console, "Configurations", cols, rows)
     shown = [f for f in report.findings if f.severity.rank >= Severity.WARN.rank]
     if shown:
-        table = Table(title="Findings", title_justify="left")
-        for col in ("severity", "check", "hosts", "title"):
-            table.add_column(col, overflow="fold")
-        for f in shown:
-            table.add_row(t(f.severity.value, SEV_STYLE.get(f.severity.value, "")), t(f.id),
-                          t(f"{f.hostset} ({len(f.hosts)})"), t(f.title))
-        console.print(table)
+        rows = [[t(f.severity.value, SEV_STYLE.get(f.severity.value, "")), t(f.id),
+                 t(f"{f.hostset} ({len(f.hosts)})"), t(f.title)] for f in shown]
+        print_table(console, "Findings", [Column(c) for c in ("severity", "check", "hosts", "title")], rows)
     if report.drain:
         console.print("[bold]Drain these nodes:[/]")
         for host, reason, sev in report.drain:

@@ -1,0 +1,152 @@
+"""The fleet HTML report: which nodes, why, what to do — at a glance, and still readable at 10,000 nodes.
+
+The page, top to bottom: the drain list; a severity overview (hosts by worst severity, and which check hits
+how many nodes); the drift picture (configurations × facts, the reference row marked, every deviating cell
+marked); the drill-down; every host. Nodes whose configuration, transport status and findings are the same
+fold into one *node class* (``node[0001-9000]``: one ``<details>`` with the findings, evidence and fixes they
+share), so a healthy 10,000-node fleet is a handful of drill-downs, not 10,000. Filters by severity, check and
+configuration are CSS-only (see :mod:`rocmdoctor.htmlreport`): each filterable element carries classes
+``s-<severity>`` (every threshold it reaches), ``k<n>`` (check index) and ``g<n>`` (configuration index).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetReport, HostAudit
+from rocmdoctor.fleet.hosts import compress
+from rocmdoctor.model import Finding, Severity
+
+HOST_MARK = "\x00HOST\x00"  # a host's own name inside its finding text, so that identical nodes fold together
+FILTER_SEVERITIES = ("error", "fail", "warn", "info")  # "this severity or worse"
+PROBLEM_RANK = Severity.INFO.rank  # info and worse are shown in full; ok/skip as one line each
+
+
+@dataclass
+class NodeClass:
+    anchor: str
+    hosts: list[str]
+    audit: HostAudit  # the first member: its findings stand for all (host name masked)
+    config: Optional[int]  # index into the configurations, None when nothing was captured
+    hostset: str = ""
+    filter_classes: str = ""
+    worst: str = "ok"
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    passed: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _mask(text: str, name: str) -> str:
+    return text.replace(name, HOST_MARK) if name and text else text
+
+
+def _finding_key(f: Finding, name: str) -> tuple:
+    fix = (f.fix.explanation, tuple(f.fix.commands), f.fix.url) if f.fix else None
+    return (f.id, f.severity.value, _mask(f.title, name), _mask(f.detail, name),
+            tuple(_mask(e, name) for e in f.evidence), fix)
+
+
+def _class_key(a: HostAudit) -> tuple:
+    return (a.group, a.status, tuple(_finding_key(f, a.name) for f in a.findings))
+
+
+def _view(f: Finding, name: str, shared: bool) -> dict[str, Any]:
+    """The finding for the template; in a class of several hosts the member's own name reads ``<host>``."""
+    from rocmdoctor.htmlreport import finding_view
+
+    d = finding_view(f)
+    if shared and name:
+        d["title"], d["detail"] = d["title"].replace(name, "<host>"), d["detail"].replace(name, "<host>")
+        d["evidence"] = [e.replace(name, "<host>") for e in d["evidence"]]
+    return d
+
+
+def shown_worst(a: HostAudit) -> str:
+    """A host's worst severity as a reader means it: a host with nothing worse than ``skip`` is healthy."""
+    return a.worst.value if a.worst.rank >= Severity.INFO.rank else "ok"
+
+
+def _thresholds(worst_rank: int) -> list[str]:
+    return [s for s in FILTER_SEVERITIES if worst_rank >= Severity(s).rank]
+
+
+def context(report: FleetReport) -> dict[str, Any]:
+    """Everything the template draws, computed once (the template only loops and escapes)."""
+    n_hosts = max(1, len(report.hosts))
+    config_index = {g.id: i for i, g in enumerate(report.groups)}
+    check_ids = list(dict.fromkeys(f.id for f in report.findings))
+    check_index = {cid: i for i, cid in enumerate(check_ids)}
+
+    classes: dict[tuple, NodeClass] = {}
+    host_class: dict[str, NodeClass] = {}
+    for a in report.hosts:
+        key = _class_key(a)
+        nc = classes.get(key)
+        if nc is None:
+            nc = classes[key] = NodeClass(anchor=f"n{len(classes) + 1}", hosts=[], audit=a,
+                                          config=config_index.get(a.group or ""))
+        nc.hosts.append(a.name)
+        host_class[a.name] = nc
+    for nc in classes.values():
+        nc.hostset = compress(nc.hosts)
+        nc.worst = shown_worst(nc.audit)
+        a, shared = nc.audit, len(nc.hosts) > 1
+        shown = [f for f in a.findings if f.severity.rank >= PROBLEM_RANK]
+        shown.sort(key=lambda f: -f.severity.rank)
+        nc.problems = [_view(f, a.name, shared) for f in shown]
+        nc.passed = [_view(f, a.name, shared) for f in a.findings if f.severity.rank < PROBLEM_RANK]
+        marks = ["f", *(f"s-{s}" for s in _thresholds(a.worst.rank))]
+        marks += [f"k{check_index[i]}" for i in dict.fromkeys(f.id for f in a.findings) if i in check_index]
+        if nc.config is not None:
+            marks.append(f"g{nc.config}")
+        nc.filter_classes = " ".join(marks)
+    ordered = sorted(classes.values(), key=lambda c: (-c.audit.worst.rank, -len(c.hosts), c.anchor))
+
+    by_worst = {s: 0 for s in ("error", "fail", "warn", "info", "skip", "ok")}
+    for a in report.hosts:
+        by_worst[shown_worst(a)] += 1
+    overview = [{"sev": s, "n": n, "share": n / n_hosts} for s, n in by_worst.items()]
+
+    ref = report.reference or {}
+    configs = []
+    for i, g in enumerate(report.groups):
+        facts = []
+        for k in FINGERPRINT_FIELDS:
+            mine, theirs = g.fingerprint.get(k), ref.get(k)
+            facts.append({"key": k, "value": mine, "ref": theirs or "not captured",
+                          "dev": bool(report.reference) and not g.reference and mine != theirs and theirs is not None})
+        configs.append({"index": i, "label": f"C{i + 1}", "id": g.id, "n": len(g.hosts),
+                        "share": len(g.hosts) / n_hosts, "hostset": compress(g.hosts), "reference": g.reference,
+                        "facts": facts,
+                        "deviations": sum(1 for f in facts if f["dev"])})
+    uncaptured = [a.name for a in report.hosts if a.fingerprint is None]
+
+    checks = []
+    for f in report.findings:
+        cfgs = {host_class[h].config for h in f.hosts if h in host_class} - {None}
+        marks = ["f", *(f"s-{s}" for s in _thresholds(f.severity.rank)), f"k{check_index[f.id]}",
+                 *(f"g{c}" for c in sorted(cfgs))]  # type: ignore[type-var]
+        checks.append({"id": f.id, "sev": f.severity.value, "title": f.title, "n": len(f.hosts),
+                       "share": len(f.hosts) / n_hosts, "hostset": f.hostset, "filter_classes": " ".join(marks)})
+
+    drain = [{"host": h, "reason": r, "sev": s.value, "anchor": host_class[h].anchor,
+              "filter_classes": host_class[h].filter_classes} for h, r, s in report.drain]
+    hosts = [{"name": a.name, "status": a.status, "worst": shown_worst(a), "seconds": a.seconds,
+              "config": f"C{config_index[a.group] + 1}" if a.group in config_index else "–",
+              "anchor": host_class[a.name].anchor, "filter_classes": host_class[a.name].filter_classes,
+              "detail": a.detail} for a in report.hosts]
+    return {
+        "report": report, "summary": report.summary(), "created": report.created,
+        "reference_kind": report.reference_kind,
+        "fact_titles": [FIELD_TITLES[k] for k in FINGERPRINT_FIELDS],
+        "overview": overview, "configs": configs, "uncaptured": compress(uncaptured), "n_uncaptured": len(uncaptured),
+        "checks": checks, "check_ids": check_ids, "classes": ordered, "drain": drain, "hosts": hosts,
+        "filter_severities": FILTER_SEVERITIES,
+        "drain_hostset": compress([h for h, _, _ in report.drain]),
+    }
+
+
+def html_text(report: FleetReport) -> str:
+    from rocmdoctor.htmlreport import render
+
+    return render("fleet.html.j2", **context(report))
