@@ -22,7 +22,7 @@ UPSTREAM = REPO / "matrices" / "upstream"
 
 @pytest.fixture(scope="module")
 def builds() -> dict[tuple[str, str], d.Build]:
-    return {(b.torch, b.rocm): b for b in d.derive(d.load_sources(UPSTREAM))}
+    return {(b.torch, b.rocm): b for b in d.derive(d.load_sources(UPSTREAM)) if b.channel != "therock"}
 
 
 @pytest.fixture(scope="module")
