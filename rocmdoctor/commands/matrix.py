@@ -20,8 +20,9 @@ def register(app: typer.Typer) -> None:
         gpu: Optional[str] = typer.Option(None, "--gpu", help='gfx target, PCI id or product name ("RX 7900 XTX").'),
         torch: Optional[str] = typer.Option(None, "--torch", help="torch release, e.g. 2.5."),
         as_json: bool = typer.Option(False, "--json", help="Machine-readable output (rocmdoctor-matrix/1)."),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Every detail and source under each table."),
     ) -> None:
-        """Print the slice of the matrix matching the filters."""
+        """Print the slice of the matrix matching the filters (each filter narrows every table)."""
         import json
 
         from rocmdoctor.matrix import load
@@ -34,7 +35,7 @@ def register(app: typer.Typer) -> None:
             return
         from rich.console import Console
 
-        render(Console(), sl, m)
+        render(Console(), sl, m, verbose=verbose)
 
     @sub.command("explain")
     def explain_cmd(
