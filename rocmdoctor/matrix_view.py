@@ -316,6 +316,12 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                          f"torch {w.torch} for ROCm {w.rocm} ({w.index_url}).")
         else:
             lines.append(f"No pytorch.org ROCm wheel in the matrix includes {tgt.gfx}.")
+    rock = m.torch_variants(gfx=tgt.gfx, channel="therock")
+    if rock and not m.torch_variants(gfx=tgt.gfx, channel="pytorch"):
+        extra = dict(zip(rock[0].gfx, rock[0].device_extras)).get(tgt.gfx, "device-all")
+        lines.append(f"AMD's TheRock multi-arch index is the only source of prebuilt PyTorch with {tgt.gfx} code: "
+                     f"torch[{extra}] from {rock[0].index_url} (rocmdoctor install torch --channel therock). "
+                     f"[{rock[0].source.split(' ; ')[0]}]")
     lines.append("Verdict: works." if works else "Verdict: does not work as an AMD-supported combination.")
     return works, lines
 

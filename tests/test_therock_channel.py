@@ -88,3 +88,12 @@ def test_frozen_per_family_index_warns(m) -> None:
 def test_from_dict_rejects_a_malformed_requirement() -> None:
     with pytest.raises(ValueError):
         Plan.from_dict({"requirements": ["torch[device gfx1100==2.14.*"]})
+
+
+def test_explain_names_therock_when_it_is_the_only_source(m) -> None:
+    from rocmdoctor.matrix_view import explain
+
+    _works, lines = explain(m, "780M", "7.2")  # gfx1103: no stable pytorch.org wheel (pytorch#179653)
+    assert any("only source" in x and "torch[device-gfx1103]" in x for x in lines)
+    _works, lines = explain(m, "RX 7900 XTX", "7.2")  # gfx1100 is on pytorch.org: no TheRock line
+    assert not any("TheRock" in x for x in lines)

@@ -68,7 +68,8 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known"))
             continue
         target = matrix.gpu(gfx)
-        in_wheels = bool(matrix.torch_variants(gfx=gfx))
+        # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
+        in_wheels = any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx))
         if ctx.version:
             status = matrix.support_status(gfx, ctx.version)
         elif target is not None and not matrix.releases_supporting(gfx=gfx):
