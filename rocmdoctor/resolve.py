@@ -348,8 +348,8 @@ def _refusal(
         supported = sorted({g for v in variants for g in v.gfx})
         what = ", ".join(missing) if missing else "the GPU(s)"
         return Refused(
-            f"No PyTorch ROCm wheel has code objects for {what}, and no known HSA_OVERRIDE_GFX_VERSION makes one "
-            "work. rocmdoctor will not install a CPU-only wheel instead.",
+            f"No PyTorch ROCm wheel ({spec_text}) has code objects for {what}, and no known "
+            "HSA_OVERRIDE_GFX_VERSION makes one work. rocmdoctor will not install a CPU-only wheel instead.",
             rejected,
             [
                 f"build PyTorch from source with PYTORCH_ROCM_ARCH={missing[0] if missing else 'gfxNNNN'} "
@@ -416,11 +416,21 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
                      warnings + _frozen_index(options) + verdict.warnings, {**env, **verdict.env}, spec_text,
                      [g.gfx for g in targets if g.gfx], matrix)
     refusal = _refusal(python, targets, rejected, kinds, variants, spec_text)
+    if "gpu" in kinds and options.torch_spec:
+        # the gfx list is per torch release: say which release of this channel does carry the GPU
+        need = {g.gfx.lower() for g in targets if g.gfx}
+        later = [v for v in matrix.torch_variants(rocm=options.rocm, channel=options.channel)
+                 if need <= set(v.gfx) and python in v.pythons]
+        if later:
+            refusal.alternatives.insert(0, (
+                f"torch {later[0].torch} (ROCm {later[0].rocm}) on the {options.channel} channel has code for "
+                f"{', '.join(sorted(need))}: run again with --torch {'.'.join(later[0].torch.split('.')[:2])}"))
     if "gpu" in kinds and options.channel != "therock":
         missing = sorted({g.gfx.lower() for g in targets if g.gfx})
         rock = [g for g in missing if matrix.torch_variants(gfx=g, channel="therock")]
         if rock:
-            refusal.alternatives.insert(0, (
+            only = not any(matrix.torch_variants(gfx=g, channel="pytorch") for g in rock)
+            refusal.alternatives.insert(0 if only else len(refusal.alternatives), (
                 f"use AMD's TheRock channel (--channel therock): its multi-arch index has code for {', '.join(rock)} "
                 f"via the extra torch[{','.join('device-' + g for g in rock)}]"))
     raise refusal

@@ -196,6 +196,7 @@ def test_rx9070xt_torch26_is_not_planned_onto_a_wheel_without_gfx1201(m) -> None
         resolve(_host("gfx1201"), m, ResolveOptions(torch_spec="2.6"))
     assert any("2.6.0" in r.candidate and "rocm6.2.4" in r.candidate and "gfx1201" in r.reason
                for r in exc.value.rejected)
+    assert exc.value.alternatives[0].startswith("torch ") and "--torch" in exc.value.alternatives[0]
     assert resolve(_host("gfx1201"), m, ResolveOptions(torch_spec="2.7")).requirements[0].version.startswith("2.7.1+")
 
 
