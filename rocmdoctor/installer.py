@@ -429,7 +429,7 @@ def install_argv(
     argv += ["-c", constraints]
     if lock:
         return [*argv, "--require-hashes", "-r", lock]
-    return [*argv, *(r.pin() for r in plan.requirements)]
+    return [*argv, *(r.spec() for r in plan.requirements)]
 
 
 @contextlib.contextmanager
@@ -653,7 +653,7 @@ def resolve_closure(plan: Plan, installer: str, python: str, python_version: Opt
     """Every (name, version) the install would bring, already-installed ones included (for the lock)."""
     if installer == "uv":
         reqs = os.path.join(workdir, "requirements.in")
-        Path(reqs).write_text("".join(f"{r.pin()}\n" for r in plan.requirements))
+        Path(reqs).write_text("".join(f"{r.spec()}\n" for r in plan.requirements))
         argv = [find_uv(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--no-annotate",
                 "--index-url", plan.index_url, "--index-strategy", "first-index", "-c", constraints, reqs]
         argv += ["--python-version", python_version] if python_version else ["--python", python]

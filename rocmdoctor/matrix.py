@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-FORMAT_VERSION = 4  # bump when the dataclasses change shape: invalidates pickled caches
+FORMAT_VERSION = 5  # bump when the dataclasses change shape: invalidates pickled caches
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,8 @@ class TorchVariant:
     source: str = ""
     uncertain: tuple[str, ...] = ()
     find_links: bool = False  # True: a flat directory for `pip -f`, not a PEP 503 index
+    device_extras: tuple[str, ...] = ()  # TheRock: the pip extra selecting each gfx's code, aligned with gfx
+    note: str = ""
 
 
 @dataclass(frozen=True)

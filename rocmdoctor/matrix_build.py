@@ -123,6 +123,7 @@ TORCH_RELEASE: dict[str, tuple[Spec, bool]] = {
 }
 
 TORCH_BUILD: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix_derive.py
+    "channel": ("str", True),
     "torch": ("str", True),
     "rocm": ("str", True),
     "gfx": (STR_LIST, True),
@@ -130,6 +131,9 @@ TORCH_BUILD: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix_de
     "source": ("str", True),
     "gfx_source": ("str", True),
     "not_credited": (STR_LIST, False),
+    "extras": (STR_LIST, False),
+    "torchvision": ("str", False),
+    "torchaudio": ("str", False),
 }
 
 DKMS: dict[str, tuple[Spec, bool]] = {
@@ -353,11 +357,14 @@ def _build_gpus(raw: dict[str, Any], overrides: dict[str, Any]) -> tuple[dict[st
     return gpus, pci_gfx
 
 
-def _derived_key(channel: str, torch: str, rocm: str) -> tuple[str, str]:
-    """Key of a derived build: ("2.6", "6.1") for 2.6.0+rocm6.1, ("nightly", "7.2") for the nightly channel."""
+def _derived_key(channel: str, torch: str, rocm: str) -> tuple[str, str, str]:
+    """Key of a derived build: ("pytorch", "2.6", "6.1") for 2.6.0+rocm6.1, ("nightly", "nightly", "7.2") for
+    the nightly channel, ("therock", "2.14", "multi-arch") for TheRock's one index."""
     if channel == "nightly":
-        return ("nightly", rocm)
-    return (".".join(torch.split(".")[:2]), rocm)
+        return ("nightly", "nightly", rocm)
+    if channel == "therock":
+        return ("therock", ".".join(torch.split(".")[:2]), "multi-arch")
+    return (channel, ".".join(torch.split(".")[:2]), rocm)
 
 
 def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) -> tuple[TorchVariant, ...]:
@@ -365,7 +372,7 @@ def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) 
     table (torch_builds.toml) when it has the pair; a row it lacks (a release `matrix update` just found) gets
     no gfx list and is marked uncertain, so the resolver refuses it rather than guess."""
     idx = {i["rocm"]: i for i in raw.get("index", [])}
-    builds = {(b["torch"], b["rocm"]): b for b in (derived or {}).get("build", [])}
+    builds = {(b["channel"], b["torch"], b["rocm"]): b for b in (derived or {}).get("build", [])}
     out = []
     for w in raw.get("wheel", []):
         for rocm in w["rocm"]:
@@ -379,9 +386,11 @@ def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) 
             gfx = w.get("gfx")
             unc = list(w["uncertain"])
             src = w["source"]
-            der = builds.get(_derived_key(ch, w["torch"], rocm)) if ch in ("pytorch", "nightly") else None
+            der = builds.get(_derived_key(ch, w["torch"], rocm))
+            extras: tuple[str, ...] = ()
             if der is not None:
                 gfx = der["gfx"]
+                extras = _t(der.get("extras"))
                 unc = [u for u in unc if u != "gfx"]
                 src = f"{src} ; gfx: {der['gfx_source']}"
             elif gfx is None:
@@ -394,7 +403,7 @@ def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) 
                 triton_package=w.get("triton_package"), triton_version=w.get("triton_version"),
                 torchvision=w.get("torchvision"), torchaudio=w.get("torchaudio"), pythons=_t(w["pythons"]),
                 gfx=_t(gfx), local_label=label.format(rocm=rocm), source=src, uncertain=tuple(unc),
-                find_links=bool(w.get("find_links", False)),
+                find_links=bool(w.get("find_links", False)), device_extras=extras, note=w.get("note", ""),
             ))
     return tuple(out)
 

@@ -6,6 +6,7 @@ and the logic is testable without it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Any, Optional
 
@@ -13,7 +14,6 @@ from rocmdoctor.errors import BadInput
 from rocmdoctor.matrix import GpuTarget, Matrix, RocmRelease, TorchVariant, _vtuple
 
 JSON_SCHEMA = "rocmdoctor-matrix/1"
-EXPLAIN_SCHEMA = "rocmdoctor-matrix-explain/1"
 
 
 def resolve_gpu(m: Matrix, key: Optional[str]) -> Optional[GpuTarget]:
@@ -39,27 +39,41 @@ def resolve_release(m: Matrix, key: Optional[str]) -> Optional[RocmRelease]:
 
 def select(m: Matrix, rocm: Optional[str] = None, gpu: Optional[str] = None,
            torch: Optional[str] = None) -> dict[str, Any]:
-    """The slice `matrix show` prints: releases, GPUs and wheels narrowed by the given filters."""
+    """The slice `matrix show` prints: every filter narrows every table (releases, GPUs and wheels).
+
+    ``--torch`` keeps its wheels, the ROCm releases they were built for and the GPU targets they carry;
+    ``--gpu`` keeps the releases and wheels that have the target; ``--rocm`` keeps one release, its GPUs and
+    its wheels. Filters combine by intersection. ``product`` names the product asked for (a --gpu given as
+    a product name or PCI id), so the tables can say it.
+    """
     rel = resolve_release(m, rocm)
     tgt = resolve_gpu(m, gpu)
-    if rel is not None:
-        releases = [rel]
-    elif tgt is not None:
-        releases = [r for r in m._sorted_releases() if m.support_status(tgt.gfx, r.version) != "never"
-                    and r.gfx_known]
-    else:
-        releases = m._sorted_releases()
-    if tgt is not None:
-        gpus = [tgt]
-    elif rel is not None:
-        gpus = [m.gpus[g] for g in (*rel.gfx_supported, *rel.gfx_deprecated) if g in m.gpus]
-    else:
-        gpus = list(m.gpus.values())
     wheels = m.torch_variants(gfx=tgt.gfx if tgt else None, torch=torch,
                               rocm=rel.series if rel is not None else None)
     if torch and not wheels and not m.torch_variants(torch=torch):
         raise BadInput(f"no torch release {torch!r} in the matrix")
-    return {"releases": releases, "gpus": gpus, "wheels": wheels}
+    releases = [rel] if rel is not None else m._sorted_releases()
+    if tgt is not None:
+        releases = [r for r in releases if r.gfx_known and m.support_status(tgt.gfx, r.version) != "never"]
+    if torch:
+        series = {".".join(v.rocm.split(".")[:2]) for v in wheels}
+        releases = [r for r in releases if r.series in series]
+    if tgt is not None:
+        gpus = [tgt]
+    else:
+        keep: Optional[set[str]] = None
+        if rel is not None:
+            keep = set(rel.gfx_supported) | set(rel.gfx_deprecated)
+        if torch:
+            carried = {g for v in wheels for g in v.gfx}
+            keep = carried if keep is None else keep & carried
+        gpus = [g for g in m.gpus.values() if keep is None or g.gfx in keep]
+    product = None
+    if gpu is not None and tgt is not None and gpu.strip().lower() != tgt.gfx:
+        prod = m.product(gpu)
+        product = prod.name if prod is not None and tgt.gfx == m.gfx_for_pci(prod.pci_ids[0].split(":")[0]) \
+            else (m.product_name_for_pci(gpu) if re.fullmatch(r"(0x)?[0-9a-fA-F]{4}", gpu.strip()) else gpu.strip())
+    return {"releases": releases, "gpus": gpus, "wheels": wheels, "product": product}
 
 
 def to_json(sl: dict[str, Any], m: Matrix) -> dict[str, Any]:
@@ -77,48 +91,134 @@ def to_json(sl: dict[str, Any], m: Matrix) -> dict[str, Any]:
     }
 
 
+# words for the data's field names, so the tables never print an internal name
+FIELD_WORDS = {
+    "date": "release date", "dkms_base": "amdgpu-dkms version", "driver": "driver versions",
+    "hip_prefix": "HIP version", "kmd_compatible": "kernel-driver window", "os": "OS list",
+    "gfx_supported": "GPU list", "gfx_deprecated": "deprecated GPUs", "gfx_removed": "removed GPUs",
+    "kernels": "kernel list", "triton_version": "Triton version", "triton_package": "Triton package",
+    "torchvision": "torchvision version", "torchaudio": "torchaudio version", "pythons": "Python list",
+    "gfx": "GPU list", "local_label": "version label", "rocm": "ROCm version", "torch": "torch version",
+}
+
+
+def _words(fields: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(FIELD_WORDS.get(f, f.replace("_", " ")) for f in fields)
+
+
 def _short(items: tuple[str, ...] | list[str], n: int = 6) -> str:
     items = list(items)
     return ", ".join(items[:n]) + (f" (+{len(items) - n})" if len(items) > n else "")
 
 
-def render(console: Any, sl: dict[str, Any], m: Matrix) -> None:
-    """The tables of `matrix show` (full width on a pipe, records in a narrow terminal)."""
-    from rocmdoctor.tables import Column, print_table
+def _table(title: str, header: list[str], rows: list[list[str]], width: int) -> list[str]:
+    """Plain aligned columns within ``width``: the last column is cut with '...' (the rest is under -v)."""
+    if not rows:
+        return []
+    cols = len(header)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(cols - 1)]
+    fixed = sum(widths) + 2 * (cols - 1)
+    last = max(8, width - fixed)
+    out = [title]
+    for r in [header, *rows]:
+        cell = r[-1] if len(r[-1]) <= last else r[-1][: last - 3] + "..."
+        out.append("  ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + ("  " if cols > 1 else "") + cell)
+    out.append("")
+    return [line.rstrip() for line in out]
 
-    if sl["releases"]:
-        rows = []
-        for r in sl["releases"]:
-            gfx = _short(r.gfx_supported, 9) if r.gfx_known else "(not in references)"
-            if r.gfx_deprecated:
-                gfx += f" / {', '.join(r.gfx_deprecated)}"
-            oses = _short([f"{o.os_id} {o.version}" for o in r.os], 5)
-            rows.append([r.version, r.date or "?", gfx, oses, r.dkms_base or "?", r.hip_prefix or "?",
-                         ", ".join(r.uncertain)])
-        cols = ("ROCm", "date", "GPU targets (supported / deprecated)", "OS", "amdgpu-dkms", "HIP", "uncertain")
-        print_table(console, "ROCm releases", [Column(c) for c in cols], rows)
-    if sl["gpus"]:
-        rows = []
+
+def _gfx_summary(r: RocmRelease) -> str:
+    if not r.gfx_known:
+        return "not in the references"
+    text = f"{len(r.gfx_supported)}: {' '.join(r.gfx_supported)}"
+    return text + (f"; deprecated {' '.join(r.gfx_deprecated)}" if r.gfx_deprecated else "")
+
+
+def render_lines(sl: dict[str, Any], m: Matrix, verbose: bool = False, width: int = 80) -> list[str]:
+    """The `matrix show` text: short tables within ``width`` columns; ``verbose`` adds one detail block per row."""
+    out: list[str] = []
+    product = sl.get("product")
+    if product and sl["gpus"]:
+        out += [f"{product} is {sl['gpus'][0].gfx}.", ""]
+    rels: list[RocmRelease] = sl["releases"]
+    out += _table("ROCm releases", ["ROCm", "released", "amdgpu-dkms", "GPU targets"],
+                  [[r.version, r.date or "?", r.dkms_base or "?", _gfx_summary(r)] for r in rels], width)
+    if verbose:
+        for r in rels:
+            out.append(f"ROCm {r.version}")
+            out.append(f"  GPUs: {_gfx_summary(r)}")
+            oses = ", ".join(o.os_id + " " + o.version for o in r.os) or "not listed"
+            out.append(f"  OS: {oses}")
+            out.append(f"  HIP {r.hip_prefix or '?'}; kernel drivers of ROCm {', '.join(r.kmd_compatible) or '?'}")
+            if r.uncertain:
+                out.append(f"  uncertain: {_words(r.uncertain)}")
+            out.append(f"  source: {r.source}")
+        out.append("")
+    gpu_rows = []
+    for g in sl["gpus"]:
+        names = [p.name for p in g.products]
+        if product and product in names:
+            names.remove(product)
+            names.insert(0, product)
+        prods = ", ".join(names[:2]) + (f" (+{len(names) - 2})" if len(names) > 2 else "") if names else "-"
+        gpu_rows.append([g.gfx, g.family, g.override or "-", prods])
+    out += _table("GPU targets", ["gfx", "family", "override", "products"], gpu_rows, width)
+    if verbose:
         for g in sl["gpus"]:
-            prods = "; ".join(f"{p.name} ({', '.join(p.pci_ids) or '-'})" for p in g.products[:4])
-            if len(g.products) > 4:
-                prods += f"; +{len(g.products) - 4}"
-            ov = g.override or "-"
+            prods = "; ".join(p.name + " (" + (", ".join(p.pci_ids) or "-") + ")" for p in g.products)
+            out.append(f"{g.gfx}: {prods}")
             if g.override_note:
-                ov += " " + g.override_note.split("]")[0] + "]" if g.override_note.startswith("[") else ""
-            rows.append([g.gfx, g.family, g.segment, str(g.wavefront or "?"), str(g.lds_kib or "?"), prods, ov])
-        cols = ("gfx", "family", "segment", "wave", "LDS KiB", "products (PCI ids)", "HSA override")
-        print_table(console, "GPU targets", [Column(c) for c in cols], rows)
-    if sl["wheels"]:
-        rows = []
+                out.append(f"  HSA_OVERRIDE_GFX_VERSION={g.override or '-'}: {g.override_note}")
+        if sl["gpus"]:
+            out.append("")
+    wheel_rows = []
+    for v in sl["wheels"]:
+        pys = v.pythons[0] + "-" + v.pythons[-1] if len(v.pythons) > 1 else "".join(v.pythons)
+        wheel_rows.append([v.torch, v.channel, v.rocm, pys, f"{len(v.gfx)}: {' '.join(v.gfx)}"])
+    out += _table("PyTorch ROCm wheels (newest first)", ["torch", "channel", "ROCm", "Python", "GPU targets"],
+                  wheel_rows, width)
+    if verbose:
         for v in sl["wheels"]:
-            triton = f"{v.triton_package}=={v.triton_version}" if v.triton_version else (v.triton_package or "?")
-            rows.append([v.torch, v.channel, v.rocm, v.index_url, triton,
-                         f"{v.torchvision or '?'}/{v.torchaudio or '?'}", _short(v.pythons, 7), _short(v.gfx, 4)])
-        cols = ("torch", "channel", "ROCm", "index / find-links", "triton", "vision/audio", "Python", "gfx")
-        print_table(console, "PyTorch ROCm wheels (newest first)", [Column(c) for c in cols], rows)
-    if not any(sl.values()):
-        console.print("Nothing in the matrix matches these filters.")
+            out.append(f"torch {v.torch} ({v.channel}, ROCm {v.rocm})")
+            out.append(f"  {'find-links' if v.find_links else 'index'}: {v.index_url}")
+            triton = f"{v.triton_package} {v.triton_version}" if v.triton_version else (v.triton_package or "none")
+            out.append(f"  Triton: {triton}; torchvision {v.torchvision or '?'}; torchaudio {v.torchaudio or '?'}")
+            out.append(f"  Python: {', '.join(v.pythons)}; GPU targets: {', '.join(v.gfx)}")
+            if v.device_extras:
+                out.append("  GPU chosen by the extras torch[device-gfxNNNN] (device-all: every GPU)")
+            if v.uncertain:
+                out.append(f"  uncertain: {_words(v.uncertain)}")
+            out.append(f"  source: {v.source}")
+    elif sl["wheels"]:
+        out.append("Indexes, Triton and companion versions, sources: add -v.")
+    if not (sl["releases"] or sl["gpus"] or sl["wheels"]):
+        out.append("Nothing in the matrix matches these filters.")
+    while out and not out[-1]:
+        out.pop()
+    return _wrap(out, width)
+
+
+def _wrap(lines: list[str], width: int) -> list[str]:
+    """Fold the -v detail lines that are wider than ``width`` (tables are already cut to fit)."""
+    import textwrap
+
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        out += textwrap.wrap(line, width=width, subsequent_indent=indent, break_on_hyphens=False,
+                             break_long_words=True)
+    return out
+
+
+def render(console: Any, sl: dict[str, Any], m: Matrix, verbose: bool = False) -> None:
+    """Print the `matrix show` text (plain lines, no colour codes): within the terminal's width, and whole when
+    piped or written to a file (a pipe is not 80 columns: nothing is cut there)."""
+    width = max(60, getattr(console, "width", 80) or 80) if getattr(console, "is_terminal", False) else 1_000_000
+    for line in render_lines(sl, m, verbose=verbose, width=width):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_version: Optional[str] = None,
@@ -217,6 +317,12 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                          f"torch {w.torch} for ROCm {w.rocm} ({w.index_url}).")
         else:
             lines.append(f"No pytorch.org ROCm wheel in the matrix includes {tgt.gfx}.")
+    rock = m.torch_variants(gfx=tgt.gfx, channel="therock")
+    if rock and not m.torch_variants(gfx=tgt.gfx, channel="pytorch"):
+        extra = dict(zip(rock[0].gfx, rock[0].device_extras)).get(tgt.gfx, "device-all")
+        lines.append(f"AMD's TheRock multi-arch index is the only source of prebuilt PyTorch with {tgt.gfx} code: "
+                     f"torch[{extra}] from {rock[0].index_url} (rocmdoctor install torch --channel therock). "
+                     f"[{rock[0].source.split(' ; ')[0]}]")
     lines.append("Verdict: works." if works else "Verdict: does not work as an AMD-supported combination.")
     return works, lines
 

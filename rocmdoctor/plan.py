@@ -37,9 +37,15 @@ class Requirement:
     name: str  # "torch"
     version: str  # "2.5.1+rocm6.2"
     sha256: list[str] = field(default_factory=list)  # filled when a lock is written
+    extras: tuple[str, ...] = ()  # TheRock: ("device-gfx1100",) selects the GPU code to install
 
     def pin(self) -> str:
+        """``name==version``: what a constraints file may hold (pip forbids extras there)."""
         return f"{self.name}=={self.version}"
+
+    def spec(self) -> str:
+        """What to install: ``name[extra,...]==version``."""
+        return f"{self.name}[{','.join(self.extras)}]=={self.version}" if self.extras else self.pin()
 
 
 @dataclass
@@ -101,7 +107,7 @@ class Plan:
         return {
             "schema": "rocmdoctor-plan/1",
             "index_url": self.index_url,
-            "requirements": [r.pin() for r in self.requirements],
+            "requirements": [r.spec() for r in self.requirements],
             "env": dict(self.env),
             "python": self.python,
             "rocm": self.rocm,
@@ -124,7 +130,11 @@ class Plan:
         reqs = []
         for pin in _list(d, "requirements"):
             name, _, version = pin.partition("==")
-            reqs.append(Requirement(name.strip(), version.strip()))
+            m = re.fullmatch(r"\s*([A-Za-z0-9._-]+)\s*(?:\[([A-Za-z0-9._,\s-]*)\])?\s*", name)
+            if m is None:
+                raise ValueError(f"requirement {pin!r} is not NAME[EXTRAS]==VERSION")
+            extras = tuple(x.strip() for x in (m.group(2) or "").split(",") if x.strip())
+            reqs.append(Requirement(m.group(1), version.strip(), extras=extras))
         python = _str(d, "python", "")
         if python and not re.fullmatch(r"3\.\d{1,2}", python):
             raise ValueError(f"'python' must be a string such as \"3.11\", not {python!r}")

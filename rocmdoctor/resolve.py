@@ -29,7 +29,11 @@ from rocmdoctor.model import GpuInfo, Host
 from rocmdoctor.plan import Plan, Rejected, Requirement
 
 COMPANIONS = ("torchvision", "torchaudio")
-CHANNELS = ("pytorch", "amd", "nightly")
+CHANNELS = ("pytorch", "amd", "nightly", "therock")
+# TheRock's legacy per-family indexes (rocm.nightlies.amd.com/v2/gfx110X-all/ ...): no longer produced
+_PER_FAMILY_RE = re.compile(r"/v2(?:-staging)?/(gfx[0-9a-z]+(?:-[a-z]+)?)/?", re.I)
+PER_FAMILY_SOURCE = ("https://github.com/ROCm/TheRock/issues/5954 ; ROCm/TheRock "
+                     "docs/packaging/legacy_per_family_releases.md lines 4-9 (matrices/upstream/ROCm/TheRock)")
 PYPI_SIMPLE = "https://pypi.org/simple"  # where AMD's find-links wheels get their plain dependencies
 
 
@@ -311,6 +315,8 @@ def _pin(version: str, label: str, channel: str = "pytorch") -> str:
     """
     if channel == "nightly":
         return version if version.endswith("*") else f"{version}*"
+    if channel == "therock":  # one series ("2.14"): builds carry dated +rocm7.15.0aYYYYMMDD labels
+        return version if version.endswith("*") else f"{version}.*"
     if "+" in version or not label:
         return version
     if channel == "amd" and ".git" not in label:
@@ -342,8 +348,8 @@ def _refusal(
         supported = sorted({g for v in variants for g in v.gfx})
         what = ", ".join(missing) if missing else "the GPU(s)"
         return Refused(
-            f"No PyTorch ROCm wheel has code objects for {what}, and no known HSA_OVERRIDE_GFX_VERSION makes one "
-            "work. rocmdoctor will not install a CPU-only wheel instead.",
+            f"No PyTorch ROCm wheel ({spec_text}) has code objects for {what}, and no known "
+            "HSA_OVERRIDE_GFX_VERSION makes one work. rocmdoctor will not install a CPU-only wheel instead.",
             rejected,
             [
                 f"build PyTorch from source with PYTORCH_ROCM_ARCH={missing[0] if missing else 'gfxNNNN'} "
@@ -407,22 +413,74 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
             kinds |= verdict.kinds
             continue
         return _plan(v, host, options, python, verdict.serving, companions, rejected, notes + verdict.notes,
-                     warnings + verdict.warnings, {**env, **verdict.env}, spec_text, [g.gfx for g in targets if g.gfx])
-    raise _refusal(python, targets, rejected, kinds, variants, spec_text)
+                     warnings + _frozen_index(options) + verdict.warnings, {**env, **verdict.env}, spec_text,
+                     [g.gfx for g in targets if g.gfx], matrix)
+    refusal = _refusal(python, targets, rejected, kinds, variants, spec_text)
+    if "gpu" in kinds and options.torch_spec:
+        # the gfx list is per torch release: say which release of this channel does carry the GPU
+        need = {g.gfx.lower() for g in targets if g.gfx}
+        later = [v for v in matrix.torch_variants(rocm=options.rocm, channel=options.channel)
+                 if need <= set(v.gfx) and python in v.pythons]
+        if later:
+            refusal.alternatives.insert(0, (
+                f"torch {later[0].torch} (ROCm {later[0].rocm}) on the {options.channel} channel has code for "
+                f"{', '.join(sorted(need))}: run again with --torch {'.'.join(later[0].torch.split('.')[:2])}"))
+    if "gpu" in kinds and options.channel != "therock":
+        missing = sorted({g.gfx.lower() for g in targets if g.gfx})
+        rock = [g for g in missing if matrix.torch_variants(gfx=g, channel="therock")]
+        if rock:
+            only = not any(matrix.torch_variants(gfx=g, channel="pytorch") for g in rock)
+            refusal.alternatives.insert(0 if only else len(refusal.alternatives), (
+                f"use AMD's TheRock channel (--channel therock): its multi-arch index has code for {', '.join(rock)} "
+                f"via the extra torch[{','.join('device-' + g for g in rock)}]"))
+    raise refusal
+
+
+def _frozen_index(options: ResolveOptions) -> list[str]:
+    """A warning when the index given is one of TheRock's old per-family indexes (no longer produced)."""
+    m = _PER_FAMILY_RE.search(options.index_url or "")
+    if not m:
+        return []
+    return [f"FROZEN INDEX: {options.index_url} is TheRock's per-family index for {m.group(1)}; AMD no longer "
+            "produces per-family releases (the newest there is frozen and may be deleted). Use the multi-arch index "
+            f"with a device extra instead: --channel therock. [{PER_FAMILY_SOURCE}]"]
+
+
+def _device_extras(v: TorchVariant, host: Host) -> tuple[str, ...]:
+    """TheRock: one [device-*] extra per distinct GPU target on the host (every GPU, so a later
+    HIP_VISIBLE_DEVICES change still finds code); device-all when no GPU was seen."""
+    if v.channel != "therock":
+        return ()
+    by_gfx = dict(zip(v.gfx, v.device_extras))
+    wanted = [by_gfx[g.gfx.lower()] for g in host.gpus if g.gfx and g.gfx.lower() in by_gfx]
+    return tuple(dict.fromkeys(sorted(wanted))) or ("device-all",)
+
+
+def _only_source(v: TorchVariant, host: Host, matrix: Matrix) -> str:
+    """A sentence when no pytorch.org stable wheel carries code for a GPU the TheRock plan serves."""
+    lacking = sorted({g.gfx.lower() for g in host.gpus if g.gfx and g.gfx.lower() in v.gfx
+                      and not matrix.torch_variants(gfx=g.gfx.lower(), channel="pytorch")})
+    if not lacking:
+        return ""
+    return (f"No pytorch.org stable wheel carries code for {', '.join(lacking)}: TheRock's index is the only source "
+            "of prebuilt PyTorch for it.")
 
 
 def _plan(
     v: TorchVariant, host: Host, options: ResolveOptions, python: str, serving: list[str],
     companions: tuple[str, ...], rejected: list[Rejected], notes: list[str], warnings: list[str],
-    env: dict[str, str], spec_text: str, gfx: list[str],
+    env: dict[str, str], spec_text: str, gfx: list[str], matrix: Matrix,
 ) -> Plan:
-    reqs = [Requirement("torch", _pin(v.torch, v.local_label, v.channel))]
+    extras = _device_extras(v, host)
+    reqs = [Requirement("torch", _pin(v.torch, v.local_label, v.channel), extras=extras)]
     if v.triton_package and v.triton_version and v.channel != "nightly":  # a nightly pins its own dated triton
         reqs.append(Requirement(v.triton_package, v.triton_version))
     # Companions of AMD's channel carry their own git hash, so only the public version can be pinned.
     label = "" if v.channel == "amd" else v.local_label
     for c in companions:
-        reqs.append(Requirement(c, _pin(getattr(v, c), label, v.channel)))
+        # torchvision has device code too on TheRock's index; torchaudio has none
+        reqs.append(Requirement(c, _pin(getattr(v, c), label, v.channel),
+                                extras=extras if c == "torchvision" else ()))
     reasons = [
         f"torch {v.torch} is the newest build matching {spec_text} that fits this host "
         f"(ROCm {v.rocm} build from the {v.channel} channel).",
@@ -432,6 +490,16 @@ def _plan(
         reasons.append(f"It carries code objects for the GPUs it will run on: {', '.join(serving)}.")
     if any(r.name == v.triton_package for r in reqs):
         reasons.append(f"{v.triton_package} {v.triton_version} is the Triton build this torch requires.")
+    if extras:
+        reasons.append(
+            f"TheRock's multi-arch index serves one torch for every GPU; the extra{'s' if len(extras) > 1 else ''} "
+            f"[{', '.join(extras)}] install{'s' if len(extras) == 1 else ''} the device code for "
+            + ("every supported GPU (no GPU was seen)." if extras == ("device-all",) else
+               f"the GPU(s) on this host ({', '.join(sorted({g.gfx for g in host.gpus if g.gfx}))}).")
+        )
+        only = _only_source(v, host, matrix)
+        if only:
+            reasons.append(only)
     reasons += notes
     if host.rocm_version and _series(host.rocm_version.value) != _series(v.rocm):
         reasons.append(

@@ -35,7 +35,7 @@ def block(lines: list[str], start_re: str, end_re: str) -> tuple[int, int]:
     """1-based inclusive range from the first line matching start_re to the next matching end_re."""
     for i, line in enumerate(lines):
         if re.match(start_re, line):
-            for j in range(i + 1, len(lines)):
+            for j in range(i, len(lines)):
                 if re.match(end_re, lines[j]):
                     return i + 1, j + 1
     raise SystemExit(f"block {start_re!r} not found")
@@ -60,7 +60,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--test-infra", required=True)
     ap.add_argument("--builder", required=True)
+    ap.add_argument("--therock", help="a ROCm/TheRock mirror (RELEASES.md multi-arch tables)")
     a = ap.parse_args()
+    if a.therock:
+        therock(a.therock)
     for rel in [*TI_RELEASES, "main"]:
         ref = "HEAD" if rel == "main" else f"release/{rel}"
         commit = git(a.test_infra, "rev-parse", ref).strip()
@@ -84,6 +87,22 @@ def main() -> None:
         arm = block(text, r"^    rocm\)$", r"^        ;;$")
         write(ROOT / "pytorch" / "builder" / f"release-{rel}" / "build_docker.sh.excerpt",
               "pytorch/builder", BUILDER_PATH, commit, ref, [arm], text)
+
+
+def therock(repo: str) -> None:
+    """RELEASES.md: the multi-arch index, the [device-*] extras table and the torch version table."""
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    text = git(repo, "show", f"{commit}:RELEASES.md").splitlines()
+    index = block(text, r"^Nightly releases of ROCm and framework Python packages", r"^unified index at ")
+    devices = block(text, r"^\| Product Name +\| GFX Target", r"^\| AMD Radeon Pro W5500")
+    versions = block(text, r"^>   \| torch version \|", r"^>   \| 2\.11 ")
+    write(ROOT / "ROCm" / "TheRock" / f"main-{commit[:8]}" / "RELEASES.md.excerpt", "ROCm/TheRock", "RELEASES.md",
+          commit, "main", [index, devices, versions], text)
+    legacy = git(repo, "show", f"{commit}:docs/packaging/legacy_per_family_releases.md").splitlines()
+    cut = block(legacy, r"^> Per-family releases have been replaced", r"^> \*per-family releases may be deleted")
+    pys = block(legacy, r"^We currently support Python", r"^We currently support Python")
+    write(ROOT / "ROCm" / "TheRock" / f"main-{commit[:8]}" / "legacy_per_family_releases.md.excerpt",
+          "ROCm/TheRock", "docs/packaging/legacy_per_family_releases.md", commit, "main", [cut, pys], legacy)
 
 
 if __name__ == "__main__":

@@ -241,7 +241,9 @@ def test_torch_variants_are_newest_first_and_filter(m):
     assert vs and all("gfx1100" in v.gfx and "3.12" in v.pythons for v in vs)
     keys = [mx._vtuple(v.torch) for v in vs]
     assert keys == sorted(keys, reverse=True)
-    assert m.torch_variants(gfx="gfx1031") == []
+    assert m.torch_variants(gfx="gfx1031", channel="pytorch") == []
+    # TheRock's multi-arch index does carry gfx1031 (ROCm/TheRock RELEASES.md @89553ce3 line 301, device-gfx1031)
+    assert m.torch_variants(gfx="gfx1031", channel="therock")
     # gfx1151 reached the wheels with pytorch#167299 (merged 2025-11-07, before the 2.10 cut): every build from
     # torch 2.10 on, none before (the old per-index table said rocm7.2 only)
     hits = m.torch_variants(gfx="gfx1151", channel="pytorch")

@@ -210,3 +210,15 @@ def test_nightly_channel_has_rocm_714(m) -> None:
     assert {v.rocm for v in m.torch_variants(channel="nightly")} == {"7.2", "7.14"}
     v = m.torch_variants(channel="nightly", rocm="7.14")[0]
     assert v.index_url == "https://download.pytorch.org/whl/nightly/rocm7.14" and "gfx906" not in v.gfx
+
+
+def test_check_does_not_warn_torch_rocm64_on_the_rocm71_driver(m) -> None:
+    # same pair as above, judged by `check`: torch 2.9.1+rocm6.4 on the ROCm 7.1.1 amdgpu-dkms (a year rule)
+    from rocmdoctor.model import TorchInfo
+
+    h = Host(torch=TorchInfo(version="2.9.1+rocm6.4", hip="6.4.43484-123"),
+             dkms=DkmsInfo(entries=[DkmsEntry("amdgpu", "6.16.6-2255209.24.04", None, None, "installed", SRC)]))
+    assert _sev(judge_host(h, matrix=m), "torch.rocm-mismatch") == ["ok"]
+    h.torch = TorchInfo(version="2.3.1+rocm5.7", hip="5.7.31921-d1770ee1b")
+    f = [x for x in judge_host(h, matrix=m) if x.id == "torch.rocm-mismatch"]
+    assert [x.severity.value for x in f] == ["warn"] and "apart" in f[0].detail

@@ -31,6 +31,9 @@ def test_wheel_contains_data_programs_and_fixtures(tmp_path):
     wheel = next(tmp_path.glob("rocmdoctor-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for must in ("rocmdoctor/matrices/releases.toml", "rocmdoctor/matrices/gpus.toml",
+                 "rocmdoctor/matrices/torch_builds.toml",  # derived; its sources ship too (matrix update --offline)
+                 "rocmdoctor/matrices/upstream/pytorch/pytorch/arch-changes.toml",
+                 "rocmdoctor/matrices/upstream/pytorch/test-infra/release-2.6/generate_binary_build_matrix.py.excerpt",
                  "rocmdoctor/checks/smoke_torch.py",
                  "rocmdoctor/data/amdgpu.ids", "rocmdoctor/data/signatures.toml", "rocmdoctor/capture.py",
                  "rocmdoctor/fixtures/rx7900xtx-dkms-build-fails-kernel-6.5/expected.json"):

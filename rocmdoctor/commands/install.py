@@ -27,9 +27,10 @@ def register(app: typer.Typer) -> None:
                                                      help="Plan for this Python version instead of the host's."),
         torch_spec: Optional[str] = typer.Option(None, "--torch", metavar="SPEC", help="2.5, ==2.5.1, >=2.4,<2.6"),
         rocm: Optional[str] = typer.Option(None, "--rocm", metavar="X.Y", help="Only builds for this ROCm."),
-        channel: str = typer.Option("pytorch", "--channel", metavar="pytorch|amd|nightly",
+        channel: str = typer.Option("pytorch", "--channel", metavar="pytorch|amd|nightly|therock",
                                     help="Where the wheels come from: download.pytorch.org, AMD's repo.radeon.com, "
-                                    "or the nightly index."),
+                                    "the nightly index, or AMD's TheRock multi-arch index (GPU chosen by "
+                                    "torch[device-gfxNNNN] extras)."),
         installer: str = typer.Option("pip", "--installer", metavar="pip|uv", help="Which installer runs."),
         index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL",
                                                 help="A mirror of the channel's index (--channel amd: of PyPI)."),

@@ -23,8 +23,9 @@ def register(app: typer.Typer) -> None:
         torch: Optional[str] = typer.Option(None, "--torch", help="torch release, e.g. 2.5."),
         fmt: OutputFormat = format_option(),
         as_json: bool = typer.Option(False, "--json", help="JSON on stdout (rocmdoctor-matrix/1)."),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Every detail and source under each table."),
     ) -> None:
-        """Print the slice of the matrix matching the filters."""
+        """Print the slice of the matrix matching the filters (each filter narrows every table)."""
         import json
 
         from rocmdoctor.matrix import load
@@ -37,7 +38,7 @@ def register(app: typer.Typer) -> None:
             return
         from rocmdoctor.tables import console
 
-        render(console(), sl, m)
+        render(console(), sl, m, verbose=verbose)
 
     @sub.command("explain")
     def explain_cmd(

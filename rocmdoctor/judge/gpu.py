@@ -73,7 +73,8 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known"))
             continue
         target = matrix.gpu(gfx)
-        in_wheels = bool(matrix.torch_variants(gfx=gfx))
+        # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
+        in_wheels = any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx))
         if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
             out.append(finding(
                 "gpu.arch-unsupported", Severity.INFO,

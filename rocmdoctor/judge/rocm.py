@@ -81,14 +81,12 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                 if dkms_rocm:
                     break
     if dkms_rocm:
-        rel = matrix.release(tr) or matrix.release(major_minor(tr) or tr)
-        window = rel.kmd_compatible if rel else ()
-        if window and major_minor(dkms_rocm) not in window:
+        allowed, rule = matrix.kmd_window(major_minor(tr) or tr, major_minor(dkms_rocm) or dkms_rocm)
+        if allowed is False:
             out.append(finding(
                 "torch.rocm-mismatch", Severity.WARN,
                 f"torch's ROCm {tr} is outside the support window of the kernel driver from ROCm {dkms_rocm}",
-                f"ROCm {rel.version if rel else tr} user space supports kernel drivers from ROCm "
-                f"{', '.join(window)} ({rel.driver_window if rel else ''}).",
+                f"{rule}.",
                 [f"amdgpu-dkms from ROCm {dkms_rocm}"],
                 Fix("Upgrade amdgpu-dkms (or the in-tree kernel), or install torch for an older ROCm:",
                     [f"rocmdoctor install torch --rocm {major_minor(dkms_rocm)}"],

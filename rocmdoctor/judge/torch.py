@@ -112,6 +112,9 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         v = _variant(host, matrix)
         if v is None:
             return [skip("torch.arch-missing", f"torch {t.version}: its ROCm variant is not in rocmdoctor's matrix")]
+        if v.channel == "therock":  # its device code is whatever [device-*] extras were installed
+            return [skip("torch.arch-missing", f"torch {t.version} is a TheRock multi-arch build: its GPU code "
+                         "comes from the installed torch[device-*] extras, and get_arch_list() was not captured")]
         archs, where = list(v.gfx), f"the torch {v.torch} rocm{v.rocm} wheels ({v.source})"
     forced = gfx_from_version(override_value(host) or "")
     out = []
