@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.model import Finding, Host, Source
+from rocmdoctor.parse.rocminfo import APU_MEMORY
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -43,6 +44,11 @@ def enrich(host: Host, matrix: Matrix) -> Host:
         else:
             if gpu.gfx_by_source:
                 gpu.gfx = next(iter(gpu.gfx_by_source.values()))
+        if gpu.is_apu and gpu.gfx and not any(s.text == APU_MEMORY for s in gpu.sources):
+            target = matrix.gpu(gpu.gfx)
+            if target is not None and not target.is_apu:
+                # "AMD Radeon Graphics" is also what discrete MI50/MI60 (gfx906) report: the ISA decides
+                gpu.is_apu = False
         if gpu.is_apu is None and gpu.gfx:
             target = matrix.gpu(gpu.gfx)
             if target is not None and target.is_apu:

@@ -37,6 +37,11 @@ def _evidence(gpu: GpuInfo) -> list[str]:
 @check("gpu.none-found", "gpu.detected", title="GPU inventory")
 def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
     seen = gpu_sources_captured(host)
+    if "rocminfo-failed" in host.context:
+        # a rocminfo that failed lists no agents because the runtime could not start, not because there is no GPU
+        seen = [s for s in seen if s != "rocminfo"]
+        if not seen and not host.gpus:
+            return [skip("gpu.detected", "rocminfo failed before listing GPUs (see rocm.runtime-failed)")]
     if not seen:
         return [not_captured("gpu.detected", "GPU enumeration (rocminfo, kfd topology, drm sysfs, rocm-smi)")]
     if not host.gpus:
