@@ -60,7 +60,8 @@ def test_human_output_says_one_problem_and_shows_the_chain_under_v():
 
 def test_fixes_are_ordered_and_the_first_is_marked():
     fs = [
-        Finding("torch.not-rocm-build", Severity.FAIL, "cuda torch", fix=Fix("reinstall", ["rocmdoctor install torch"])),
+        Finding("torch.not-rocm-build", Severity.FAIL, "cuda torch",
+                fix=Fix("reinstall", ["rocmdoctor install torch"])),
         Finding("torch.gpu-unavailable", Severity.FAIL, "no gpu"),
         Finding("perm.kfd-access", Severity.FAIL, "no access", fix=Fix("groups", ["sudo usermod -aG render me"])),
         Finding("gpu.igpu-visible", Severity.WARN, "igpu"),
