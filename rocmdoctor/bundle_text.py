@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.model import Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
 from rocmdoctor.parse import kernel, osrelease
-from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, python_minor, torch_from_wheel
+from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, product_name, python_minor, torch_from_wheel
 
 if TYPE_CHECKING:
     from rocmdoctor.bundle import _Acc
@@ -36,7 +36,7 @@ def fold(acc: _Acc, facts: TextFacts) -> None:
         return
     host = acc.host
     for f in facts.facts:
-        key = _CONTEXT_KINDS.get(f.kind)
+        key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
         if key and key not in host.context:
             host.context[key] = _fact(f)
     for f in facts.all("container.compose-item"):
@@ -69,9 +69,14 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
     avail = facts.first("torch.available")
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver")
-    if not (version or hip or cuda or avail or nvidia or no_driver):
+    arch = facts.first("torch.arch-list")
+    hip_error = facts.first("torch.hip-error")
+    if not (version or hip or cuda or avail or nvidia or no_driver or arch):
         return
-    t = TorchInfo(version=version, source=source or (hip or cuda or avail or nvidia or no_driver).source)  # type: ignore[union-attr]
+    first = hip or cuda or avail or nvidia or no_driver or arch
+    t = TorchInfo(version=version, source=source or (first.source if first else None))
+    if arch is not None:
+        t.arch_list = re.findall(r"gfx[0-9a-f]{3,5}", arch.value)
     if hip and hip.value != "None":
         t.hip = hip.value
     if cuda and cuda.value != "None":
@@ -88,6 +93,8 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
             t.proven_build = "cpu"
         elif nvidia and version and "+" not in version:
             t.proven_build = "cuda"  # PyPI's default Linux torch pulls nvidia-*-cu12
+        elif hip_error is not None or (arch is not None and not version):
+            t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build
     if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
         return
     acc.torches.append((PRIO, t))
@@ -157,6 +164,17 @@ def _gpus(acc: _Acc, facts: TextFacts) -> None:
             g.gfx_by_source["log"] = gfx
         g.sources.append(f.source)
         gpus.append(g)
+    names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
+    if not gpus:
+        for f in facts.all("gpu.gfx"):
+            if f.value in seen:
+                continue
+            seen.add(f.value)
+            g = GpuInfo(index=len(gpus), gfx_by_source={"log": f.value})
+            g.sources.append(f.source)
+            gpus.append(g)
+        if len(gpus) == 1 and len(names) == 1:
+            gpus[0].name = names[0]
     if not gpus:
         for f in facts.all("gpu.pci"):
             pid = "0x" + f.value.lower()
@@ -168,8 +186,8 @@ def _gpus(acc: _Acc, facts: TextFacts) -> None:
             gpus.append(g)
     if not gpus:
         for f in facts.all("gpu.name"):
-            name = re.sub(r"\s+", " ", f.value.replace("(TM)", "")).strip()
-            norm = name.lower().removeprefix("amd ").removeprefix("radeon ")
+            name = product_name(f.value)
+            norm = name.lower().removeprefix("amd ").removeprefix("radeon ").replace(" ", "")
             if norm in seen:
                 continue
             seen.add(norm)

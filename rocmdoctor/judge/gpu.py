@@ -219,7 +219,7 @@ def _last(matrix: Matrix, gfx: str) -> str:
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     value = override_value(host)
-    if "env" not in host.captured:
+    if "env" not in host.captured and value is None:  # an override named in the report counts without env.txt
         return [not_captured("gpu.override-mismatch", "Environment")]
     if value is None:
         return [ok("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set")]
@@ -250,6 +250,7 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         fits = target is not None and target.override == value
         if native_ok or (not fits and len(natives) > 1):
             visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
+            needs = [g.index for g in host.gpus if native_gfx(g) != gfx and native_gfx(g) != forced]
             out.append(finding(
                 "gpu.override-mismatch", Severity.WARN,
                 f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",
@@ -257,9 +258,12 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                 + ("is natively supported" if native_ok else f"is a different ISA ({gfx})")
                 + ": code built for another ISA can fault, hang or return wrong results on it.",
                 [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
-                Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",
-                    [f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} python train.py",
-                     "unset HSA_OVERRIDE_GFX_VERSION  # in the global shell profile"]),
+                Fix("Override only the GPU that needs it (per-device form, ROCm 6.x+), or set the override only for "
+                    "processes that see just that GPU:",
+                    [*(f"export HSA_OVERRIDE_GFX_VERSION_{i}={value}" for i in needs[:4]),
+                     "unset HSA_OVERRIDE_GFX_VERSION  # the global one",
+                     f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} "
+                     "python train.py"]),
             ))
     return out or [ok("gpu.override-mismatch", f"HSA_OVERRIDE_GFX_VERSION={value} matches the GPUs it is needed for")]
 

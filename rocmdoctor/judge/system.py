@@ -232,7 +232,8 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     import re
 
     bad = re.compile(r"(?i)(fail|error|timeout|timed out|hang|reset|fault|not supported|unable)")
-    harmless = re.compile(r"(?i)(failed to load firmware.*optional|ras: .*not supported|error_count 0)")
+    # the PSP trusted-application firmware (*_ta.bin) is optional: ROCm compute does not need it
+    harmless = re.compile(r"(?i)(failed to load firmware.*optional|ras: .*not supported|error_count 0|_ta\.bin)")
     hits = [d for d in host.dmesg if bad.search(d.value) and not harmless.search(d.value)]
     if not hits:
         return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]

@@ -65,8 +65,14 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
     _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
     _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
-    _r("torch.no-nvidia-driver", ("Found no NVIDIA driver", "Torch not compiled with CUDA"),
-       r"(?P<v>Found no NVIDIA driver on your system|Torch not compiled with CUDA enabled)"),
+    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Torch not compiled with CUDA"),
+       r"(?P<v>(?:Found no|No) NVIDIA driver (?:found )?on your system|Torch not compiled with CUDA enabled)"),
+    _r("torch.arch-list", ("rocm-sdk targets",),
+       r"rocm-sdk targets\s{0,4}\n(?P<v>gfx[0-9a-f]{3,5}(?:;gfx[0-9a-f]{3,5}){0,40})"),
+    _r("torch.arch-list", ("get_arch_list()",),
+       r"get_arch_list\(\)", _TORCH_Q,
+       r"\[?(?P<v>'gfx[0-9a-f]{3,5}[^'\n]{0,20}'(?:, 'gfx[0-9a-f]{3,5}[^'\n]{0,20}'){0,40})"),
+    _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
     _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
@@ -130,15 +136,17 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
     _r("gpu.app", ("_CudaDeviceProperties",),
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name", ("RX ", "Radeon", "Instinct MI"),
-       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX (?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+    _r("gpu.name", ("RX", "Radeon", "Instinct MI", "XT", "GRE"),
+       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+       r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
+    _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
     _r("gpu.name", ("get_device_name(",),
        r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
     # --- environment, services, containers -------------------------------------------------------------------
     _r("env.override.shell", ("HSA_OVERRIDE_GFX_VERSION",),
-       r"(?:^|\bexport |\benv |\s|\$env:)HSA_OVERRIDE_GFX_VERSION\s?=\s?['\"]?(?P<v>[\d.]{0,12})"),
+       r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
     _r("env.override.service", ("Environment=",), r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
     _r("env.override.process", ("server config",),
        r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
@@ -294,3 +302,12 @@ def app_gpu(value: str) -> Optional[tuple[Optional[str], Optional[str], Optional
 def python_minor(value: str) -> str:
     """'3.10' stays; a wheel's tag '310' becomes '3.10'."""
     return value if "." in value else f"{value[0]}.{value[1:]}"
+
+
+def product_name(value: str) -> str:
+    """'RX6600' -> 'RX 6600', '9060XT' -> 'RX 9060 XT', 'Radeon(TM) 780M' -> 'Radeon 780M' (the matrix's spelling)."""
+    name = re.sub(r"\s+", " ", value.replace("(TM)", "")).strip()
+    m = re.fullmatch(r"(?:(AMD )?(Radeon )?RX ?)?(\d{3,4})([A-Z]?) ?(XTX|XT|GRE|X)?", name)
+    if m and (m.group(5) or name.upper().startswith(("RX", "AMD", "RADEON"))):
+        return f"RX {m.group(3)}{m.group(4)}" + (f" {m.group(5)}" if m.group(5) else "")
+    return name
