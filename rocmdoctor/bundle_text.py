@@ -23,7 +23,8 @@ MAX_TEXT_GPUS = 16
 _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "prompt.container": "container",
                   "service": "service", "container.run": "container-run", "container.compose": "compose",
                   "env.override.shell": "override-shell", "env.override.service": "override-service",
-                  "env.override.process": "override-process", "pip.no-versions": "pip-no-versions"}
+                  "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
+                  "container.kfd-missing": "kfd-missing"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -71,9 +72,9 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
     no_driver = facts.first("torch.no-nvidia-driver")
     arch = facts.first("torch.arch-list")
     hip_error = facts.first("torch.hip-error")
-    if not (version or hip or cuda or avail or nvidia or no_driver or arch):
+    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error):
         return
-    first = hip or cuda or avail or nvidia or no_driver or arch
+    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error
     t = TorchInfo(version=version, source=source or (first.source if first else None))
     if arch is not None:
         t.arch_list = re.findall(r"gfx[0-9a-f]{3,5}", arch.value)
@@ -209,7 +210,13 @@ def _env(acc: _Acc, facts: TextFacts) -> None:
         if proc.value:
             host.env.setdefault("HSA_OVERRIDE_GFX_VERSION", proc.value)
         return
-    if "env" in host.captured or "service" in host.context:
+    if "env" in host.captured:
+        return
+    for f in facts.all("env.visible"):
+        key, _, value = f.value.partition("=")
+        host.env.setdefault(key.strip(), value.strip().strip("'\""))
+        host.context.setdefault("env-" + key.strip(), Fact(value.strip(), f.source))
+    if "service" in host.context:
         return
     shell = facts.first("env.override.shell")
     if shell is not None and shell.value:

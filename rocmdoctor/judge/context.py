@@ -35,6 +35,10 @@ def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
     if any(m.finding_id in ("log.kfd-permission-denied", "perm.kfd-access") for m in host.logs) \
             or "permission denied" in failed.value.lower():
         return []  # perm.kfd-access names the cause
+    named = [m for m in host.logs if m.finding_id.split(".", 1)[0] in ("driver", "gpu", "secureboot", "os")
+             or m.finding_id in _SPECIFIC]
+    if named or any(_never_supported(matrix, g) for g in host.gpus):
+        return []  # a known error or gpu.arch-unsupported names why the runtime failed
     loaded = host.amdgpu_loaded.value if host.amdgpu_loaded else None
     if host.kernel.is_wsl:
         why = ("Under WSL, rocminfo works only with AMD's WSL runtime (ROCm for WSL); the GPU is reached through "
@@ -51,6 +55,16 @@ def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
     return [finding("rocm.runtime-failed", Severity.FAIL,
                     "rocminfo fails: the ROCm runtime cannot initialise the GPU", why,
                     [str(failed.source)] + ([str(host.amdgpu_loaded.source)] if host.amdgpu_loaded else []), fix)]
+
+
+# Known errors that say *why* the runtime failed (their findings are the cause; rocm.runtime-failed would repeat it).
+_SPECIFIC = frozenset({"log.kfd-unsupported-device", "log.pcie-atomics-missing", "log.amdgpu-init-failed",
+                       "log.firmware-load-failed", "log.secure-boot-rejected", "log.module-signature-rejected"})
+
+
+def _never_supported(matrix: Matrix, gpu) -> bool:  # type: ignore[no-untyped-def]
+    gfx = native_gfx(gpu)
+    return bool(gfx) and matrix.gpu(gfx or "") is not None and not matrix.releases_supporting(gfx=gfx)
 
 
 def _container_text(host: Host) -> str:
@@ -100,16 +114,23 @@ def windows_native(host: Host, matrix: Matrix) -> list[Finding]:
     if hint is None or host.kernel.is_wsl:
         return []
     t = host.torch
-    severity = Severity.FAIL if t is not None and t.build not in ("rocm", "unknown") else Severity.INFO
-    built = f"torch {t.version} is not a ROCm build" if severity == Severity.FAIL and t else "Native Windows"
+    wrong_torch = t is not None and t.build not in ("rocm", "unknown")
+    linux_container = next((host.context[k] for k in ("kfd-missing", "container-run", "compose") if k in host.context),
+                           None)
+    severity = Severity.FAIL if wrong_torch or linux_container else Severity.INFO
+    if linux_container is not None:
+        title = "A ROCm Linux container asks for /dev/kfd on a Windows host, which has none"
+    elif wrong_torch and t is not None:
+        title = f"torch {t.version or ''} is not a ROCm build: download.pytorch.org has no ROCm wheels for Windows"
+    else:
+        title = "The report comes from native Windows"
     return [finding(
-        "os.windows-native", severity,
-        f"{built}: download.pytorch.org has no ROCm wheels for Windows" if severity == Severity.FAIL
-        else "The report comes from native Windows",
+        "os.windows-native", severity, " ".join(title.split()),
         "On Windows, `pip install torch` (PyPI or download.pytorch.org) installs a CPU or CUDA build: the ROCm "
         "wheels there are Linux-only. AMD GPUs run PyTorch on Windows only through AMD's own Windows wheels for "
         "supported Radeon GPUs, or under WSL2 with ROCm for WSL.",
-        [str(hint.source)] + ([str(t.source)] if t is not None and t.source else []),
+        [str(hint.source)] + ([str(t.source)] if t is not None and t.source else [])
+        + ([str(linux_container.source)] if linux_container is not None else []),
         Fix("Use AMD's PyTorch for Windows (supported Radeon GPUs) or WSL2 with ROCm for WSL; `modprobe`, "
             "groups and /dev/kfd do not exist on Windows.", [], RADEON_WINDOWS_URL),
     )]
@@ -149,4 +170,25 @@ def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Keep the system ROCm off the library path for the process that runs torch:",
             ["unset LD_LIBRARY_PATH", "python -c 'import torch; print(torch.__file__)'",
              "cat /proc/$(pgrep -n python)/maps | grep -E 'rocblas|amdhip'"]),
+    )]
+
+
+@check("container.wsl-dxg-device", title="Containers under WSL")
+def wsl_container(host: Host, matrix: Matrix) -> list[Finding]:
+    """Under WSL there is no /dev/kfd: a ROCm container gets the GPU through /dev/dxg and the WSL libraries."""
+    if not host.kernel.is_wsl:
+        return []
+    ask = next((host.context[k] for k in ("kfd-missing", "container-run", "compose") if k in host.context), None)
+    if ask is None or ("kfd-missing" not in host.context and "/dev/kfd" not in _container_text(host)):
+        return []
+    return [finding(
+        "container.wsl-dxg-device", Severity.FAIL, "The container asks for /dev/kfd, which WSL never has",
+        "ROCm under WSL reaches the GPU through /dev/dxg and the Windows driver's libraries (libdxcore, the WSL HSA "
+        "runtime); a container started with --device=/dev/kfd fails ('adding custom device \"/dev/kfd\": no such "
+        "file or directory') and one without /dev/dxg sees no GPU.",
+        [str(ask.source)],
+        Fix("Pass /dev/dxg and the WSL libraries instead of /dev/kfd and /dev/dri:",
+            ["docker run --device=/dev/dxg -v /usr/lib/wsl/lib/libdxcore.so:/usr/lib/libdxcore.so "
+             "-v /opt/rocm/lib/libhsa-runtime64.so.1:/opt/rocm/lib/libhsa-runtime64.so.1 IMAGE ..."],
+            "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"),
     )]

@@ -111,7 +111,11 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             wanted = gfx_from_version(override)
             flaky = target.override_broken if target is not None else False
             note = target.override_note if target is not None else ""
-            if active and active == wanted:
+            # An override only *mentioned* in a report (a shell export in prose, not the captured environment of
+            # the failing process) is the fix being discussed, not proof that the process had it.
+            mentioned = ("env" not in host.captured and not reported_user_space_gfx(gpu)
+                         and "override-shell" in host.context and len(host.gpus) == 1)
+            if active and active == wanted and not mentioned:
                 out.append(finding(
                     "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
                     f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={override}"
@@ -120,7 +124,7 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
                     [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
                      else f"HSA_OVERRIDE_GFX_VERSION={override_value(host)}"]))
                 continue
-            if "env" not in host.captured and not reported_user_space_gfx(gpu):
+            if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned:
                 out.append(skip("gpu.override-needed",
                                 f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether it is set "
                                 "was not captured"))

@@ -24,6 +24,15 @@ def _os_label(host: Host) -> str:
 def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     if not host.os.id:
         return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
+    if host.kernel.is_wsl and host.os.id != "ubuntu":
+        return [finding(
+            "os.not-supported", Severity.FAIL, f"{_os_label(host)} under WSL is not a configuration ROCm supports",
+            "AMD's ROCm for WSL supports Ubuntu distributions only (the WSL compatibility matrix); other distributions "
+            "under WSL have no WSL-aware HSA runtime, and rocminfo fails (HSA_STATUS_ERROR_OUT_OF_RESOURCES).",
+            [str(host.os.source)] if host.os.source else [],
+            Fix("Use an Ubuntu release AMD lists for WSL, with ROCm for WSL (amdgpu-install --usecase=wsl,rocm "
+                "--no-dkms):", ["wsl --install -d Ubuntu-22.04"], WSL_URL),
+        )]
     ctx = rocm_context(host, matrix, system_only=True)
     if not ctx.version:
         return [skip("os.not-supported", f"{_os_label(host)}: no installed ROCm version to judge against")]
@@ -234,7 +243,9 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     bad = re.compile(r"(?i)(fail|error|timeout|timed out|hang|reset|fault|not supported|unable)")
     # the PSP trusted-application firmware (*_ta.bin) is optional: ROCm compute does not need it
     harmless = re.compile(r"(?i)(failed to load firmware.*optional|ras: .*not supported|error_count 0|_ta\.bin)")
-    hits = [d for d in host.dmesg if bad.search(d.value) and not harmless.search(d.value)]
+    known = {m.source.line for m in host.logs if m.source is not None}  # lines a known error already explains
+    hits = [d for d in host.dmesg if bad.search(d.value) and not harmless.search(d.value)
+            and not (d.source is not None and d.source.line in known)]
     if not hits:
         return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]
     return [finding(

@@ -226,8 +226,9 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
                 ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
         )]
-    if host.torch is not None and host.torch.build == "rocm" and host.torch.version:
-        return [ok("python.no-rocm-wheel", f"Python {version}: torch {host.torch.version} is already a ROCm build", ev)]
+    if host.torch is not None and host.torch.build == "rocm":
+        return [ok("python.no-rocm-wheel", f"Python {version}: torch {host.torch.version or ''} is already a ROCm "
+                                           "build".replace("  ", " "), ev)]
     gfxs = [native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)]
     any_for_python = matrix.torch_variants(python=mm)
     if not any_for_python:

@@ -85,7 +85,10 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
     _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
     _r("rocm.version", ("ROCm", "ROCM", "Rocm", "rocm"),
-       rf"^\s{{0,8}}(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?\s{{0,4}}[:=]\s{{0,4}}v?(?P<v>{_VER})\b"),
+       rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
+       rf"(?P<v>{_VER})\b"),
+    _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
+       rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:ROCm )?v?(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCM_VERSION",), rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
     _r("hip.version", ("HIP version",),
        r"^\s{0,8}HIP version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3}\.\d{1,8}[\w.-]{0,30})"),
@@ -112,16 +115,23 @@ RULES: tuple[Rule, ...] = (
                    "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",
                    "Linux Mint", "Pop!_OS"),
        r"(?P<v>\b(?:Ubuntu|Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
-       r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux|Linux Mint|Pop!_OS)",
+       r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",
+       r"Pop!_OS)",
        r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?: LTS)?)(?![-\w.~])"),  # not a package version (Ubuntu 9.4.0-1ubuntu1)
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
     _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
-       r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\bon WSL2?\b|\bWSL2\b|/dev/dxg\b|",
+       r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
        r"wsl\.exe|\\\\wsl(?:\.localhost|\$)\\)"),
-    _r("windows", ("PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK", "win_amd64"),
+    _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
+                   "win_amd64"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
-       r"win_amd64\.whl)"),
+       r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
+       r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b)"),
+    _r("env.visible", ("VISIBLE_DEVICES",),
+       r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
+    _r("container.kfd-missing", ("custom device",),
+       r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
     # --- prompts ----------------------------------------------------------------------------------------------
     _r("prompt.venv", ("\n(",),
        r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
@@ -142,6 +152,9 @@ RULES: tuple[Rule, ...] = (
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
     _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
+    _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
+    _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
     _r("gpu.name", ("get_device_name(",),
        r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
     # --- environment, services, containers -------------------------------------------------------------------
