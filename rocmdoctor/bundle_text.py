@@ -24,7 +24,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "service": "service", "container.run": "container-run", "container.compose": "compose",
                   "env.override.shell": "override-shell", "env.override.service": "override-service",
                   "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
-                  "container.kfd-missing": "kfd-missing"}
+                  "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
+                  "container.video-only": "video-only"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -40,6 +41,10 @@ def fold(acc: _Acc, facts: TextFacts) -> None:
         key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
         if key and key not in host.context:
             host.context[key] = _fact(f)
+    groups = sorted({f.value for f in facts.all("container.group-add")})
+    if groups:
+        first = facts.first("container.group-add")
+        host.context["group-add"] = Fact(",".join(groups), first.source if first else Source("?"))
     for f in facts.all("container.compose-item"):
         host.context.setdefault("compose-items", Fact("", f.source))
         prev = host.context["compose-items"]
@@ -216,8 +221,5 @@ def _env(acc: _Acc, facts: TextFacts) -> None:
         key, _, value = f.value.partition("=")
         host.env.setdefault(key.strip(), value.strip().strip("'\""))
         host.context.setdefault("env-" + key.strip(), Fact(value.strip(), f.source))
-    if "service" in host.context:
-        return
-    shell = facts.first("env.override.shell")
-    if shell is not None and shell.value:
-        host.env.setdefault("HSA_OVERRIDE_GFX_VERSION", shell.value)
+    # A shell `export`/`VAR=x cmd` in a report is the setting being discussed (often the fix), not the failing
+    # process's environment: it stays in host.context["override-shell"], never in host.env.

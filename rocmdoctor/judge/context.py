@@ -192,3 +192,63 @@ def wsl_container(host: Host, matrix: Matrix) -> list[Finding]:
              "-v /opt/rocm/lib/libhsa-runtime64.so.1:/opt/rocm/lib/libhsa-runtime64.so.1 IMAGE ..."],
             "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"),
     )]
+
+
+@check("secureboot.module-rejected", title="Secure Boot and the amdgpu module")
+def secure_boot(host: Host, matrix: Matrix) -> list[Finding]:
+    """Secure Boot refusing the unsigned DKMS amdgpu module (the kernel's 'Key was rejected by service' /
+    'module verification failed', or a report saying Secure Boot blocked it): the driver never loads."""
+    lines = [m for m in host.logs if m.finding_id in ("log.module-key-rejected", "log.module-signature-rejected")]
+    said = host.context.get("secureboot")
+    if not lines and said is None:
+        return []
+    return [finding(
+        "secureboot.module-rejected", Severity.FAIL, "Secure Boot keeps the amdgpu DKMS module from loading",
+        "amdgpu-dkms builds an out-of-tree module; with Secure Boot on, the kernel loads it only when it is signed "
+        "with a key enrolled in the firmware (MOK). Otherwise modprobe fails ('Key was rejected by service') and "
+        "there is no /dev/kfd.",
+        [str(m.source) if m.source else m.text for m in lines[:2]] + ([str(said.source)] if said else []),
+        Fix("Enroll the DKMS signing key (reboot, confirm in the MOK manager), or disable Secure Boot:",
+            ["mokutil --sb-state", "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der", "sudo reboot"],
+            "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"),
+    )]
+
+
+@check("driver.pcie-atomics", title="PCIe atomics")
+def pcie_atomics(host: Host, matrix: Matrix) -> list[Finding]:
+    """kfd skips a GPU whose PCIe path cannot do atomics (old CPU/chipset, some risers, a bridge): no compute."""
+    lines = [m for m in host.logs if m.finding_id == "log.pcie-atomics-missing"]
+    if not lines:
+        return []
+    return [finding(
+        "driver.pcie-atomics", Severity.FAIL, "The GPU's PCIe path does not support atomics: kfd skipped the GPU",
+        "ROCm needs PCIe atomic operations between the CPU and this GPU (all gfx8 and most consumer GPUs); the "
+        "platform (CPU/chipset, a riser, a PCIe switch or a second-slot bridge) rejects them, so kfd ignores the "
+        "device and the runtime sees none.",
+        [str(m.source) if m.source else m.text for m in lines[:2]],
+        Fix("Put the GPU in a CPU-attached slot of a platform with PCIe atomics (PCIe 3.0+ root port), without "
+            "risers or switches; check what the kernel says:",
+            ["sudo dmesg | grep -i atomic", "lspci -vvv | grep -i atomic"],
+            "https://rocm.docs.amd.com/en/latest/conceptual/pcie-atomics.html"),
+    )]
+
+
+@check("driver.firmware-missing", title="amdgpu firmware")
+def firmware_missing(host: Host, matrix: Matrix) -> list[Finding]:
+    """A firmware file that failed to load *and* a failed GPU init: the firmware is the cause (a missing optional
+    firmware alone is harmless: log.firmware-load-failed stays info)."""
+    fw = [m for m in host.logs if m.finding_id == "log.firmware-load-failed"]
+    init = [m for m in host.logs if m.finding_id == "log.amdgpu-init-failed"]
+    if not (fw and init):
+        return []
+    names = sorted({m.groups.get("fw", "") for m in fw if m.groups.get("fw")})
+    return [finding(
+        "driver.firmware-missing", Severity.FAIL,
+        f"amdgpu cannot initialise the GPU: firmware {', '.join(names[:3]) or 'files'} missing",
+        "The kernel's amdgpu needs firmware files for this GPU (linux-firmware, or the amdgpu-dkms-firmware package "
+        "for ROCm's driver); without them the init fails and no GPU appears.",
+        [str(m.source) if m.source else m.text for m in (fw[:2] + init[:1])],
+        Fix("Install the firmware for this kernel/driver, rebuild the initramfs and reboot:",
+            ["sudo apt install --reinstall linux-firmware amdgpu-dkms-firmware", "sudo update-initramfs -u",
+             "sudo reboot"]),
+    )]

@@ -113,8 +113,11 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             note = target.override_note if target is not None else ""
             # An override only *mentioned* in a report (a shell export in prose, not the captured environment of
             # the failing process) is the fix being discussed, not proof that the process had it.
-            mentioned = ("env" not in host.captured and not reported_user_space_gfx(gpu)
-                         and "override-shell" in host.context and len(host.gpus) == 1)
+            mentioned = "env" not in host.captured and "override-shell" in host.context and len(host.gpus) == 1
+            if flaky and host.torch is not None and host.torch.arch_list and wanted in host.torch.arch_list:
+                out.append(skip("gpu.override-needed", f"{gpu_label(gpu)}: the override to {wanted} is known to be "
+                                                       "unstable here; see torch.arch-missing"))
+                continue
             if active and active == wanted and not mentioned:
                 out.append(finding(
                     "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
@@ -223,7 +226,10 @@ def _last(matrix: Matrix, gfx: str) -> str:
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     value = override_value(host)
-    if "env" not in host.captured and value is None:  # an override named in the report counts without env.txt
+    shell = host.context.get("override-shell")
+    if value is None and shell is not None and shell.value and len(host.gpus) > 1:
+        value = shell.value  # a report about a global override on a multi-GPU host
+    if "env" not in host.captured and value is None:
         return [not_captured("gpu.override-mismatch", "Environment")]
     if value is None:
         return [ok("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set")]

@@ -248,8 +248,13 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
             and not (d.source is not None and d.source.line in known)]
     if not hits:
         return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]
+    kernel_side = [m for m in host.logs if m.finding_id.split(".", 1)[0] in ("driver", "gpu", "secureboot")
+                   or m.finding_id in ("log.kfd-unsupported-device", "log.pcie-atomics-missing",
+                                       "log.amdgpu-init-failed", "log.module-key-rejected", "log.gpu-hang")]
     return [finding(
-        "driver.dmesg-errors", Severity.WARN, f"{len(hits)} amdgpu/kfd error line(s) in the kernel log",
+        # a known kernel-side error already names the problem: the other lines are its context
+        "driver.dmesg-errors", Severity.INFO if kernel_side else Severity.WARN,
+        f"{len(hits)} amdgpu/kfd error line(s) in the kernel log",
         "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
         "hangs and missing GPUs that user-space tools only see as 'no device'.",
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],

@@ -134,7 +134,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
             continue
         target = matrix.gpu(gfx)
         override = target.override if target is not None else None
-        if not forced and override and gfx_from_version(override) in archs:
+        flaky = target is not None and target.override_broken and bool(t.arch_list)
+        if not forced and override and gfx_from_version(override) in archs and not flaky:
             continue  # the wheel is fine once the override is set: gpu.override-needed says so
         hint = None
         out.append(finding(

@@ -130,6 +130,12 @@ RULES: tuple[Rule, ...] = (
        r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b)"),
     _r("env.visible", ("VISIBLE_DEVICES",),
        r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
+    _r("secureboot", ("Secure Boot", "SecureBoot", "secure boot"),
+       r"(?P<v>\b[Ss]ecure ?[Bb]oot[^\n]{0,120}?\b(?:prevent|block|refus|reject|stop)\w{0,4}[^\n]{0,80}"
+       r"|\b(?:prevent|block|refus|reject)\w{0,4}[^\n]{0,60}?\b[Ss]ecure ?[Bb]oot\b)"),
+    _r("container.group-add", ("--group-add",), r"--group-add[= ](?P<v>[\w-]{1,32})"),
+    _r("container.video-only", ("--group-add",),
+       r"(?P<v>\bonly (?:adds?|uses?|pass(?:es)?|with|has) [^\n]{0,20}--group-add[= ]video\b)"),
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
     # --- prompts ----------------------------------------------------------------------------------------------
@@ -152,6 +158,7 @@ RULES: tuple[Rule, ...] = (
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
     _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
+    _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
     _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
