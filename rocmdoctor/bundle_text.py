@@ -25,7 +25,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "env.override.shell": "override-shell", "env.override.service": "override-service",
                   "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
                   "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
-                  "container.video-only": "video-only"}
+                  "container.video-only": "video-only",
+                  "torch.no-gpus": "no-gpus"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -138,9 +139,21 @@ def _system(acc: _Acc, facts: TextFacts) -> None:
         seen: set[str] = set()
         for f in facts.all("rocm.path"):
             ver = f.value.rsplit("-", 1)[-1]
+            sdk = re.fullmatch(r"/opt/rocm_sdk_(\d)(\d)(\d)", f.value)
+            if sdk:
+                ver = ".".join(sdk.groups())
             if f.value not in seen and len(seen) < 4:
                 seen.add(f.value)
                 acc.rocm_files.append(RocmInstall(path=f.value, version=ver, source=f.source))
+        if seen:
+            # a release named in prose beside a path of another one: remnants of two installs
+            have = {".".join(i.version.split(".")[:2]) for i in acc.rocm_files if i.version}
+            for f in facts.all("rocm.named"):
+                mm = ".".join(f.value.split(".")[:2])
+                if mm not in have and len(have) < 4:
+                    have.add(mm)
+                    acc.rocm_files.append(RocmInstall(path=f"ROCm {f.value} (named in the report)", version=f.value,
+                                                      source=f.source))
         if not seen:
             f = facts.first("rocm.core") or facts.first("rocm.version")
             if f is not None:

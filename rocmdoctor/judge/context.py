@@ -13,7 +13,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx, rocm_context
+from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 
@@ -139,24 +139,31 @@ def windows_native(host: Host, matrix: Matrix) -> list[Finding]:
 _SYSTEM_PATH = re.compile(r"/opt/rocm(?:-(\d+\.\d+(?:\.\d+)?))?/")
 
 
+def shadowed(host: Host, matrix: Matrix, m) -> bool:  # type: ignore[no-untyped-def]
+    """The verdict of a rocBLAS 'TensileLibrary' line read from the line itself: a path under the system's
+    /opt/rocm* while the GPU is a supported target means the wheel loaded the system's rocBLAS (not 'no kernels
+    for this GPU'). Used by this check and by the log check, which then leaves the line to it."""
+    if m.signature != "rocblas-tensile-missing-arch" or not _SYSTEM_PATH.search(m.text):
+        return False
+    t = host.torch
+    if t is not None and t.build not in ("rocm", "unknown", "not-rocm"):
+        return False
+    gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
+    return bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
+
+
 @check("rocm.system-libs-shadow-wheel", title="Libraries the wheel loads")
 def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
     """A rocBLAS/Tensile 'cannot read TensileLibrary' line whose path is the *system* ROCm while the GPU is
     supported: the wheel loaded the system's libraries (LD_LIBRARY_PATH, ld.so.conf, a conda/venv mix), whose
     release lacks kernels the wheel expects — not a GPU without kernels."""
-    t = host.torch
-    lines = [m for m in host.logs if m.signature == "rocblas-tensile-missing-arch" and _SYSTEM_PATH.search(m.text)]
-    if not lines or (t is not None and t.build not in ("rocm", "unknown")):
+    lines = [m for m in host.logs if shadowed(host, matrix, m)]
+    if not lines:
         return []
     m = lines[0]
     path = _SYSTEM_PATH.search(m.text)
     gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
-    ctx = rocm_context(host, matrix, allow_latest=False)
     supported = bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
-    if gfx and ctx.version and matrix.support_status(gfx, ctx.version) == "supported":
-        supported = True
-    if not supported and t is None:
-        return []  # a GPU without kernels anywhere: log.no-binary-for-gpu says so
     where = path.group(0).rstrip("/") if path else "/opt/rocm"
     return [finding(
         "rocm.system-libs-shadow-wheel", Severity.FAIL,

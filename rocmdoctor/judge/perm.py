@@ -51,7 +51,7 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     no_gpu = [m for m in host.logs if m.finding_id in ("log.no-hip-gpus", "log.hip-error-no-device")]
     added = groups_added.value.split(",") if groups_added is not None else []
     video_only = "video" in added and ("render" not in added or "video-only" in host.context)
-    if not nodes and groups_added is not None and video_only and no_gpu:
+    if not nodes and groups_added is not None and video_only and (no_gpu or "no-gpus" in host.context):
         return [finding(
             "perm.kfd-access", Severity.FAIL, "The container gets only the video group; the render nodes need render",
             "On current distributions /dev/dri/renderD* belongs to group render (and /dev/kfd to render too): with "

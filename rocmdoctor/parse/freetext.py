@@ -73,6 +73,7 @@ RULES: tuple[Rule, ...] = (
        r"get_arch_list\(\)", _TORCH_Q,
        r"\[?(?P<v>'gfx[0-9a-f]{3,5}[^'\n]{0,20}'(?:, 'gfx[0-9a-f]{3,5}[^'\n]{0,20}'){0,40})"),
     _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
+    _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available|HIP enumerates zero devices)"),
     _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
@@ -82,6 +83,11 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>No matching distribution found for \S{1,80})"),
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
     _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
+    _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
+    # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
+    _r("rocm.named", ("ROCm", "rocm", "ROCM"),
+       rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])",
+       rf"|(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v2>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
     _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
     _r("rocm.version", ("ROCm", "ROCM", "Rocm", "rocm"),
@@ -256,11 +262,12 @@ def extract(text: str, file: str) -> TextFacts:
             for needle in rule.needles:
                 for lo, hi in _windows(text, needle):
                     for m in rule.pattern.finditer(text, lo, hi):
-                        at = m.start("v")
+                        group = "v" if m.start("v") >= 0 or "v2" not in rule.pattern.groupindex else "v2"
+                        at = m.start(group)
                         if at < 0 or at in starts:
                             continue
                         starts.add(at)
-                        found.append((at, order, rule.kind, clean(m.group("v").strip())[:400]))
+                        found.append((at, order, rule.kind, clean(m.group(group).strip())[:400]))
                     if len(starts) >= MAX_PER_RULE:
                         break
                 if len(starts) >= MAX_PER_RULE:
