@@ -118,7 +118,7 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
                 out.append(skip("gpu.override-needed", f"{gpu_label(gpu)}: the override to {wanted} is known to be "
                                                        "unstable here; see torch.arch-missing"))
                 continue
-            if active and active == wanted and not mentioned:
+            if active and active == wanted:  # (a shell export in prose never reaches host.env: active is real)
                 out.append(finding(
                     "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
                     f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={override}"
