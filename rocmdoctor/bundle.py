@@ -393,7 +393,7 @@ def _h_enumerator(acc: _Acc, text: str, file: str) -> None:
 
 
 def _h_dkms(acc: _Acc, text: str, file: str) -> None:
-    info = dkms.parse_dkms(text, file)
+    info = dkms.parse_dkms(dkms.log_lines(text), file)
     d = acc.dkms_info()
     d.entries.extend(info.entries)
     d.errors.extend(info.errors)
@@ -898,8 +898,8 @@ def _read_logs(acc: _Acc, tree: _Tree) -> None:
         acc.saw("logs")
         acc.host.logs.extend(logscan.scan(text, name))
         acc.scan_text(text, name)
-        info = dkms.parse_dkms(text, name)
-        if info.build_failures:
+        info = dkms.parse_dkms(dkms.log_lines(text), name) if dkms.may_hold_build_failure(text) else None
+        if info is not None and info.build_failures:
             _h_dkms(acc, text, name)
 
 
@@ -921,8 +921,8 @@ def _apply_bare(acc: _Acc, text: str, file: str) -> list[str]:
         acc.host.captured.add("logs")
         if matches:
             acc.recognised = True
-        info = dkms.parse_dkms(text, file)
-        if info.build_failures:
+        info = dkms.parse_dkms(dkms.log_lines(text), file) if dkms.may_hold_build_failure(text) else None
+        if info is not None and info.build_failures:
             _h_dkms(acc, text, file)
     return kinds
 
@@ -1015,6 +1015,12 @@ def _finish_packages(acc: _Acc) -> None:
 
 def _finish_torch(acc: _Acc) -> None:
     host = acc.host
+    from rocmdoctor.bundle_text import PRIO
+
+    if acc.torches and min(p for p, _ in acc.torches) >= PRIO and host.packages.get("torch") \
+            and not (acc.torch_probe_seen and acc.get("python") is not None):
+        # a package list is a capture: it beats a version read from free text
+        acc.torches.append((PRIO - 1, TorchInfo(version=host.packages["torch"], source=host.packages_source)))
     if not acc.torches:
         version = host.packages.get("torch")
         if version and not (acc.torch_probe_seen and acc.get("python") is not None):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.model import Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
 from rocmdoctor.parse import kernel, osrelease
-from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, python_minor, torch_from_wheel
+from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, product_name, python_minor, torch_from_wheel
 
 if TYPE_CHECKING:
     from rocmdoctor.bundle import _Acc
@@ -23,7 +23,10 @@ MAX_TEXT_GPUS = 16
 _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "prompt.container": "container",
                   "service": "service", "container.run": "container-run", "container.compose": "compose",
                   "env.override.shell": "override-shell", "env.override.service": "override-service",
-                  "env.override.process": "override-process", "pip.no-versions": "pip-no-versions"}
+                  "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
+                  "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
+                  "container.video-only": "video-only",
+                  "torch.no-gpus": "no-gpus"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -36,9 +39,13 @@ def fold(acc: _Acc, facts: TextFacts) -> None:
         return
     host = acc.host
     for f in facts.facts:
-        key = _CONTEXT_KINDS.get(f.kind)
+        key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
         if key and key not in host.context:
             host.context[key] = _fact(f)
+    groups = sorted({f.value for f in facts.all("container.group-add")})
+    if groups:
+        first = facts.first("container.group-add")
+        host.context["group-add"] = Fact(",".join(groups), first.source if first else Source("?"))
     for f in facts.all("container.compose-item"):
         host.context.setdefault("compose-items", Fact("", f.source))
         prev = host.context["compose-items"]
@@ -69,9 +76,14 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
     avail = facts.first("torch.available")
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver")
-    if not (version or hip or cuda or avail or nvidia or no_driver):
+    arch = facts.first("torch.arch-list")
+    hip_error = facts.first("torch.hip-error")
+    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error):
         return
-    t = TorchInfo(version=version, source=source or (hip or cuda or avail or nvidia or no_driver).source)  # type: ignore[union-attr]
+    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error
+    t = TorchInfo(version=version, source=source or (first.source if first else None))
+    if arch is not None:
+        t.arch_list = re.findall(r"gfx[0-9a-f]{3,5}", arch.value)
     if hip and hip.value != "None":
         t.hip = hip.value
     if cuda and cuda.value != "None":
@@ -88,6 +100,8 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
             t.proven_build = "cpu"
         elif nvidia and version and "+" not in version:
             t.proven_build = "cuda"  # PyPI's default Linux torch pulls nvidia-*-cu12
+        elif hip_error is not None or (arch is not None and not version):
+            t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build
     if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
         return
     acc.torches.append((PRIO, t))
@@ -125,9 +139,21 @@ def _system(acc: _Acc, facts: TextFacts) -> None:
         seen: set[str] = set()
         for f in facts.all("rocm.path"):
             ver = f.value.rsplit("-", 1)[-1]
+            sdk = re.fullmatch(r"/opt/rocm_sdk_(\d)(\d)(\d)", f.value)
+            if sdk:
+                ver = ".".join(sdk.groups())
             if f.value not in seen and len(seen) < 4:
                 seen.add(f.value)
                 acc.rocm_files.append(RocmInstall(path=f.value, version=ver, source=f.source))
+        if seen:
+            # a release named in prose beside a path of another one: remnants of two installs
+            have = {".".join(i.version.split(".")[:2]) for i in acc.rocm_files if i.version}
+            for f in facts.all("rocm.named"):
+                mm = ".".join(f.value.split(".")[:2])
+                if mm not in have and len(have) < 4:
+                    have.add(mm)
+                    acc.rocm_files.append(RocmInstall(path=f"ROCm {f.value} (named in the report)", version=f.value,
+                                                      source=f.source))
         if not seen:
             f = facts.first("rocm.core") or facts.first("rocm.version")
             if f is not None:
@@ -157,6 +183,17 @@ def _gpus(acc: _Acc, facts: TextFacts) -> None:
             g.gfx_by_source["log"] = gfx
         g.sources.append(f.source)
         gpus.append(g)
+    names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
+    if not gpus:
+        for f in facts.all("gpu.gfx"):
+            if f.value in seen:
+                continue
+            seen.add(f.value)
+            g = GpuInfo(index=len(gpus), gfx_by_source={"log": f.value})
+            g.sources.append(f.source)
+            gpus.append(g)
+        if len(gpus) == 1 and len(names) == 1:
+            gpus[0].name = names[0]
     if not gpus:
         for f in facts.all("gpu.pci"):
             pid = "0x" + f.value.lower()
@@ -168,8 +205,8 @@ def _gpus(acc: _Acc, facts: TextFacts) -> None:
             gpus.append(g)
     if not gpus:
         for f in facts.all("gpu.name"):
-            name = re.sub(r"\s+", " ", f.value.replace("(TM)", "")).strip()
-            norm = name.lower().removeprefix("amd ").removeprefix("radeon ")
+            name = product_name(f.value)
+            norm = name.lower().removeprefix("amd ").removeprefix("radeon ").replace(" ", "")
             if norm in seen:
                 continue
             seen.add(norm)
@@ -191,8 +228,11 @@ def _env(acc: _Acc, facts: TextFacts) -> None:
         if proc.value:
             host.env.setdefault("HSA_OVERRIDE_GFX_VERSION", proc.value)
         return
-    if "env" in host.captured or "service" in host.context:
+    if "env" in host.captured:
         return
-    shell = facts.first("env.override.shell")
-    if shell is not None and shell.value:
-        host.env.setdefault("HSA_OVERRIDE_GFX_VERSION", shell.value)
+    for f in facts.all("env.visible"):
+        key, _, value = f.value.partition("=")
+        host.env.setdefault(key.strip(), value.strip().strip("'\""))
+        host.context.setdefault("env-" + key.strip(), Fact(value.strip(), f.source))
+    # A shell `export`/`VAR=x cmd` in a report is the setting being discussed (often the fix), not the failing
+    # process's environment: it stays in host.context["override-shell"], never in host.env.

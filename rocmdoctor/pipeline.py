@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.model import Finding, Host, Source
+from rocmdoctor.parse.rocminfo import APU_MEMORY
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -33,7 +34,7 @@ def enrich(host: Host, matrix: Matrix) -> Host:
             except NotImplementedError:
                 pass
         if gpu.name and not any(k in gpu.gfx_by_source for k in ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci")):
-            target = matrix.gpu(gpu.name)
+            target = _target_by_name(matrix, gpu.name)
             if target is not None:  # a marketing name (collect_env, rocm-smi) names the hardware
                 gpu.gfx_by_source.setdefault("name", target.gfx)
         for src in GFX_PRIORITY:
@@ -43,12 +44,30 @@ def enrich(host: Host, matrix: Matrix) -> Host:
         else:
             if gpu.gfx_by_source:
                 gpu.gfx = next(iter(gpu.gfx_by_source.values()))
+        if gpu.is_apu and gpu.gfx and not any(s.text == APU_MEMORY for s in gpu.sources):
+            target = matrix.gpu(gpu.gfx)
+            if target is not None and not target.is_apu:
+                # "AMD Radeon Graphics" is also what discrete MI50/MI60 (gfx906) report: the ISA decides
+                gpu.is_apu = False
         if gpu.is_apu is None and gpu.gfx:
             target = matrix.gpu(gpu.gfx)
             if target is not None and target.is_apu:
                 gpu.is_apu = True
                 gpu.sources.append(Source("matrix", text=f"{gpu.gfx} is an APU target"))
     return host
+
+
+def _target_by_name(matrix: Matrix, name: str):  # type: ignore[no-untyped-def]
+    """The matrix target for a marketing name, also lspci's 'Navi 14 [Radeon RX 5500/5500M / Pro 5500M]'."""
+    import re
+
+    target = matrix.gpu(name)
+    if target is None:
+        m = re.search(r"\[([^\]]{3,80})\]", name)
+        if m:
+            first = m.group(1).split("/")[0].strip()
+            target = matrix.gpu(first) or matrix.gpu(first.replace("Radeon ", ""))
+    return target
 
 
 def judge_host(

@@ -20,7 +20,8 @@ from rocmdoctor.judge.registry import all_ids
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = ROOT / "fixtures"
 CAPTURES = ROOT.parent / "shared" / "captures"
-FIXTURES = sorted(p for p in FIXTURES_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))\
+FIXTURES = sorted(p for p in FIXTURES_DIR.iterdir()  # field-* pastes: tests/test_field_fixtures.py
+                  if p.is_dir() and not p.name.startswith(("_", ".", "field-")))\
     if FIXTURES_DIR.is_dir() else []
 IDS = [p.name for p in FIXTURES]
 

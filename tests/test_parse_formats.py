@@ -311,7 +311,9 @@ def test_signature_table_is_complete_and_each_example_matches_its_own_signature(
     from rocmdoctor.parse.logs import load_signatures, scan, signature
 
     sigs = load_signatures()
-    assert {s.id for s in sigs} == set(SIGNATURE_EXAMPLES)
+    # The original entries' examples live here; newer ones carry an `example` (tests/test_signatures_cited.py).
+    assert set(SIGNATURE_EXAMPLES) <= {s.id for s in sigs}
+    sigs = tuple(s for s in sigs if s.id in SIGNATURE_EXAMPLES)
     for core in ("log.no-binary-for-gpu", "log.invalid-device-function", "log.no-hip-gpus",
                  "log.kfd-permission-denied", "log.dkms-build-error"):
         assert core in {s.finding for s in sigs}

@@ -13,7 +13,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx, rocm_context
+from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 
@@ -35,6 +35,10 @@ def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
     if any(m.finding_id in ("log.kfd-permission-denied", "perm.kfd-access") for m in host.logs) \
             or "permission denied" in failed.value.lower():
         return []  # perm.kfd-access names the cause
+    named = [m for m in host.logs if m.finding_id.split(".", 1)[0] in ("driver", "gpu", "secureboot", "os")
+             or m.finding_id in _SPECIFIC]
+    if named or any(_never_supported(matrix, g) for g in host.gpus):
+        return []  # a known error or gpu.arch-unsupported names why the runtime failed
     loaded = host.amdgpu_loaded.value if host.amdgpu_loaded else None
     if host.kernel.is_wsl:
         why = ("Under WSL, rocminfo works only with AMD's WSL runtime (ROCm for WSL); the GPU is reached through "
@@ -51,6 +55,16 @@ def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
     return [finding("rocm.runtime-failed", Severity.FAIL,
                     "rocminfo fails: the ROCm runtime cannot initialise the GPU", why,
                     [str(failed.source)] + ([str(host.amdgpu_loaded.source)] if host.amdgpu_loaded else []), fix)]
+
+
+# Known errors that say *why* the runtime failed (their findings are the cause; rocm.runtime-failed would repeat it).
+_SPECIFIC = frozenset({"log.kfd-unsupported-device", "log.pcie-atomics-missing", "log.amdgpu-init-failed",
+                       "log.firmware-load-failed", "log.secure-boot-rejected", "log.module-signature-rejected"})
+
+
+def _never_supported(matrix: Matrix, gpu) -> bool:  # type: ignore[no-untyped-def]
+    gfx = native_gfx(gpu)
+    return bool(gfx) and matrix.gpu(gfx or "") is not None and not matrix.releases_supporting(gfx=gfx)
 
 
 def _container_text(host: Host) -> str:
@@ -100,16 +114,23 @@ def windows_native(host: Host, matrix: Matrix) -> list[Finding]:
     if hint is None or host.kernel.is_wsl:
         return []
     t = host.torch
-    severity = Severity.FAIL if t is not None and t.build not in ("rocm", "unknown") else Severity.INFO
-    built = f"torch {t.version} is not a ROCm build" if severity == Severity.FAIL and t else "Native Windows"
+    wrong_torch = t is not None and t.build not in ("rocm", "unknown")
+    linux_container = next((host.context[k] for k in ("kfd-missing", "container-run", "compose") if k in host.context),
+                           None)
+    severity = Severity.FAIL if wrong_torch or linux_container else Severity.INFO
+    if linux_container is not None:
+        title = "A ROCm Linux container asks for /dev/kfd on a Windows host, which has none"
+    elif wrong_torch and t is not None:
+        title = f"torch {t.version or ''} is not a ROCm build: download.pytorch.org has no ROCm wheels for Windows"
+    else:
+        title = "The report comes from native Windows"
     return [finding(
-        "os.windows-native", severity,
-        f"{built}: download.pytorch.org has no ROCm wheels for Windows" if severity == Severity.FAIL
-        else "The report comes from native Windows",
+        "os.windows-native", severity, " ".join(title.split()),
         "On Windows, `pip install torch` (PyPI or download.pytorch.org) installs a CPU or CUDA build: the ROCm "
         "wheels there are Linux-only. AMD GPUs run PyTorch on Windows only through AMD's own Windows wheels for "
         "supported Radeon GPUs, or under WSL2 with ROCm for WSL.",
-        [str(hint.source)] + ([str(t.source)] if t is not None and t.source else []),
+        [str(hint.source)] + ([str(t.source)] if t is not None and t.source else [])
+        + ([str(linux_container.source)] if linux_container is not None else []),
         Fix("Use AMD's PyTorch for Windows (supported Radeon GPUs) or WSL2 with ROCm for WSL; `modprobe`, "
             "groups and /dev/kfd do not exist on Windows.", [], RADEON_WINDOWS_URL),
     )]
@@ -118,24 +139,31 @@ def windows_native(host: Host, matrix: Matrix) -> list[Finding]:
 _SYSTEM_PATH = re.compile(r"/opt/rocm(?:-(\d+\.\d+(?:\.\d+)?))?/")
 
 
+def shadowed(host: Host, matrix: Matrix, m) -> bool:  # type: ignore[no-untyped-def]
+    """The verdict of a rocBLAS 'TensileLibrary' line read from the line itself: a path under the system's
+    /opt/rocm* while the GPU is a supported target means the wheel loaded the system's rocBLAS (not 'no kernels
+    for this GPU'). Used by this check and by the log check, which then leaves the line to it."""
+    if m.signature != "rocblas-tensile-missing-arch" or not _SYSTEM_PATH.search(m.text):
+        return False
+    t = host.torch
+    if t is not None and t.build not in ("rocm", "unknown", "not-rocm"):
+        return False
+    gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
+    return bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
+
+
 @check("rocm.system-libs-shadow-wheel", title="Libraries the wheel loads")
 def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
     """A rocBLAS/Tensile 'cannot read TensileLibrary' line whose path is the *system* ROCm while the GPU is
     supported: the wheel loaded the system's libraries (LD_LIBRARY_PATH, ld.so.conf, a conda/venv mix), whose
     release lacks kernels the wheel expects — not a GPU without kernels."""
-    t = host.torch
-    lines = [m for m in host.logs if m.signature == "rocblas-tensile-missing-arch" and _SYSTEM_PATH.search(m.text)]
-    if not lines or (t is not None and t.build not in ("rocm", "unknown")):
+    lines = [m for m in host.logs if shadowed(host, matrix, m)]
+    if not lines:
         return []
     m = lines[0]
     path = _SYSTEM_PATH.search(m.text)
     gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
-    ctx = rocm_context(host, matrix, allow_latest=False)
     supported = bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
-    if gfx and ctx.version and matrix.support_status(gfx, ctx.version) == "supported":
-        supported = True
-    if not supported and t is None:
-        return []  # a GPU without kernels anywhere: log.no-binary-for-gpu says so
     where = path.group(0).rstrip("/") if path else "/opt/rocm"
     return [finding(
         "rocm.system-libs-shadow-wheel", Severity.FAIL,
@@ -149,4 +177,85 @@ def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Keep the system ROCm off the library path for the process that runs torch:",
             ["unset LD_LIBRARY_PATH", "python -c 'import torch; print(torch.__file__)'",
              "cat /proc/$(pgrep -n python)/maps | grep -E 'rocblas|amdhip'"]),
+    )]
+
+
+@check("container.wsl-dxg-device", title="Containers under WSL")
+def wsl_container(host: Host, matrix: Matrix) -> list[Finding]:
+    """Under WSL there is no /dev/kfd: a ROCm container gets the GPU through /dev/dxg and the WSL libraries."""
+    if not host.kernel.is_wsl:
+        return []
+    ask = next((host.context[k] for k in ("kfd-missing", "container-run", "compose") if k in host.context), None)
+    if ask is None or ("kfd-missing" not in host.context and "/dev/kfd" not in _container_text(host)):
+        return []
+    return [finding(
+        "container.wsl-dxg-device", Severity.FAIL, "The container asks for /dev/kfd, which WSL never has",
+        "ROCm under WSL reaches the GPU through /dev/dxg and the Windows driver's libraries (libdxcore, the WSL HSA "
+        "runtime); a container started with --device=/dev/kfd fails ('adding custom device \"/dev/kfd\": no such "
+        "file or directory') and one without /dev/dxg sees no GPU.",
+        [str(ask.source)],
+        Fix("Pass /dev/dxg and the WSL libraries instead of /dev/kfd and /dev/dri:",
+            ["docker run --device=/dev/dxg -v /usr/lib/wsl/lib/libdxcore.so:/usr/lib/libdxcore.so "
+             "-v /opt/rocm/lib/libhsa-runtime64.so.1:/opt/rocm/lib/libhsa-runtime64.so.1 IMAGE ..."],
+            "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"),
+    )]
+
+
+@check("secureboot.module-rejected", title="Secure Boot and the amdgpu module")
+def secure_boot(host: Host, matrix: Matrix) -> list[Finding]:
+    """Secure Boot refusing the unsigned DKMS amdgpu module (the kernel's 'Key was rejected by service' /
+    'module verification failed', or a report saying Secure Boot blocked it): the driver never loads."""
+    lines = [m for m in host.logs if m.finding_id in ("log.module-key-rejected", "log.module-signature-rejected")]
+    said = host.context.get("secureboot")
+    if not lines and said is None:
+        return []
+    return [finding(
+        "secureboot.module-rejected", Severity.FAIL, "Secure Boot keeps the amdgpu DKMS module from loading",
+        "amdgpu-dkms builds an out-of-tree module; with Secure Boot on, the kernel loads it only when it is signed "
+        "with a key enrolled in the firmware (MOK). Otherwise modprobe fails ('Key was rejected by service') and "
+        "there is no /dev/kfd.",
+        [str(m.source) if m.source else m.text for m in lines[:2]] + ([str(said.source)] if said else []),
+        Fix("Enroll the DKMS signing key (reboot, confirm in the MOK manager), or disable Secure Boot:",
+            ["mokutil --sb-state", "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der", "sudo reboot"],
+            "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"),
+    )]
+
+
+@check("driver.pcie-atomics", title="PCIe atomics")
+def pcie_atomics(host: Host, matrix: Matrix) -> list[Finding]:
+    """kfd skips a GPU whose PCIe path cannot do atomics (old CPU/chipset, some risers, a bridge): no compute."""
+    lines = [m for m in host.logs if m.finding_id == "log.pcie-atomics-missing"]
+    if not lines:
+        return []
+    return [finding(
+        "driver.pcie-atomics", Severity.FAIL, "The GPU's PCIe path does not support atomics: kfd skipped the GPU",
+        "ROCm needs PCIe atomic operations between the CPU and this GPU (all gfx8 and most consumer GPUs); the "
+        "platform (CPU/chipset, a riser, a PCIe switch or a second-slot bridge) rejects them, so kfd ignores the "
+        "device and the runtime sees none.",
+        [str(m.source) if m.source else m.text for m in lines[:2]],
+        Fix("Put the GPU in a CPU-attached slot of a platform with PCIe atomics (PCIe 3.0+ root port), without "
+            "risers or switches; check what the kernel says:",
+            ["sudo dmesg | grep -i atomic", "lspci -vvv | grep -i atomic"],
+            "https://rocm.docs.amd.com/en/latest/conceptual/pcie-atomics.html"),
+    )]
+
+
+@check("driver.firmware-missing", title="amdgpu firmware")
+def firmware_missing(host: Host, matrix: Matrix) -> list[Finding]:
+    """A firmware file that failed to load *and* a failed GPU init: the firmware is the cause (a missing optional
+    firmware alone is harmless: log.firmware-load-failed stays info)."""
+    fw = [m for m in host.logs if m.finding_id == "log.firmware-load-failed"]
+    init = [m for m in host.logs if m.finding_id == "log.amdgpu-init-failed"]
+    if not (fw and init):
+        return []
+    names = sorted({m.groups.get("fw", "") for m in fw if m.groups.get("fw")})
+    return [finding(
+        "driver.firmware-missing", Severity.FAIL,
+        f"amdgpu cannot initialise the GPU: firmware {', '.join(names[:3]) or 'files'} missing",
+        "The kernel's amdgpu needs firmware files for this GPU (linux-firmware, or the amdgpu-dkms-firmware package "
+        "for ROCm's driver); without them the init fails and no GPU appears.",
+        [str(m.source) if m.source else m.text for m in (fw[:2] + init[:1])],
+        Fix("Install the firmware for this kernel/driver, rebuild the initramfs and reboot:",
+            ["sudo apt install --reinstall linux-firmware amdgpu-dkms-firmware", "sudo update-initramfs -u",
+             "sudo reboot"]),
     )]

@@ -43,8 +43,11 @@ def ld_library_path(host: Host, matrix: Matrix) -> list[Finding]:
 
 @check("env.visible-devices", title="GPU visibility variables")
 def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
-    if "env" not in host.captured:
-        return []
+    if "env" not in host.captured and not any(f"env-{k}" in host.context for k in MASKS):
+        return []  # (a report's `export HIP_VISIBLE_DEVICES=...` counts too)
+    chained = _rocr_then_hip(host)
+    if chained is not None:
+        return [chained]
     out = []
     n = len(host.gpus)
     for key in MASKS:
@@ -67,3 +70,34 @@ def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
                 [f"{host.env_source or 'env.txt'}: {key}={value}"],
             ))
     return out
+
+
+def _indexes(value: str) -> list[int] | None:
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts or not all(re.fullmatch(r"-?\d{1,3}", p) for p in parts):
+        return None
+    return [int(p) for p in parts]
+
+
+def _rocr_then_hip(host: Host) -> Finding | None:
+    """ROCR_VISIBLE_DEVICES filters first and renumbers what it leaves from 0; HIP_VISIBLE_DEVICES and
+    CUDA_VISIBLE_DEVICES then index into that list. Both set to the same physical index hides every GPU."""
+    rocr = host.env.get("ROCR_VISIBLE_DEVICES")
+    visible = _indexes(rocr) if rocr is not None else None
+    if visible is None:
+        return None
+    hidden = [f"{k}={host.env[k]}" for k in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES") if k in host.env
+              and (idx := _indexes(host.env[k])) is not None and all(i >= len(visible) or i < 0 for i in idx)]
+    if not hidden:
+        return None
+    ev = [str(host.context[f"env-{k}"].source) for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                                                          "CUDA_VISIBLE_DEVICES") if f"env-{k}" in host.context]
+    return finding(
+        "env.visible-devices", Severity.FAIL, f"ROCR_VISIBLE_DEVICES={rocr} and {', '.join(hidden)} together hide "
+        "every GPU",
+        f"ROCR_VISIBLE_DEVICES={rocr} leaves {len(visible)} GPU(s), renumbered from 0; {', '.join(hidden)} then "
+        "indexes past them: the runtime sees no GPU (torch.cuda.is_available() is False).",
+        ev or [f"{host.env_source or 'env.txt'}: ROCR_VISIBLE_DEVICES={rocr}", *hidden],
+        Fix("Select the GPU with one variable only:", ["unset HIP_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES",
+                                                       f"export ROCR_VISIBLE_DEVICES={rocr}"]),
+    )

@@ -42,6 +42,11 @@ def _evidence(gpu: GpuInfo) -> list[str]:
 @check("gpu.none-found", "gpu.detected", title="GPU inventory")
 def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
     seen = gpu_sources_captured(host)
+    if "rocminfo-failed" in host.context:
+        # a rocminfo that failed lists no agents because the runtime could not start, not because there is no GPU
+        seen = [s for s in seen if s != "rocminfo"]
+        if not seen and not host.gpus:
+            return [skip("gpu.detected", "rocminfo failed before listing GPUs (see rocm.runtime-failed)")]
     if not seen:
         return [not_captured("gpu.detected", "GPU enumeration (rocminfo, kfd topology, drm sysfs, rocm-smi)")]
     if not host.gpus:
@@ -113,7 +118,14 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
             wanted = gfx_from_version(override)
             flaky = target.override_broken if target is not None else False
             note = target.override_note if target is not None else ""
-            if active and active == wanted:
+            # An override only *mentioned* in a report (a shell export in prose, not the captured environment of
+            # the failing process) is the fix being discussed, not proof that the process had it.
+            mentioned = "env" not in host.captured and "override-shell" in host.context and len(host.gpus) == 1
+            if flaky and host.torch is not None and host.torch.arch_list and wanted in host.torch.arch_list:
+                out.append(skip("gpu.override-needed", f"{gpu_label(gpu)}: the override to {wanted} is known to be "
+                                                       "unstable here; see torch.arch-missing"))
+                continue
+            if active and active == wanted:  # (a shell export in prose never reaches host.env: active is real)
                 out.append(finding(
                     "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
                     f"{gpu_label(gpu)} runs as {wanted} through {setting[0] if setting else 'an override'}={override}"
@@ -122,7 +134,7 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
                     [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
                      else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"]))
                 continue
-            if "env" not in host.captured and not reported_user_space_gfx(gpu):
+            if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned:
                 out.append(skip("gpu.override-needed",
                                 f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether it is set "
                                 "was not captured"))
@@ -251,7 +263,10 @@ def _override_fix(host: Host, gpu: GpuInfo, value: str, rocm: Optional[str]) -> 
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     value = override_value(host)
-    if "env" not in host.captured:
+    shell = host.context.get("override-shell")
+    if value is None and shell is not None and shell.value and len(host.gpus) > 1:
+        value = shell.value  # a report about a global override on a multi-GPU host
+    if "env" not in host.captured and value is None:
         return [not_captured("gpu.override-mismatch", "Environment")]
     bad = [(n, v) for n, v in sorted(per_node_overrides(host).items()) if gfx_from_version(v) is None]
     if bad:
@@ -295,6 +310,7 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         fits = target is not None and target.override == value
         if native_ok or (not fits and len(natives) > 1):
             visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
+            needs = [g.index for g in host.gpus if native_gfx(g) != gfx and native_gfx(g) != forced]
             out.append(finding(
                 "gpu.override-mismatch", Severity.WARN,
                 f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",

@@ -71,10 +71,14 @@ def _fix(row: dict[str, Any], groups: dict[str, str], wsl: bool = False) -> Fix 
 def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> list[Finding]:
     """One finding per matched signature (only ``finding_id``'s when given), every matching line as evidence."""
     table = signatures()
+    from rocmdoctor.judge.context import shadowed
+
     by_signature: dict[str, list] = {}
     for m in host.logs:
         if finding_id is not None and m.finding_id != finding_id:
             continue
+        if shadowed(host, matrix, m):
+            continue  # the line's path says: system libraries loaded (rocm.system-libs-shadow-wheel), not a GPU gap
         by_signature.setdefault(m.signature, []).append(m)
     out: list[Finding] = []
     for signature, matches in by_signature.items():

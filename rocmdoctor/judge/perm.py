@@ -48,6 +48,20 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                 [command("sudo", "usermod", "-aG", "render,video", user),
                  "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render ..."], PERM_URL),
         )]
+    groups_added = host.context.get("group-add")
+    no_gpu = [m for m in host.logs if m.finding_id in ("log.no-hip-gpus", "log.hip-error-no-device")]
+    added = groups_added.value.split(",") if groups_added is not None else []
+    video_only = "video" in added and ("render" not in added or "video-only" in host.context)
+    if not nodes and groups_added is not None and video_only and (no_gpu or "no-gpus" in host.context):
+        return [finding(
+            "perm.kfd-access", Severity.FAIL, "The container gets only the video group; the render nodes need render",
+            "On current distributions /dev/dri/renderD* belongs to group render (and /dev/kfd to render too): with "
+            "only --group-add video the process cannot open them and HIP enumerates no GPU.",
+            [str(groups_added.source)] + [str(m.source) for m in no_gpu[:1] if m.source],
+            Fix("Add the render group (or the node's numeric GID when the image has no render group):",
+                ["docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
+                 "stat -c '%G %g' /dev/dri/renderD128"], PERM_URL),
+        )]
     if not nodes:
         return [not_captured("perm.kfd-access", "Device node permissions (/dev/kfd, /dev/dri)")]
     kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)

@@ -26,6 +26,15 @@ def _os_label(host: Host) -> str:
 def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     if not host.os.id:
         return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
+    if host.kernel.is_wsl and host.os.id != "ubuntu":
+        return [finding(
+            "os.not-supported", Severity.FAIL, f"{_os_label(host)} under WSL is not a configuration ROCm supports",
+            "AMD's ROCm for WSL supports Ubuntu distributions only (the WSL compatibility matrix); other distributions "
+            "under WSL have no WSL-aware HSA runtime, and rocminfo fails (HSA_STATUS_ERROR_OUT_OF_RESOURCES).",
+            [str(host.os.source)] if host.os.source else [],
+            Fix("Use an Ubuntu release AMD lists for WSL, with ROCm for WSL (amdgpu-install --usecase=wsl,rocm "
+                "--no-dkms):", ["wsl --install -d Ubuntu-22.04"], WSL_URL),
+        )]
     ctx = rocm_context(host, matrix, system_only=True)
     if not ctx.version:
         return [skip("os.not-supported", f"{_os_label(host)}: no installed ROCm version to judge against")]
@@ -270,12 +279,20 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     import re
 
     bad = re.compile(r"(?i)(fail|error|timeout|timed out|hang|reset|fault|not supported|unable)")
-    harmless = re.compile(r"(?i)(failed to load firmware.*optional|ras: .*not supported|error_count 0)")
-    hits = [d for d in host.dmesg if bad.search(d.value) and not harmless.search(d.value)]
+    # the PSP trusted-application firmware (*_ta.bin) is optional: ROCm compute does not need it
+    harmless = re.compile(r"(?i)(failed to load firmware.*optional|ras: .*not supported|error_count 0|_ta\.bin)")
+    known = {m.source.line for m in host.logs if m.source is not None}  # lines a known error already explains
+    hits = [d for d in host.dmesg if bad.search(d.value) and not harmless.search(d.value)
+            and not (d.source is not None and d.source.line in known)]
     if not hits:
         return [ok("driver.dmesg-errors", "No amdgpu/kfd errors in the kernel log")]
+    kernel_side = [m for m in host.logs if m.finding_id.split(".", 1)[0] in ("driver", "gpu", "secureboot")
+                   or m.finding_id in ("log.kfd-unsupported-device", "log.pcie-atomics-missing",
+                                       "log.amdgpu-init-failed", "log.module-key-rejected", "log.gpu-hang")]
     return [finding(
-        "driver.dmesg-errors", Severity.WARN, f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log",
+        # a known kernel-side error already names the problem: the other lines are its context
+        "driver.dmesg-errors", Severity.INFO if kernel_side else Severity.WARN,
+        f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log",
         "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
         "hangs and missing GPUs that user-space tools only see as 'no device'.",
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],

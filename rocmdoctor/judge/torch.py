@@ -60,6 +60,17 @@ def torch_installed(host: Host, matrix: Matrix) -> list[Finding]:
 @check("torch.not-rocm-build", title="PyTorch build")
 def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
+    if t is not None and not t.version and t.proven_build in ("cuda", "cpu", "not-rocm"):
+        what = {"cuda": "a CUDA build", "cpu": "a CPU-only build", "not-rocm": "not a ROCm build"}[t.proven_build]
+        return [finding(
+            "torch.not-rocm-build", Severity.FAIL, f"The torch that ran is {what}",
+            "Its own error says so (it looked for an NVIDIA driver / was not compiled with GPU support): this wheel "
+            "cannot use an AMD GPU. An installer, a custom node or a later `pip install` usually replaced the ROCm "
+            "build with PyPI's default one.",
+            _torch_evidence(host),
+            Fix("Replace it with the ROCm build (rocmdoctor picks the index and pins companions):",
+                ["pip uninstall -y torch torchvision torchaudio", "rocmdoctor install torch --yes"], INSTALL_URL),
+        )]
     if t is None or not t.version:
         return [skip("torch.not-rocm-build", "No torch to judge")]
     build = t.build
@@ -127,7 +138,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
             continue
         target = matrix.gpu(gfx)
         override = target.override if target is not None else None
-        if not forced and override and gfx_from_version(override) in archs:
+        flaky = target is not None and target.override_broken and bool(t.arch_list)
+        if not forced and override and gfx_from_version(override) in archs and not flaky:
             continue  # the wheel is fine once the override is set: gpu.override-needed says so
         hint = None
         out.append(finding(
@@ -150,6 +162,8 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
     if t is None or not t.version or not host.packages:
         return []
     label = ([*t.version.split("+", 1), ""])[1]
+    if re.fullmatch(r"[0-9a-f]{7,40}", label):
+        label = ""  # a source build's git hash, not a wheel variant: companions carry their own hashes
     bad = []
     for name in ("torchvision", "torchaudio"):
         v = host.packages.get(name)
@@ -204,9 +218,24 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     if not version:
         return [not_captured("python.no-rocm-wheel", "Python version")]
     mm = major_minor(version) or version
+    ev = [str(host.python.source)] if host.python.source else [f"Python {version}"]
+    none = host.context.get("pip-no-versions")
+    if none is not None:
+        index = host.context.get("pip-index")
+        return [finding(
+            "python.no-rocm-wheel", Severity.FAIL, f"pip found no torch wheel for Python {mm} on this platform",
+            f"pip saw no torch release at all for Python {mm} here ('from versions: none'): the index has no wheel "
+            "for this Python (and OS)." + (" Windows wheels exist only for the Python versions AMD builds them for."
+                                           if "windows" in host.context else ""),
+            [*ev, str(none.source)] + ([str(index.source)] if index else []),
+            Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
+                ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
+        )]
+    if host.torch is not None and host.torch.build == "rocm":
+        return [ok("python.no-rocm-wheel", f"Python {version}: torch {host.torch.version or ''} is already a ROCm "
+                                           "build".replace("  ", " "), ev)]
     gfxs = [native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)]
     any_for_python = matrix.torch_variants(python=mm)
-    ev = [str(host.python.source)] if host.python.source else [f"Python {version}"]
     if not any_for_python:
         pythons = sorted({p for v in matrix.torch_variants() for p in v.pythons if p.replace(".", "").isdigit()},
                          key=lambda s: tuple(int(x) for x in s.split(".")))

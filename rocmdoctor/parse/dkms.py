@@ -24,6 +24,24 @@ _LOADING = re.compile(r"Loading new (?P<mod>[\w+-]{1,64}?)-(?P<ver>\d[\w.+~-]{0,
 _TREE_ERROR = re.compile(r"^Error!|dkms\.conf.{0,200}?(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
 
 
+_MAY_FAIL = re.compile(r"bad (?:return|exit) status|error processing package|Error occurred", re.I)
+
+
+def may_hold_build_failure(text: str) -> bool:
+    """One C-level scan: could this log hold a DKMS build failure? (a 1 MiB paste skips the per-line parse)."""
+    return _MAY_FAIL.search(text) is not None
+
+
+_WORDS = ("status", "kernel", "Loading new", "dkms", "DKMS", "Error", "error", "installed", "built", "added",
+          "broken", "removed")
+
+
+def log_lines(text: str) -> str:
+    """``text`` with every line that cannot matter to :func:`parse_dkms` blanked (line numbers kept): a long
+    pasted log costs a substring test per line instead of four regex searches."""
+    return "\n".join(ln if any(w in ln for w in _WORDS) else "" for ln in text.split("\n"))
+
+
 def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
     """Entries, broken-tree errors, build failures and the kernels they failed for."""
     info = DkmsInfo()

@@ -19,8 +19,8 @@ Why it is built this way:
 
 from __future__ import annotations
 
-import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -36,88 +36,154 @@ _TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\
 
 @dataclass(frozen=True)
 class Rule:
+    """A fact's regex and the literal strings every match contains (``needles``): the text is searched for a
+    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit."""
+
     kind: str
     pattern: re.Pattern[str]
+    needles: tuple[str, ...]
 
 
-def _r(kind: str, pattern: str, flags: int = 0) -> Rule:
-    return Rule(kind, re.compile(pattern, flags | re.MULTILINE))
+def _r(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
+    return Rule(kind, re.compile("".join(pattern), re.MULTILINE), needles)
 
+
+_TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'"
 
 # One row per fact. The ``v`` group is the value; a rule may match the same fact in many forms.
 RULES: tuple[Rule, ...] = (
     # --- PyTorch -----------------------------------------------------------------------------------------
-    _r("torch.version", rf"torch\.__version__\s{{0,4}}\)?[\s:=>'\",]{{0,12}}(?:\n[>.\s]{{0,8}})?['\"]?(?P<v>{_TORCH_VER})"),  # noqa: E501
-    _r("torch.version", rf"^\s{{0,8}}(?:PyTorch|torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})", re.I),
-    _r("torch.version", r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
-    _r("torch.version", rf"Successfully installed\b[^\n]{{0,2000}}?\btorch-(?P<v>{_TORCH_VER})(?=\s|$)"),
-    _r("torch.wheel", r"(?P<v>\btorch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.%+-]{0,80}?\.whl)"),
-    _r("torch.hip", r"torch\.version\.hip\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),  # noqa: E501
-    _r("torch.cuda", r"torch\.version\.cuda\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?(?P<v>None|\d{1,2}\.\d{1,2})"),  # noqa: E501
-    _r("torch.available",
-       r"(?:torch\.)?cuda\.is_available\(\)\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?(?P<v>True|False)\b"),
-    _r("torch.no-nvidia-driver", r"(?P<v>Found no NVIDIA driver on your system|Torch not compiled with CUDA enabled)"),
-    _r("torch.gcn-arch", r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
+    _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
+    _r("torch.version", ("orch version",),
+       rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
+    _r("torch.version", ("+cu", "+rocm", "+cpu"),
+       r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
+    _r("torch.version", ("Successfully installed",),
+       rf"Successfully installed\b[^\n]{{0,2000}}?\btorch-(?P<v>{_TORCH_VER})(?=\s|$)"),
+    _r("torch.wheel", ("torch-",), r"(?P<v>\btorch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.%+-]{0,80}?\.whl)"),
+    _r("torch.hip", ("torch.version.hip",), r"torch\.version\.hip", _TORCH_Q,
+       r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
+    _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
+    _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
+    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Torch not compiled with CUDA"),
+       r"(?P<v>(?:Found no|No) NVIDIA driver (?:found )?on your system|Torch not compiled with CUDA enabled)"),
+    _r("torch.arch-list", ("rocm-sdk targets",),
+       r"rocm-sdk targets\s{0,4}\n(?P<v>gfx[0-9a-f]{3,5}(?:;gfx[0-9a-f]{3,5}){0,40})"),
+    _r("torch.arch-list", ("get_arch_list()",),
+       r"get_arch_list\(\)", _TORCH_Q,
+       r"\[?(?P<v>'gfx[0-9a-f]{3,5}[^'\n]{0,20}'(?:, 'gfx[0-9a-f]{3,5}[^'\n]{0,20}'){0,40})"),
+    _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
+    _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
+    _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
     # --- pip / uv ----------------------------------------------------------------------------------------
-    _r("pip.index", r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
-    _r("pip.index", r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
-    _r("pip.nvidia", r"(?P<v>\bnvidia-[a-z0-9-]{2,40}-cu1[1-3]\b)"),
-    _r("pip.no-versions", r"(?P<v>from versions: none\)?[^\n]{0,10}\n?[^\n]{0,200}No matching distribution found for [^\s]{1,80})"),  # noqa: E501
-    _r("pip.no-versions", r"(?P<v>No matching distribution found for torch\S{0,60})"),
+    _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
+    _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
+    _r("pip.nvidia", ("nvidia-",), r"(?P<v>\bnvidia-[a-z0-9-]{2,40}-cu1[1-3]\b)"),
+    _r("pip.no-versions", ("No matching distribution found for",),
+       r"(?P<v>No matching distribution found for \S{1,80})"),
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
-    _r("rocm.path", rf"(?P<v>/opt/rocm-{_VER})\b"),
-    _r("rocm.index", rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
-    _r("rocm.core", rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
-    _r("rocm.version", rf"^\s{{0,8}}ROCm(?: version)?\s{{0,4}}[:=]\s{{0,4}}v?(?P<v>{_VER})\b", re.I),
-    _r("rocm.version", rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
-    _r("hip.version", r"^\s{0,8}HIP version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3}\.\d{1,8}[\w.-]{0,30})"),
+    _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
+    _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
+    # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
+    _r("rocm.named", ("ROCm", "rocm", "ROCM"),
+       rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])",
+       rf"|(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v2>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
+    _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
+    _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
+    _r("rocm.version", ("ROCm", "ROCM", "Rocm", "rocm"),
+       rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
+       rf"(?P<v>{_VER})\b"),
+    _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
+       rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:ROCm )?v?(?P<v>{_VER})\b"),
+    _r("rocm.version", ("ROCM_VERSION",), rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
+    _r("hip.version", ("HIP version",),
+       r"^\s{0,8}HIP version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3}\.\d{1,8}[\w.-]{0,30})"),
     # --- Python ------------------------------------------------------------------------------------------
-    _r("python.version", r"^\s{0,8}Python (?P<v>3\.\d{1,2}\.\d{1,3})(?:[\w+]{0,12})?(?: \(|\s*$)"),
-    _r("python.version", r"^\s{0,8}Python version\s{0,4}:\s{0,4}(?P<v>3\.\d{1,2}\.\d{1,3})"),
-    _r("python.version", r"Installing Python (?P<v>3\.\d{1,2}\.\d{1,3})"),
-    _r("python.minor", r"\bpy(?:thon)? -(?P<v>3\.\d{1,2})\b"),
-    _r("python.minor", r"/lib/python(?P<v>3\.\d{1,2})/(?:site|dist)-packages\b"),
-    _r("python.minor", r"\btorch-\d[\w.%+]{0,60}-cp(?P<v>3\d{1,2})-"),  # "310": see python_minor()
+    _r("python.version", ("Python 3.",), r"^\s{0,8}Python (?P<v>3\.\d{1,2}\.\d{1,3})(?:[\w+]{0,12})?(?: \(|\s*$)"),
+    _r("python.version", ("Python version",), r"^\s{0,8}Python version\s{0,4}:\s{0,4}(?P<v>3\.\d{1,2}\.\d{1,3})"),
+    _r("python.version", ("Installing Python",), r"Installing Python (?P<v>3\.\d{1,2}\.\d{1,3})"),
+    _r("python.minor", ("py -3.", "python -3."), r"\bpy(?:thon)? -(?P<v>3\.\d{1,2})\b"),
+    _r("python.minor", ("/lib/python3.",), r"/lib/python(?P<v>3\.\d{1,2})/(?:site|dist)-packages\b"),
+    _r("python.minor", ("-cp3",), r"\btorch-\d[\w.%+]{0,60}-cp(?P<v>3\d{1,2})-"),  # "310": see python_minor()
     # --- kernel, OS, WSL, Windows -----------------------------------------------------------------------------
-    _r("kernel.release",
-       r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem|"
-       r"microsoft-standard(?:-WSL2)?)\b)"),
-    _r("kernel.release", r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
-    _r("kernel.release", r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),
-    _r("kernel.release", r"^\s{0,8}Linux [\w.-]{1,64} (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60}) #"),
-    _r("os.name",
-       r"(?P<v>\b(?:Ubuntu|Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|"
-       r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux|Linux Mint|Pop!_OS)"
-       r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?:\.\d)?(?: LTS)?)\b"),
-    _r("os.release-kv", r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
-    _r("wsl", r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\bon WSL2?\b|\bWSL2\b|/dev/dxg\b|"
+    # A distribution kernel release only where it names the running kernel (uname -r's bare line, "Kernel: ..."):
+    # dkms and apt logs name every kernel they build for.
+    _r("kernel.release", ("-generic", "-lowlatency", "-amd64", "-azure", "-aws", "-gcp", "-oem", ".x86_64"),
+       r"(?:^\s{0,8}|(?:^|\s)(?:OS )?[Kk]ernel(?: version| release)?\s{0,4}[:=]\s{0,4}",
+       r"|\buname -r\)?\s{0,4}[:=]?\s{0,4})",
+       r"(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem)",
+       r"|\d\.\d{1,2}\.\d{1,3}-\d{1,4}\.\w{1,20}\.x86_64)\s*$"),
+    _r("kernel.release", ("-microsoft-standard",),
+       r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
+    _r("kernel.release", ("Linux version",), r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),
+    _r("kernel.release", ("Linux ",), r"^\s{0,8}Linux [\w.-]{1,64} (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60}) #"),
+    _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
+                   "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",
+                   "Linux Mint", "Pop!_OS"),
+       r"(?P<v>\b(?:Ubuntu|Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
+       r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",
+       r"Pop!_OS)",
+       r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?: LTS)?)(?![-\w.~])"),  # not a package version (Ubuntu 9.4.0-1ubuntu1)
+    _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
+    _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
+       r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
        r"wsl\.exe|\\\\wsl(?:\.localhost|\$)\\)"),
-    _r("windows", r"(?P<v>^PS [A-Z]:\\[^\n>]{0,200}>|\b[A-Z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|"
-       r"\bpy -3(?:\.\d{1,2})?\b|\\Scripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|"
-       r"win_amd64\.whl)", re.I),
+    _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
+                   "win_amd64"),
+       r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
+       r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
+       r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
+       r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b)"),
+    _r("env.visible", ("VISIBLE_DEVICES",),
+       r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
+    _r("secureboot", ("Secure Boot", "SecureBoot", "secure boot"),
+       r"(?P<v>\b[Ss]ecure ?[Bb]oot[^\n]{0,120}?\b(?:prevent|block|refus|reject|stop)\w{0,4}[^\n]{0,80}"
+       r"|\b(?:prevent|block|refus|reject)\w{0,4}[^\n]{0,60}?\b[Ss]ecure ?[Bb]oot\b)"),
+    _r("container.group-add", ("--group-add",), r"--group-add[= ](?P<v>[\w-]{1,32})"),
+    _r("container.video-only", ("--group-add",),
+       r"(?P<v>\bonly (?:adds?|uses?|pass(?:es)?|with|has) [^\n]{0,20}--group-add[= ]video\b)"),
+    _r("container.kfd-missing", ("custom device",),
+       r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
     # --- prompts ----------------------------------------------------------------------------------------------
-    _r("prompt.venv", r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
-    _r("prompt.container", r"(?:^|\()?\broot@(?P<v>[0-9a-f]{12})\b:"),
+    _r("prompt.venv", ("\n(",),
+       r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
+    _r("prompt.container", ("root@",), r"\broot@(?P<v>[0-9a-f]{12})\b:"),
     # --- GPUs -------------------------------------------------------------------------------------------------
-    _r("gpu.pci", r"\[1002:(?P<v>[0-9a-fA-F]{4})\]"),
-    _r("gpu.pci", r"\b(?:PCI_ID=|device |skipped device |name=)1002:(?P<v>[0-9a-fA-F]{4})\b"),
-    _r("gpu.pci", r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
-    _r("gpu.app", r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
-    _r("gpu.app", r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
-    _r("gpu.app", r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name",
-       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?(?:RX|Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b"  # noqa: E501
+    _r("gpu.pci", ("[1002:",), r"\[1002:(?P<v>[0-9a-fA-F]{4})\]"),
+    _r("gpu.pci", ("PCI_ID=1002:", "device 1002:", "name=1002:"),
+       r"\b(?:PCI_ID=|device |name=)1002:(?P<v>[0-9a-fA-F]{4})\b"),
+    _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
+    _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
+    _r("gpu.app", ("inference compute",),
+       r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
+    _r("gpu.app", ("_CudaDeviceProperties",),
+       r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
+    _r("gpu.name", ("RX", "Radeon", "Instinct MI", "XT", "GRE"),
+       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+       r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE)\b",
+       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
-    _r("gpu.name", r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
+    _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
+    _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
+    # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
+    _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
+    _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
+    _r("gpu.name", ("get_device_name(",),
+       r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
     # --- environment, services, containers -------------------------------------------------------------------
-    _r("env.override.shell", r"(?:^|\bexport |\benv |\s|\$env:)HSA_OVERRIDE_GFX_VERSION\s?=\s?['\"]?(?P<v>[\d.]{0,12})"),  # noqa: E501
-    _r("env.override.service", r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
-    _r("env.override.process", r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
-    _r("service", r"(?P<v>\bsystemd\[1\]|\bsystemctl (?:edit|restart|status|start) [\w.@-]{1,60}|\bjournalctl\b|"
-       r"\.service\b)"),
-    _r("container.run", r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
-    _r("container.compose", r"(?P<v>^\s{0,8}(?:devices|group_add|runtime|deploy)\s{0,2}:)"),
-    _r("container.compose-item", r"^\s{0,16}-\s{1,4}['\"]?(?P<v>/dev/(?:kfd|dri)\b\S{0,40}|video|render|\d{2,5})['\"]?\s*$"),  # noqa: E501
+    _r("env.override.shell", ("HSA_OVERRIDE_GFX_VERSION",),
+       r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
+    _r("env.override.service", ("Environment=",), r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
+    _r("env.override.process", ("server config",),
+       r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
+    _r("service", ("systemd[1]", "systemctl ", "journalctl", ".service"),
+       r"(?P<v>\bsystemd\[1\]|\bsystemctl (?:edit|restart|status|start) [\w.@-]{1,60}|\bjournalctl\b|\.service\b)"),
+    _r("container.run", ("docker ", "podman ", "nerdctl "),
+       r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
+    _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),
+       r"(?P<v>^\s{0,8}(?:devices|group_add|runtime|deploy):)"),
+    _r("container.compose-item", ("/dev/kfd", "/dev/dri", "video", "render"),
+       r"^\s{0,16}-\s{1,4}['\"]?(?P<v>/dev/(?:kfd|dri)\b\S{0,40}|video|render)['\"]?\s*$"),
 )
 
 # Facts that say "this process runs in a container".
@@ -147,6 +213,41 @@ class TextFacts:
         return {f.kind for f in self.facts}
 
 
+MAX_HITS_PER_NEEDLE = 2000  # needle occurrences looked at per rule: bounds a paste full of near-misses
+_WINDOW = 4096  # characters around a hit the regex sees (its line and the next; bounded on one huge line)
+
+
+def _line_start(text: str, at: int) -> int:
+    i = text.rfind("\n", max(0, at - _WINDOW), at)
+    return i + 1 if i != -1 else max(0, at - _WINDOW)
+
+
+def _line_end(text: str, at: int) -> int:
+    """Offset of the newline ending the line at ``at`` (or a bounded end on a huge line / at the end of text)."""
+    i = text.find("\n", at, at + _WINDOW)
+    return i if i != -1 else min(len(text), at + _WINDOW)
+
+
+def _windows(text: str, needle: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the line holding each occurrence of ``needle``, plus the line after it (where a REPL
+    prints its answer). A needle starting with a newline matches at the start of a line (or of the text)."""
+    n = len(text)
+    line_start_needle = needle.startswith("\n")
+    if line_start_needle and text.startswith(needle[1:]):
+        end = _line_end(text, 0)
+        yield 0, _line_end(text, end + 1) if end < n else n
+    pos = text.find(needle)
+    hits = 0
+    while pos != -1 and hits < MAX_HITS_PER_NEEDLE:
+        hits += 1
+        at = pos + 1 if line_start_needle else pos
+        end = _line_end(text, at)
+        yield _line_start(text, at), _line_end(text, end + 1) if end < n else n
+        if end >= n:
+            break
+        pos = text.find(needle, end if line_start_needle else end + 1)
+
+
 def extract(text: str, file: str) -> TextFacts:
     """Every fact :data:`RULES` finds in ``text``, in line order (never raises; bounded time)."""
     out = TextFacts()
@@ -155,30 +256,41 @@ def extract(text: str, file: str) -> TextFacts:
             return out
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS]
-        newlines: Optional[list[int]] = None
-        found: list[tuple[int, int, TextFact]] = []
+        found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         for order, rule in enumerate(RULES):
-            for count, m in enumerate(rule.pattern.finditer(text), 1):
-                value = (m.group("v") or "").strip()
-                if newlines is None:
-                    newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
-                # the line the value is on (a REPL answer sits on the line after its question)
-                at = m.start("v") if m.group("v") is not None else m.start()
-                line_no = bisect.bisect_left(newlines, at) + 1
-                start = newlines[line_no - 2] + 1 if line_no >= 2 else 0
-                end = newlines[line_no - 1] if line_no - 1 < len(newlines) else len(text)
-                line = clean(text[start:min(end, start + 4096)]).strip()
-                if len(line) > 300:
-                    line = line[:297] + "..."
-                found.append((line_no, order, TextFact(rule.kind, clean(value)[:400],
-                                                        Source(file, line_no, line, FREE_TEXT))))
-                if count >= MAX_PER_RULE:
+            starts: set[int] = set()
+            for needle in rule.needles:
+                for lo, hi in _windows(text, needle):
+                    for m in rule.pattern.finditer(text, lo, hi):
+                        group = "v" if m.start("v") >= 0 or "v2" not in rule.pattern.groupindex else "v2"
+                        at = m.start(group)
+                        if at < 0 or at in starts:
+                            continue
+                        starts.add(at)
+                        found.append((at, order, rule.kind, clean(m.group(group).strip())[:400]))
+                    if len(starts) >= MAX_PER_RULE:
+                        break
+                if len(starts) >= MAX_PER_RULE:
                     break
-        found.sort(key=lambda t: (t[0], t[1]))
-        out.facts = [f for _, _, f in found]
+        found.sort()
+        out.facts = _with_lines(text, found, file)
     except (RecursionError, MemoryError, re.error, ValueError, TypeError):  # pragma: no cover - defensive
         return out
     return out
+
+
+def _with_lines(text: str, found: list[tuple[int, int, str, str]], file: str) -> list[TextFact]:
+    """The facts with their line number and line text (newlines counted once, in offset order)."""
+    facts: list[TextFact] = []
+    line_no, counted = 1, 0
+    for at, _, kind, value in found:
+        line_no += text.count("\n", counted, at)
+        counted = at
+        line = clean(text[_line_start(text, at):_line_end(text, at)]).strip()
+        if len(line) > 300:
+            line = line[:297] + "..."
+        facts.append(TextFact(kind, value, Source(file, line_no, line, FREE_TEXT)))
+    return facts
 
 
 # ------------------------------------------------------------------------------------ value helpers
@@ -217,3 +329,12 @@ def app_gpu(value: str) -> Optional[tuple[Optional[str], Optional[str], Optional
 def python_minor(value: str) -> str:
     """'3.10' stays; a wheel's tag '310' becomes '3.10'."""
     return value if "." in value else f"{value[0]}.{value[1:]}"
+
+
+def product_name(value: str) -> str:
+    """'RX6600' -> 'RX 6600', '9060XT' -> 'RX 9060 XT', 'Radeon(TM) 780M' -> 'Radeon 780M' (the matrix's spelling)."""
+    name = re.sub(r"\s+", " ", value.replace("(TM)", "")).strip()
+    m = re.fullmatch(r"(?:(AMD )?(Radeon )?RX ?)?(\d{3,4})([A-Z]?) ?(XTX|XT|GRE|X)?", name)
+    if m and (m.group(5) or name.upper().startswith(("RX", "AMD", "RADEON"))):
+        return f"RX {m.group(3)}{m.group(4)}" + (f" {m.group(5)}" if m.group(5) else "")
+    return name

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Optional
 
 from rocmdoctor.model import LogMatch
-from rocmdoctor.parse.text import MAX_CHARS, clean, src
+from rocmdoctor.parse.text import MAX_CHARS, MAX_LINE, clean, src
 from rocmdoctor.paths import DATA_DIR
 
 SIGNATURES_FILE = DATA_DIR / "signatures.toml"
@@ -102,21 +101,22 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
     sigs = load_signatures() if signatures is None else signatures
-    newlines: Optional[list[int]] = None
-    found: list[tuple[int, LogMatch]] = []
+    hits: list[tuple[int, Signature, re.Match[str]]] = []
     for sig in sigs:
         for count, m in enumerate(sig.pattern.finditer(text), 1):
-            if newlines is None:
-                newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
-            line_no = bisect.bisect_left(newlines, m.start()) + 1
-            start = newlines[line_no - 2] + 1 if line_no >= 2 else 0
-            end = newlines[line_no - 1] if line_no - 1 < len(newlines) else len(text)
-            line = clean(text[start:end])
-            groups = {k: v for k, v in m.groupdict().items() if v}
-            found.append(
-                (line_no, LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
-            )
+            hits.append((m.start(), sig, m))
             if count >= MAX_MATCHES_PER_SIGNATURE:
                 break
-    found.sort(key=lambda t: t[0])
-    return [m for _, m in found]
+    # Line numbers: newlines counted once, in offset order (no per-character index of a 16 MiB paste).
+    hits.sort(key=lambda h: h[0])
+    found: list[LogMatch] = []
+    line_no, counted = 1, 0
+    for at, sig, m in hits:
+        line_no += text.count("\n", counted, at)
+        counted = at
+        start = text.rfind("\n", max(0, at - MAX_LINE), at) + 1 or max(0, at - MAX_LINE)  # bounded on a huge line
+        end = text.find("\n", at, at + MAX_LINE)
+        line = clean(text[start:end if end != -1 else min(len(text), at + MAX_LINE)])
+        groups = {k: v for k, v in m.groupdict().items() if v}
+        found.append(LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
+    return found

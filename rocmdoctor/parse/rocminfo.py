@@ -177,6 +177,12 @@ def _to_gpu(a: _Agent, file: str, index: int) -> GpuInfo:
     gpu.kfd_node = a.node
     if a.vram_kb:
         gpu.vram_bytes = a.vram_kb * 1024
-    if a.apu_memory or looks_like_apu(a.marketing):
+    if a.apu_memory:
         gpu.is_apu = True
+        gpu.sources.append(Source(file, None, APU_MEMORY))
+    elif looks_like_apu(a.marketing):
+        gpu.is_apu = True  # a guess from the name: the matrix overrules it for a discrete-only gfx (pipeline.enrich)
     return gpu
+
+
+APU_MEMORY = "Memory Properties: APU"

@@ -73,7 +73,8 @@ def sniff(text: str) -> list[str]:
             return kinds
     body = [ln.strip() for ln in head.replace("\r", "").split("\n")]
     body = [ln for ln in body if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ "))]
-    kinds = [kind for kind, rx in _MARKERS if rx.search(head.replace("\r", ""))]
+    no_cr = head.replace("\r", "") if "\r" in head else head
+    kinds = [kind for kind, rx in _MARKERS if rx.search(no_cr)]
     if body and all(_ENUMERATOR_LINE.match(ln) for ln in body):
         return ["rocm_agent_enumerator"]
     if body and len(body) >= 1 and sum(1 for ln in body if _FREEZE_LINE.match(ln)) >= max(1, len(body) * 0.6):

@@ -1,0 +1,217 @@
+"""Free-text facts (rocmdoctor.parse.freetext) and how they reach the Host (rocmdoctor.bundle_text).
+
+The sample lines are the ones issue 12 quotes from public bug reports (torch REPL answers, pip logs, prompts,
+dmesg/lspci ids, llama.cpp and ollama GPU lines); each test says which fact must come out, and the bundle tests
+check that a format parser's fact wins over a free-text one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocmdoctor.bundle import load_host
+from rocmdoctor.model import Severity
+from rocmdoctor.parse.freetext import FREE_TEXT, RULES, app_gpu, extract, python_minor, torch_from_wheel
+from rocmdoctor.pipeline import judge_host
+
+
+def kinds(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in extract(text, "paste.txt").facts:
+        out.setdefault(f.kind, []).append(f.value)
+    return out
+
+
+@pytest.mark.parametrize(("line", "kind", "value"), [
+    ("torch.__version__: 2.6.0+cu124", "torch.version", "2.6.0+cu124"),
+    (">>> torch.__version__\n'2.5.1+rocm6.2'", "torch.version", "2.5.1+rocm6.2"),
+    ("torch.version.hip: None", "torch.hip", "None"),
+    ("torch.version.hip: 6.2.41133-dd7f95766", "torch.hip", "6.2.41133-dd7f95766"),
+    ("Looking in indexes: https://download.pytorch.org/whl/rocm6.2", "pip.index",
+     "https://download.pytorch.org/whl/rocm6.2"),
+    ("Collecting nvidia-cublas-cu12==12.4.5.8 (from torch)", "pip.nvidia", "nvidia-cublas-cu12"),
+    ("py -3.14 -m pip install torch", "python.minor", "3.14"),
+    ("Python 3.14.0 (tags/v3.14.0:ebf955d, Oct  7 2025) [MSC v.1944 64 bit (AMD64)] on win32", "python.version",
+     "3.14.0"),
+    ("Installing Python 3.14.0", "python.version", "3.14.0"),
+    ("Ubuntu 22.04 on WSL2", "wsl", "on WSL2"),
+    ("Ubuntu 22.04 on WSL2", "os.name", "Ubuntu 22.04"),
+    ("WSL environment detected.", "wsl", "WSL environment detected"),
+    ("My GPU is an RX 7900 XT", "gpu.name", "RX 7900 XT"),
+    ("AMD Ryzen AI Max+ 395 w/ Radeon 8060S", "gpu.name", "Radeon 8060S"),
+    ("amdgpu 0000:03:00.0: amdgpu: DID 7340 is missing in supported_devices", "gpu.pci", "7340"),
+    ("03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Navi 14 [1002:7340] (rev c5)",
+     "gpu.pci", "7340"),
+    ("pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/rocm5.6", "rocm.index", "5.6"),
+    ("torch-2.3.0.dev20240101%2Brocm6.0-cp310-cp310-linux_x86_64.whl", "torch.wheel",
+     "torch-2.3.0.dev20240101%2Brocm6.0-cp310-cp310-linux_x86_64.whl"),
+    ("OSError: /opt/rocm-6.0.1/lib/libamdhip64.so: cannot open shared object file", "rocm.path", "/opt/rocm-6.0.1"),
+    ("root@c0cb9814a02b:/workspace# rocminfo", "prompt.container", "c0cb9814a02b"),
+    ("(.venv) user@box:~/proj$ python -c 'import torch'", "prompt.venv", ".venv"),
+    ("PS C:\\Users\\me> py -3.12 -m pip install torch", "windows", "PS C:\\Users\\me>"),
+    ("  Device 0: AMD Radeon Graphics, gfx1152 (0x1152), VMM: no, Wave Size: 32", "gpu.app",
+     "Device 0: AMD Radeon Graphics, gfx1152 (0x1152), VMM: no, Wave Size: 32"),
+    ("docker run -it --gpus=all ollama/ollama:rocm", "container.run", "docker run -it --gpus=all ollama/ollama:rocm"),
+    ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+     "ERROR: No matching distribution found for torch", "pip.no-versions",
+     "No matching distribution found for torch"),
+    ("$ uname -r\n6.5.0-14-generic", "kernel.release", "6.5.0-14-generic"),
+    ("Linux box 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux", "kernel.release",
+     "5.15.167.4-microsoft-standard-WSL2"),
+])
+def test_each_fact_is_found(line: str, kind: str, value: str):
+    assert value in kinds(line).get(kind, []), kinds(line)
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("model name : AMD Ryzen 7 PRO 7840U w/ Radeon 780M Graphics", None),  # PRO 7840U is a CPU
+    ("GCC version: (Ubuntu 9.4.0-1ubuntu1~20.04.2) 9.4.0", "os.name"),  # a package version, not Ubuntu 9.4
+    ("amdgpu/6.3.6, 6.2.0-39-generic, x86_64: installed", "kernel.release"),  # dkms names other kernels
+    ("rocBLAS error: Cannot read TensileLibrary.dat: gfx1030 gfx1100", "gpu.app"),  # a list, not a GPU
+])
+def test_lookalikes_are_not_facts(line: str, kind: str | None):
+    found = kinds(line)
+    if kind is None:
+        assert "PRO 7840U" not in found.get("gpu.name", []), found
+    else:
+        assert kind not in found, found
+
+
+def test_facts_carry_their_line_as_low_confidence_evidence():
+    text = "hello\n>>> torch.__version__\n'2.6.0+cu124'\n"
+    fact = extract(text, "logs/repl.txt").first("torch.version")
+    assert fact is not None
+    assert fact.source.kind == FREE_TEXT and fact.source.file == "logs/repl.txt"
+    assert fact.source.line == 3 and fact.source.text == "'2.6.0+cu124'"
+
+
+def test_value_helpers():
+    assert torch_from_wheel("torch-2.3.0.dev20240101%2Brocm6.0-cp310-cp310-linux_x86_64.whl") == \
+        "2.3.0.dev20240101+rocm6.0"
+    assert torch_from_wheel("torchvision-0.1-py3-none-any.whl") is None
+    assert python_minor("310") == "3.10" and python_minor("3.14") == "3.14"
+    assert app_gpu('msg="inference compute" id=0 library=rocm compute=gfx1031 driver=6.2 name=1002:73df') == \
+        (None, None, "gfx1031", "0x73df")
+    assert app_gpu("nothing here") is None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=3000))
+def test_extract_never_raises(text: str):
+    facts = extract(text, "f")
+    assert all(f.kind in {r.kind for r in RULES} for f in facts.facts)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([
+    "torch.__version__", "'2.6.0+cu124'", "Device 0: ", ", gfx1100", "[1002:", "744c]", "docker run ", "--gpus=all",
+    "/opt/rocm-", "6.2.0", "\n", " ", "(.venv) ", "root@", "0123456789ab:", "Python 3.", "HSA_OVERRIDE_GFX_VERSION=",
+    "server config", "compute=gfx", "\x1b[31m", "\r", "Looking in indexes:", "nvidia-cublas-cu12", "torch-2.",
+]), max_size=200).map("".join))
+def test_extract_never_raises_on_mangled_fragments(text: str):
+    extract(text, "f")
+
+
+def test_huge_adversarial_input_is_bounded():
+    """Near-misses of every rule, repeated to 4 MB: linear (each rule is one C-level scan, matches capped)."""
+    chunk = ("torch.__version__ " * 5 + "Device 0: " + "x" * 200 + " [1002:zzzz] docker runx --gpus "
+             + "/opt/rocm-" + "9" * 50 + " Looking in indexes:\n")
+    text = chunk * (4_000_000 // len(chunk))
+    start = time.perf_counter()
+    facts = extract(text, "big")
+    elapsed = time.perf_counter() - start
+    assert len(facts.facts) <= 20 * len(RULES)
+    assert elapsed < 30, elapsed  # generous: a bound on pathological backtracking, not a benchmark
+
+
+# ------------------------------------------------------------------------------------- into the Host
+
+
+def host_of(tmp_path: Path, text: str, name: str = "paste.txt"):
+    p = tmp_path / name
+    p.write_text(text)
+    return load_host(p)
+
+
+def test_cuda_torch_on_an_amd_host_is_named(tmp_path: Path):
+    host = host_of(tmp_path, ">>> import torch\n>>> torch.__version__\n'2.6.0+cu124'\n>>> torch.cuda.is_available()\n"
+                             "False\n  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32\n")
+    assert host.torch is not None and host.torch.version == "2.6.0+cu124" and host.torch.build == "cuda"
+    assert host.torch.source is not None and host.torch.source.kind == FREE_TEXT
+    found = {f.id: f.severity for f in judge_host(host)}
+    assert found["torch.not-rocm-build"] == Severity.FAIL
+
+
+def test_hip_none_proves_not_rocm(tmp_path: Path):
+    host = host_of(tmp_path, "torch.version.hip: None\ntorch.version.cuda: 12.4\n")
+    assert host.torch is not None and host.torch.build == "cuda"
+    host = host_of(tmp_path, "torch.version.hip: None\ntorch.version.cuda: None\n")
+    assert host.torch is not None and host.torch.build == "cpu"
+
+
+def test_pypi_wheel_with_nvidia_deps_is_a_cuda_torch(tmp_path: Path):
+    host = host_of(tmp_path, "Collecting torch\n  Downloading torch-2.6.0-cp312-cp312-manylinux_2_28_x86_64.whl "
+                             "(766.7 MB)\nCollecting nvidia-cublas-cu12==12.4.5.8 (from torch)\n")
+    assert host.torch is not None and host.torch.version == "2.6.0" and host.torch.build == "cuda"
+    assert host.python.version == "3.12"
+
+
+def test_pci_id_names_the_gpu_and_its_gfx(tmp_path: Path):
+    host = host_of(tmp_path, "[    4.1] kfd kfd: amdgpu: skipped device 1002:73df, PCI rejects atomics 730<0\n")
+    findings = judge_host(host)
+    assert [g.gfx for g in host.gpus] == ["gfx1031"]
+    assert host.gpus[0].name and host.gpus[0].pci_device_id == "0x73df"
+    assert all(f.id != "gpu.none-found" for f in findings)
+
+
+def test_format_parser_wins_over_free_text(tmp_path: Path):
+    bundle = tmp_path / "b"
+    (bundle / "cmd").mkdir(parents=True)
+    (bundle / "logs").mkdir()
+    (bundle / "cmd" / "pip-freeze.txt").write_text("torch==2.5.1+rocm6.2\n")
+    (bundle / "logs" / "old.txt").write_text(">>> torch.__version__\n'2.4.0+cu121'\nOS: Ubuntu 20.04.6 LTS\n")
+    (bundle / "root" / "etc").mkdir(parents=True)
+    (bundle / "root" / "etc" / "os-release").write_text(
+        'ID=ubuntu\nVERSION_ID="22.04"\nPRETTY_NAME="Ubuntu 22.04.5 LTS"\n')
+    host = load_host(bundle)
+    assert host.torch is not None and host.torch.version == "2.5.1+rocm6.2"
+    assert host.os.version_id == "22.04"
+
+
+def test_text_gpus_only_when_no_enumeration_source_lists_one(tmp_path: Path):
+    bundle = tmp_path / "b"
+    (bundle / "cmd").mkdir(parents=True)
+    (bundle / "cmd" / "rocm-smi.txt").write_text(
+        "GPU[0]\t\t: Card series: \t\tAMD Instinct MI210\nGPU[0]\t\t: Card model: \t\t0x740f\n")
+    (bundle / "logs").mkdir()
+    (bundle / "logs" / "chat.txt").write_text("I also have an RX 6800 at home\n")
+    host = load_host(bundle)
+    assert not any("6800" in (g.name or "") for g in host.gpus)
+
+
+def test_ollama_server_env_is_the_failing_process_env(tmp_path: Path):
+    text = ('time=2024-10-01T10:00:00Z level=INFO source=routes.go:1 msg="server config" env="map[HIP_VISIBLE_DEVICES: '
+            'HSA_OVERRIDE_GFX_VERSION: OLLAMA_DEBUG:false]"\n'
+            'time=2024-10-01T10:00:01Z level=INFO source=types.go:1 msg="inference compute" id=0 library=rocm '
+            'compute=gfx1031 driver=6.2 name=1002:73df total="12.0 GiB"\n'
+            "$ export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")
+    host = host_of(tmp_path, text)
+    assert "env" in host.captured and "HSA_OVERRIDE_GFX_VERSION" not in host.env
+    f = next(f for f in judge_host(host) if f.id == "gpu.override-needed")
+    assert f.severity == Severity.FAIL
+    assert f.fix is not None and any("systemctl edit ollama.service" in c for c in f.fix.commands)
+    assert any("HSA_OVERRIDE_GFX_VERSION=10.3.0" in c for c in f.fix.commands)
+
+
+def test_report_json_marks_free_text_facts(tmp_path: Path):
+    from rocmdoctor.render import to_json
+
+    host = host_of(tmp_path, "torch.__version__: 2.6.0+cpu\n")
+    doc = json.loads(to_json(host, judge_host(host)))
+    assert doc["host"]["torch"]["build"] == "cpu"
