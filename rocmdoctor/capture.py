@@ -744,7 +744,7 @@ _UUID_RE = re.compile(rb"(?i)(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 _AGENT_UUID_RE = re.compile(rb"\b((?:GPU|CPU)-)([0-9A-Fa-f]{6,})\b")
 _MAC_RE = re.compile(rb"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}(?![0-9A-Fa-f:])")
 # "Serial Number: X", "serial_number": "X", "Unique ID: 0x..", "uuid": "..", "asic_serial": ".."
-_KV_RE = re.compile(rb"(?i)(\"?[A-Za-z_ ]*(?:serial|uuid|unique[ _]?id|guid)[A-Za-z_ ]*\"?\s*[:=](?!=)\s*\"?)"
+_KV_RE = re.compile(rb"(?i)(\"?[A-Za-z_ ]*(?:serial(?!i[sz]e)|uuid|unique[ _]?id|guid)[A-Za-z_ ]*\"?\s*[:=](?!=)\s*\"?)"
                     rb"([^\s\",}\]]+)")
 # sysfs/kfd "key value" lines: "unique_id 8123412341234", "serial_number 0x1234".
 _LINE_KV_RE = re.compile(rb"(?im)^([ \t]*(?:unique_id|uuid|serial|serial_number)[ \t]+)"
@@ -754,6 +754,37 @@ _ID_RE = re.compile(r"uid=(\d+)\(([^)]+)\)")
 _NO_VALUE = frozenset((b"n/a", b"na", b"none", b"null", b"unknown", b"not", b"0", b"-", b"xx"))
 _PLACEHOLDER_RE = re.compile(rb"^(?:[A-Z]+-)?(?:uuid|serial|mac|host|user)-[0-9a-f]{8}$")
 _SECRET_FILE_RE = re.compile(r"(?:^|/)(?:serial_number|unique_id|product_serial|board_serial|[^/]*uuid)$")
+# https://user:password@host/... (any scheme): the user-info part, wherever it appears (env, pip output, logs)
+_URL_CRED_RE = re.compile(rb"(?i)\b([a-z][a-z0-9+.-]{1,15}://)([^/\s:@\"'<>]+(?::[^/\s@\"'<>]*)?)@")
+# token=X, api_key: X, secret=X, password=X, auth=X ... (also inside allow-listed variables and URLs' queries)
+_SECRET_KV_RE = re.compile(rb"(?i)((?<![A-Za-z0-9])[A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|passwd|api[_-]?key"
+                           rb"|access[_-]?key|private[_-]?key|(?<![A-Za-z])key|auth(?:orization)?|credentials?"
+                           rb"|cookie|session[_-]?(?:id|key|token))(?![a-z])"
+                           rb"[A-Za-z0-9_-]*\"?\s*[=:]\s*\"?)([^\s\"'&,;<>]+)")
+_IPV4_RE = re.compile(rb"(?<![\w.=:-])((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))"
+                      rb"(?![\w.-])")
+_IPV4_KEEP = re.compile(rb"^(?:127\.|0\.0\.0\.0$|255\.)")
+_H4 = rb"[0-9A-Fa-f]{1,4}"
+_IPV6_RE = re.compile(rb"(?<![\w:.])(" + rb"(?:" + _H4 + rb":){7}" + _H4 + rb"|(?:" + _H4 + rb":){1,6}:(?:" + _H4
+                      + rb"(?::" + _H4 + rb"){0,5})?|::(?:" + _H4 + rb":){0,5}" + _H4 + rb")(?![\w:.])")
+# Domain names outside the public vendor/project domains a report legitimately names. Only names that end in a
+# common top-level domain count (so libamdhip64.so, version.py and torch.cuda are never taken for hosts).
+_FQDN_RE = re.compile(rb"(?i)(?<![\w.-])((?=[a-z])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+                      rb"(?:com|net|org|io|dev|ai|edu|gov|mil|int|info|biz|cloud|app|tech|site|online|xyz|local|lan"
+                      rb"|internal|intranet|corp|home|localdomain|arpa|eu|us|uk|de|fr|jp|cn|kr|ru|ca|au|in|nl|se|ch"
+                      rb"|it|es|pl|br|tw|sg|fi|no|dk|be|at|cz|il|nz))(?![\w-])")
+PUBLIC_DOMAINS = (
+    "amd.com", "radeon.com", "pytorch.org", "python.org", "pypi.org", "pythonhosted.org", "github.com",
+    "githubusercontent.com", "github.io", "gitlab.com", "kernel.org", "ubuntu.com", "canonical.com",
+    "launchpad.net", "debian.org", "redhat.com", "fedoraproject.org", "centos.org", "rockylinux.org",
+    "almalinux.org", "opensuse.org", "suse.com", "oracle.com", "microsoft.com", "docker.com", "docker.io",
+    "nvidia.com", "huggingface.co", "anaconda.com", "anaconda.org", "conda.io", "readthedocs.io", "intel.com",
+    "freedesktop.org", "gnu.org", "llvm.org", "localhost.localdomain",
+    "d2awnip2yjpvqn.cloudfront.net",  # AMD TheRock's public per-gfx torch index
+)
+# An unlabelled serial (a disk's in dmesg): 10+ upper-case letters and digits, at least 3 of each.
+_SERIAL_TOKEN_RE = re.compile(rb"(?<![\w.:/-])(?=(?:[A-Z0-9]*[0-9]){3})(?=(?:[A-Z0-9]*[A-Z]){3})[A-Z0-9]{10,40}"
+                              rb"(?![\w.:/-])")
 
 
 class Redactor:
@@ -781,6 +812,12 @@ class Redactor:
             self.add_name("host", value.split(".", 1)[0])
 
     def apply(self, data: "bytes") -> "bytes":
+        data = _URL_CRED_RE.sub(lambda m: m.group(1) + self.token("cred", m.group(2)) + b"@", data)
+        data = _SECRET_KV_RE.sub(self._secret, data)
+        data = _IPV4_RE.sub(self._ipv4, data)
+        data = _IPV6_RE.sub(self._ipv6, data)
+        data = _FQDN_RE.sub(self._fqdn, data)
+        data = _SERIAL_TOKEN_RE.sub(lambda m: self.token("serial", m.group(0)), data)
         data = _AGENT_UUID_RE.sub(lambda m: m.group(1) + self.token("uuid", m.group(2)), data)
         data = _UUID_RE.sub(lambda m: self.token("uuid", m.group(0)), data)
         data = _MAC_RE.sub(lambda m: self.token("mac", m.group(0)), data)
@@ -791,6 +828,28 @@ class Redactor:
             pattern = re.compile(rb"(?i)(?<![A-Za-z0-9])(?:" + alts + rb")(?![A-Za-z0-9])")
             data = pattern.sub(self._name, data)
         return data
+
+    def _secret(self, m: "object") -> "bytes":
+        key, value = m.group(1), m.group(2)  # type: ignore[attr-defined]
+        if _PLACEHOLDER_RE.match(value) or value.lower() in _NO_VALUE or value.startswith((b"secret-", b"$")):
+            return m.group(0)  # type: ignore[attr-defined]
+        return key + self.token("secret", value)
+
+    def _ipv4(self, m: "object") -> "bytes":
+        ip = m.group(1)  # type: ignore[attr-defined]
+        return ip if _IPV4_KEEP.match(ip) else self.token("ip", ip)
+
+    def _ipv6(self, m: "object") -> "bytes":
+        ip = m.group(1)  # type: ignore[attr-defined]
+        if ip in (b"::", b"::1") or ip.count(b":") < 2:
+            return ip
+        return self.token("ip6", ip)
+
+    def _fqdn(self, m: "object") -> "bytes":
+        name = m.group(1).decode("ascii", "replace").lower()  # type: ignore[attr-defined]
+        if any(name == d or name.endswith("." + d) for d in PUBLIC_DOMAINS):
+            return m.group(1)  # type: ignore[attr-defined]
+        return self.token("host", m.group(1))  # type: ignore[attr-defined]
 
     def _name(self, m: "object") -> "bytes":
         found = m.group(0)  # type: ignore[attr-defined]

@@ -271,6 +271,9 @@ def _run(
             err.print("Interrupted: " + ("the environment could NOT be fully restored (see above)." if problems
                                          else "the environment was restored to what it was before."), style="bold red")
             raise
+    for note in result.recovered:  # an earlier install was killed: say what was found and finished
+        err.print("Recovered: ", style="bold yellow", end="")
+        err.print(note, markup=False)
     if result.ok:
         out.print("Installed ", style="bold green", end="")
         out.print(f"{', '.join(r.pin() for r in plan.requirements)} into {target.executable} in {result.seconds:.1f}s; "

@@ -38,9 +38,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Optional
 
-from rocmdoctor import atomic
+from rocmdoctor import atomic, txn
 from rocmdoctor.errors import BadInput, OperationFailed
-from rocmdoctor.pipsession import PIP_SCRUB, PROBE_SCRIPT, PipSession, _stream
+from rocmdoctor.pipsession import PIP_SCRUB, PROBE_SCRIPT, PipSession, _stream, die_with_parent_hook
 from rocmdoctor.plan import Plan
 
 VERIFY_SCRIPT = r"""
@@ -236,6 +236,8 @@ class Snapshot:
         self.entries: list[dict[str, _Entry]] = []
         self.saved: list[dict[str, str]] = []  # per root: relative path -> its backup (a flat name in ``backup``)
         self.copied = 0  # files that had to be copied because a hard link was impossible
+        self.lock: Optional[txn.EnvLock] = None  # held from take() to discard(): one install per environment
+        self.recovered: list[str] = []  # what an earlier, interrupted install left and take() finished
 
     @classmethod
     def take(cls, target: Target, untouched: tuple[str, ...] = ("pip",)) -> Snapshot:
@@ -252,11 +254,23 @@ class Snapshot:
         if not any(target.scripts.startswith(r + os.sep) for r, _ in roots):
             roots.append((target.scripts, True))
         parent = os.path.dirname(os.path.abspath(target.purelib))
+        env_lock = txn.lock(parent)
         try:
-            backup = tempfile.mkdtemp(prefix=".rocmdoctor-rollback-", dir=parent)
-        except OSError:
-            backup = tempfile.mkdtemp(prefix="rocmdoctor-rollback-")
-        snap = cls(roots, backup)
+            recovered = txn.recover(parent)
+            try:
+                backup = tempfile.mkdtemp(prefix=txn.ROLLBACK_PREFIX, dir=parent)
+            except OSError:
+                backup = tempfile.mkdtemp(prefix="rocmdoctor-rollback-")
+            snap = cls(roots, backup)
+            snap.lock, snap.recovered = env_lock, recovered
+            snap._take(target, untouched)
+        except BaseException:
+            env_lock.release()
+            raise
+        return snap
+
+    def _take(self, target: Target, untouched: tuple[str, ...]) -> None:
+        snap, roots, backup = self, self.roots, self.backup
         skip = _record_files(target.purelib, untouched)
         for i, (root, shallow) in enumerate(roots):
             entries = _scan(root, shallow)
@@ -275,7 +289,8 @@ class Snapshot:
                     shutil.copy2(os.path.join(root, rel), dest)
                     snap.copied += 1
                 saved[rel] = dest
-        return snap
+        # the journal last: its presence says the backup is complete and pip may have run since
+        txn.write_journal(backup, roots, snap.entries, snap.saved)
 
     def changed(self) -> bool:
         """Whether anything differs from the snapshot (cheap: inode/kind comparison)."""
@@ -347,16 +362,21 @@ class Snapshot:
     def discard(self, background: bool = False) -> None:
         """Drop the backup (after success, or after a restore). ``background``: hand the deletion of the
         (possibly tens of thousands of) links to a detached ``rm`` so the user does not wait for it."""
-        if background and shutil.which("rm"):
-            trash = f"{self.backup}.trash"
-            try:
-                os.rename(self.backup, trash)
-                subprocess.Popen(["rm", "-rf", "--", trash], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, start_new_session=True)
-                return
-            except OSError:
-                pass
-        shutil.rmtree(self.backup, ignore_errors=True)
+        try:
+            if background and shutil.which("rm"):
+                trash = f"{self.backup}.trash"
+                try:
+                    os.rename(self.backup, trash)
+                    subprocess.Popen(["rm", "-rf", "--", trash], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                    return
+                except OSError:
+                    pass
+            shutil.rmtree(self.backup, ignore_errors=True)
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -434,20 +454,24 @@ def install_argv(
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """A SIGTERM during the install is handled like Ctrl-C (restore, then exit)."""
+    """SIGTERM, SIGHUP (the terminal closed) and SIGQUIT during the install are handled like Ctrl-C: pip is
+    stopped, the environment restored, then rocmdoctor exits. (SIGKILL cannot be caught: pip dies with us,
+    see :func:`rocmdoctor.pipsession.die_with_parent_hook`, and the next run rolls back from the journal.)"""
 
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    saved = {}
     try:
-        old = signal.signal(signal.SIGTERM, handler)
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            saved[sig] = signal.signal(sig, handler)
     except ValueError:  # not the main thread
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for sig, old in saved.items():
+            signal.signal(sig, old)
 
 
 @contextlib.contextmanager
@@ -469,7 +493,7 @@ def _signals_ignored() -> Iterator[None]:
 def run_streaming(argv: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, list[str]]:
     """Run ``argv``, passing each output line to ``on_line``; Ctrl-C stops the child before re-raising."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, text=True, errors="replace", bufsize=1)
+                            env=env, text=True, errors="replace", bufsize=1, preexec_fn=die_with_parent_hook())
     return _stream(proc, on_line, [])
 
 
@@ -716,6 +740,7 @@ class InstallResult:
     restore_problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     output_tail: list[str] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)  # an earlier interrupted install, finished first
 
 
 def _restore_and_check(snap: Snapshot, target: Target) -> list[str]:
@@ -757,7 +782,7 @@ def install(
             raise BadInput(f"{target.executable} has no pip: use --installer uv, "
                            f"or run `{target.executable} -m ensurepip`")
         uv = find_uv() if installer == "uv" else None
-        work = workdir or tempfile.mkdtemp(prefix="rocmdoctor-install-")
+        work = workdir or txn.new_workdir()
         constraints = os.path.join(work, "constraints.txt")
         Path(constraints).write_text(plan.constraints())
         empty = os.path.join(work, "no-find-links")
@@ -766,6 +791,9 @@ def install(
         argv = install_argv(plan, installer, target.executable, constraints, lock, uv)
         if snap is None:
             snap = Snapshot.take(target)
+        result.recovered = list(snap.recovered)
+        for note in snap.recovered:
+            on_line(note)
         use_session = session is not None and installer == "pip" and session.can_install(target)
         with _sigterm_as_interrupt():
             try:

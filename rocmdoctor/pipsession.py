@@ -124,6 +124,25 @@ def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], lines: 
         raise
 
 
+def die_with_parent_hook() -> Optional[Callable[[], None]]:
+    """A ``preexec_fn`` that makes the child get SIGKILL when rocmdoctor dies (Linux ``PR_SET_PDEATHSIG``), so
+    that pip never finishes an unverified install after rocmdoctor was killed. Resolved here, in the parent:
+    the hook itself imports nothing and allocates nothing in the forked child."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    args = (ctypes.c_int(1), ctypes.c_ulong(int(signal.SIGKILL)), ctypes.c_ulong(0), ctypes.c_ulong(0),
+            ctypes.c_ulong(0))
+
+    def hook() -> None:
+        prctl(*args)  # PR_SET_PDEATHSIG = 1
+
+    return hook
+
+
 class PipSession:
     """The target interpreter, started as early as possible and kept for the install (:data:`SESSION_SCRIPT`).
 
@@ -146,7 +165,7 @@ class PipSession:
             self.proc = subprocess.Popen(
                 [python, "-B", "-c", SESSION_SCRIPT, "pip" if prewarm else "probe", SESSION_MARK],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
-                errors="replace", bufsize=1)
+                errors="replace", bufsize=1, preexec_fn=die_with_parent_hook())
         except OSError as exc:
             raise BadInput(f"cannot run the target interpreter {python!r}: {exc}") from exc
 

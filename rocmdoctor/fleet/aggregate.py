@@ -273,7 +273,7 @@ def aggregate(
             continue
         bad.sort(key=lambda f: -f.severity.rank)
         first = bad[0]
-        reason = f"{first.id}: {(_specific(first).splitlines() or [''])[0][:120]}"
+        reason = f"{first.id}: {((_specific(first) or '').strip().splitlines() or [''])[0][:120]}"
         if len(bad) > 1:
             reason += f" (+{len(bad) - 1} more)"
         drain.append((a.name, reason, first.severity))
