@@ -480,8 +480,12 @@ def check_triton(torch, dev, mm_n, tolerances):
     try:
         triton, kernels = load_triton()
     except ImportError as exc:
+        # "not installed" only when triton itself is missing; a dependency it lacks (numpy) is said as such
+        missing = getattr(exc, "name", None)
+        what = ("triton is not installed in this interpreter" if missing in (None, "triton")
+                else f"triton cannot be imported: it needs {missing}, which is not installed")
         for name in ("triton:add", "triton:matmul"):
-            result(name, "skip", f"triton is not installed in this interpreter ({exc})")
+            result(name, "skip", f"{what} ({exc})")
         return
     except Exception as exc:
         for name in ("triton:add", "triton:matmul"):

@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 . scripts/venv.sh
 rocmdoctor_venv || exit 2
 rocmdoctor_install . || exit 2
+if [ -n "${ROCMDOCTOR_JUST_INSTALLED:-}" ]; then
+  echo "rocmdoctor: installed in $VENV: run $VENV/bin/rocmdoctor (or '. $VENV/bin/activate', then rocmdoctor)" >&2
+fi
 if [ -e /dev/kfd ] || grep -qs '^amdgpu ' /proc/modules; then
   exec "$VENV/bin/rocmdoctor" check "$@"
 fi

@@ -71,5 +71,6 @@ for v in 22.0.4 26.3; do
   [ -f ".whl/pip/pip-$v-py3-none-any.whl" ] || "$PY" -m pip download -q --no-deps -d .whl/pip "pip==$v" \
     || echo "setup: could not fetch pip $v; its install test is skipped" >&2
 done
-# Triton's interpreter mode runs the smoke programs' Triton kernels on the CPU.
-"$PY" -c 'import triton' >/dev/null 2>&1 || "$PY" -m pip install -q 'triton==3.8.0' || echo "setup: triton unavailable; Triton smoke paths will be skipped" >&2
+# Triton's interpreter mode runs the smoke programs' Triton kernels on the CPU (it needs numpy there).
+"$PY" -c 'import triton, numpy' >/dev/null 2>&1 || "$PY" -m pip install -q 'triton==3.8.0' numpy \
+  || echo "setup: triton or numpy unavailable; Triton smoke paths will be skipped" >&2

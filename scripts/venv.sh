@@ -62,4 +62,5 @@ rocmdoctor_install() {
   echo "rocmdoctor: installing $spec into $VENV" >&2
   "$VENV_PY" -m pip install -q -e "$spec" || return 2
   printf '%s' "$spec $sum" > "$stamp"
+  ROCMDOCTOR_JUST_INSTALLED=1
 }

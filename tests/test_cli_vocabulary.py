@@ -136,3 +136,28 @@ def test_quiet_check_prints_only_the_problems(capsys):
     assert "[-] Python" in loud and "Python" not in quiet  # no area without a problem
     assert "driver.dkms-breakage" in quiet
     assert quiet.rstrip().endswith("found issues in 2 areas: 5 failed.")
+
+
+def test_fleet_report_json_on_stdout_or_in_a_file_html_by_format(capsys, tmp_path):
+    from test_fleet_aggregate import _audit
+
+    from rocmdoctor.commands.fleet import _emit
+    from rocmdoctor.fleet.aggregate import aggregate
+
+    report = aggregate([_audit("n1"), _audit("n2")])
+    _emit(report, None, None, None, as_json=True)
+    out = capsys.readouterr().out
+    assert json.loads(out)["schema"] == "rocmdoctor-fleet/1" and "Fleet audit" not in out  # JSON only
+    _emit(report, tmp_path / "f.json", tmp_path / "f.html", None, quiet=True)
+    assert capsys.readouterr().out == ""  # -q: no table
+    assert json.loads((tmp_path / "f.json").read_text())["hosts"][0]["name"] == "n1"
+    assert (tmp_path / "f.html").read_text().lstrip().lower().startswith("<!doctype html")
+    _emit(report, None, None, None)
+    assert "Fleet audit: 2 hosts" in capsys.readouterr().out
+
+
+def test_fleet_output_html_and_html_option_are_one_report(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "rocmdoctor", "fleet", "audit", "h1", "-o", str(tmp_path / "a.html"),
+                        "--format", "html", "--html", str(tmp_path / "b.html")], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "give the HTML report once" in r.stderr
