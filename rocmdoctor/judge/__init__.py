@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-CHECK_MODULES = ("system", "gpu", "rocm", "perm", "torch", "env", "logs", "container", "health", "secureboot")
+CHECK_MODULES = ("system", "gpu", "rocm", "perm", "torch", "env", "logs", "container", "health", "secureboot", "live")
 _loaded = False
 
 
