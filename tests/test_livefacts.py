@@ -106,3 +106,22 @@ def test_running_container_without_kfd_is_named(tmp_path):
         assert sev == "warn" and bad in title and good not in title
     finally:
         subprocess.run(["docker", "rm", "-f", bad, good], capture_output=True, timeout=60)
+
+
+def test_pyudev_enumerator_agrees_with_the_sysfs_fallback():
+    """Live capture enumerates PCI devices through udev (pyudev) and falls back to the sysfs glob: same set."""
+    import os
+
+    pyudev = pytest.importorskip("pyudev")
+    try:
+        names = sorted(d.sys_name for d in pyudev.Context().list_devices(subsystem="pci"))
+    except Exception as exc:  # no libudev in this environment
+        pytest.skip(f"libudev unavailable: {exc}")
+    from rocmdoctor.capture import Collector
+
+    live = [os.path.basename(p) for p in Collector("/", sys.executable, 5.0, 10.0).pci_devices()]
+    fallback = [os.path.basename(p) for p in Collector("/fake-root-that-forces-sysfs", sys.executable, 5.0,
+                                                       10.0).pci_devices()]
+    assert live == names
+    assert fallback == []  # a fake root never asks udev about the real machine
+    assert sorted(os.listdir("/sys/bus/pci/devices")) == names
