@@ -27,8 +27,9 @@ DERIVED = {
     "cache-ue": ("amd-smi-metric-rx6600.json",
                  [('"cache_uncorrectable_count": "N/A"', '"cache_uncorrectable_count": 1')]),
     "throttled": ("amd-smi-metric-rx6600.json", [('"UNTHROTTLED"', '"THROTTLED"')]),
-    "xgmi": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "Multiple errors detected"')]),
-    "xgmi-ok": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "No errors detected"')]),
+    # the enum names amd-smi prints (amdsmi_cli: amdsmi_xgmi_status_t__enumvalues[status])
+    "xgmi": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "AMDSMI_XGMI_STATUS_MULTIPLE_ERRORS"')]),
+    "xgmi-ok": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "AMDSMI_XGMI_STATUS_NO_ERRORS"')]),
 }
 
 
@@ -87,6 +88,15 @@ def test_throttled_is_a_warning(tmp_path):
 def test_xgmi_errors_fail_no_errors_pass(tmp_path):
     assert judged(tmp_path / "a", {"cmd/amd-smi-metric.json": derived("xgmi")})["health.xgmi-link"][0] == "fail"
     assert judged(tmp_path / "b", {"cmd/amd-smi-metric.json": derived("xgmi-ok")})["health.xgmi-link"][0] == "ok"
+
+
+def test_xgmi_status_forms():
+    assert parse_health.xgmi_status("AMDSMI_XGMI_STATUS_NO_ERRORS") == "no errors"
+    assert parse_health.xgmi_status("AMDSMI_XGMI_STATUS_ERROR") == "error"
+    assert parse_health.xgmi_status(2) == "multiple errors"  # older CLIs print the number
+    assert parse_health.xgmi_status(0) == "no errors"
+    for unknown in ("N/A", "something new", 7, None, True):
+        assert parse_health.xgmi_status(unknown) is None  # not understood = not captured, never "ok"
 
 
 def test_ecc_blocks_are_summed_when_totals_are_missing():
