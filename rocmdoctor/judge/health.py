@@ -24,7 +24,7 @@ DRAIN_FIX = ["amd-smi metric --ecc --json", "amd-smi bad-pages", "sudo dmesg -T 
 
 # kernel log lines (amdgpu_device.c / amdgpu_job.c); the kept dmesg lines are amdgpu/kfd ones only
 _RESET_BEGIN = re.compile(r"GPU reset begin", re.I)
-_RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded", re.I)
+_RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded|GPU reset end with ret = 0\b", re.I)
 _RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GPU reset end with ret = -\d+", re.I)
 _RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
 
