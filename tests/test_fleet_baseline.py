@@ -175,7 +175,7 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
         assert sorted(d["host"] for d in doc["drain"]) == [MISSING, ECC], doc["drain"]
         reasons = {d["host"]: d["reason"] for d in doc["drain"]}
         assert "1 GPU(s) missing: expected 4, this node sees 3" in reasons[MISSING]
-        assert "uncorrectable ECC" in reasons[ECC] and "card2 1" in reasons[ECC]
+        assert "uncorrectable ECC" in reasons[ECC] and "card2: 1" in reasons[ECC]
         ecc_finding = next(f for f in doc["findings"] if f["id"] == "health.ecc-uncorrectable")
         assert ecc_finding["host_list"] == [ECC] and ecc_finding["severity"] == "fail"
         failing = {f["id"]: f["host_list"] for f in doc["findings"] if f["severity"] in ("fail", "error")}

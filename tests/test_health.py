@@ -74,7 +74,7 @@ def test_parse_real_metric():
 def test_uncorrectable_ecc_fails_and_names_the_gpu(tmp_path):
     got = judged(tmp_path, {"cmd/amd-smi-metric.json": derived("ecc-ue")})
     sev, title = got["health.ecc-uncorrectable"]
-    assert sev == "fail" and "gpu 0 2" in title
+    assert sev == "fail" and "gpu 0: 2" in title
 
 
 def test_cache_uncorrectable_counts_too(tmp_path):
@@ -117,8 +117,8 @@ def test_sysfs_ras_counts_and_bad_pages(tmp_path):
         f"{card}/ras/gfx_err_count": "ue: 0\nce: 0\n",
         f"{card}/ras/gpu_vram_bad_pages": (DATA / "gpu_vram_bad_pages-kernel-example.txt").read_text(),
     })
-    assert got["health.ecc-uncorrectable"][0] == "fail" and "card1 1" in got["health.ecc-uncorrectable"][1]
-    assert got["health.bad-pages"][0] == "fail" and "card1 1" in got["health.bad-pages"][1]
+    assert got["health.ecc-uncorrectable"][0] == "fail" and "card1: 1" in got["health.ecc-uncorrectable"][1]
+    assert got["health.bad-pages"][0] == "fail" and "card1: 1" in got["health.bad-pages"][1]
 
 
 def test_retired_pages_only_are_healthy(tmp_path):

@@ -51,7 +51,7 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
         return [finding(
             fid, Severity.FAIL,
             f"{len(bad)} GPU(s) report uncorrectable ECC errors: "
-            + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
             "Uncorrectable memory errors lost data on the GPU; jobs on it crash or produce wrong results until "
             "the GPU is reset and the bad pages are retired. Drain the node, then reset or replace the GPU.",
             [str(f.source) for _h, f in bad[:6]],
@@ -62,7 +62,8 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     if ce:
         return [finding(
             fid, Severity.WARN,
-            f"{len(ce)} GPU(s) have many correctable ECC errors: " + ", ".join(f"{h.gpu} {f.value}" for h, f in ce[:8]),
+            f"{len(ce)} GPU(s) have many correctable ECC errors: "
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in ce[:8]),
             "Correctable errors are fixed by the hardware, but a large count predicts a failing memory stack.",
             [str(f.source) for _h, f in ce[:6]],
             Fix("Watch the count; if it keeps growing, plan to replace the GPU:", DRAIN_FIX[:1], RAS_URL),
@@ -83,7 +84,7 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
         return [finding(
             fid, Severity.FAIL,
             f"{len(bad)} GPU(s) have VRAM pages waiting to be retired: "
-            + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
             "The driver found bad memory it has not (or could not) take out of use; a reboot or GPU reset retires "
             "pending pages, a page marked F stays dangerous.",
             [str(f.source) for _h, f in bad[:6]],
@@ -95,7 +96,7 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
     if many:
         return [finding(
             fid, Severity.WARN,
-            f"{len(many)} GPU(s) have many retired VRAM pages: " + ", ".join(f"{h.gpu} {f.value}" for h, f in many),
+            f"{len(many)} GPU(s) have many retired VRAM pages: " + ", ".join(f"{h.gpu}: {f.value}" for h, f in many),
             "Retired pages are safe, but a GPU past amdgpu's bad_page_threshold stops initialising.",
             [str(f.source) for _h, f in many[:6]],
             Fix("Plan to replace the GPU:", ["amd-smi bad-pages"], RAS_URL),
