@@ -205,3 +205,20 @@ def test_metric_parser_takes_any_json(doc):
             for attr in ("ecc_uncorrectable", "ecc_correctable", "ecc_deferred"):
                 f = getattr(h, attr)
                 assert f is None or (isinstance(f.value, int) and f.value >= 0)
+
+
+def test_capture_reads_pp_dpm_pcie_only_from_an_awake_gpu(tmp_path):
+    from rocmdoctor import capture
+
+    for card, state in (("card0", "active"), ("card1", "suspended")):
+        d = tmp_path / "sys/class/drm" / card / "device"
+        (d / "power").mkdir(parents=True)
+        (d / "power" / "runtime_status").write_text(state + "\n")
+        (d / "pp_dpm_pcie").write_text("0: 2.5GT/s, x16 97Mhz *\n")
+        (d / "vendor").write_text("0x1002\n")
+        (d / "ras").mkdir()
+        (d / "ras" / "umc_err_count").write_text("ue: 0\nce: 0\n")
+    files, _manifest = capture.collect(root=str(tmp_path), timeout=5.0, budget=20.0)
+    assert "root/sys/class/drm/card0/device/pp_dpm_pcie" in files
+    assert "root/sys/class/drm/card1/device/pp_dpm_pcie" not in files  # reading it would wake the GPU
+    assert "root/sys/class/drm/card1/device/ras/umc_err_count" in files
