@@ -12,8 +12,10 @@ from rocmdoctor.parse.text import lines, src, strip_prompt
 _RELEASE = re.compile(r"^\d+\.\d+(?:\.\d+)?[\w.+~-]*$")
 _MACHINES = ("x86_64", "aarch64", "ppc64le", "s390x", "riscv64", "i686", "armv7l")
 _PROC_VERSION = re.compile(r"Linux version (\S{1,200})")
-_DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu reset|ring \w+ timeout|radeon"
-                         r"|Key was rejected by service|Lockdown: .{0,40}unsigned module", re.I)
+_DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu reset|ring \w+ timeout|radeon", re.I)
+# Secure Boot refusing a module (judged by secureboot.module-rejected); a substring test first keeps the cost
+# off the ordinary lines
+_DMESG_SECURE = re.compile(r"Key was rejected by service|Lockdown: .{0,40}unsigned module", re.I)
 _DMESG_VERSION = re.compile(r"\[drm\] amdgpu version:\s*(\S{1,64})")
 MAX_DMESG_LINES = 400
 
@@ -105,7 +107,8 @@ def parse_dmesg(text: str, file: str) -> tuple[list[Fact[str]], Optional[Fact[st
     kept: list[Fact[str]] = []
     version: Optional[Fact[str]] = None
     for n, line in lines(text):
-        if not _DMESG_KEEP.search(line):
+        if not _DMESG_KEEP.search(line) and not (("rejected" in line or "Lockdown" in line)
+                                                  and _DMESG_SECURE.search(line)):
             continue
         body = strip_prompt(line)[0].strip()
         kept.append(Fact(body, src(file, n, body)))
