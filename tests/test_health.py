@@ -222,3 +222,16 @@ def test_capture_reads_pp_dpm_pcie_only_from_an_awake_gpu(tmp_path):
     assert "root/sys/class/drm/card0/device/pp_dpm_pcie" in files
     assert "root/sys/class/drm/card1/device/pp_dpm_pcie" not in files  # reading it would wake the GPU
     assert "root/sys/class/drm/card1/device/ras/umc_err_count" in files
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=120)
+       | st.builds(lambda a, w, b: a + w + b, st.text(max_size=20),
+                   st.sampled_from(["amdgpu", "KFD", "hsa", "[drm] x AMD", "GPU reset", "ring gfx timeout",
+                                    "Radeon", "Key was rejected by service", "Lockdown: m: unsigned module"]),
+                   st.text(max_size=20)))
+def test_dmesg_prefilter_keeps_exactly_what_the_regexes_keep(line):
+    from rocmdoctor.parse import kernel
+
+    want = bool(kernel._DMESG_KEEP.search(line) or kernel._DMESG_SECURE.search(line))
+    assert kernel._keep_dmesg(line) == want
