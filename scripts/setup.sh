@@ -36,6 +36,10 @@ fi
 
 PY=${PYTHON:-python3}
 "$PY" -m pip install -q -e '.[test]'
+# Test-only reference tools (in the [test] extra; checked here because the fleet tests lean on them):
+# ClusterShell's NodeSet for host lists, the Kubernetes OpenAPI schemas, Prometheus' text parser.
+"$PY" -c 'import ClusterShell, kubernetes_validate, prometheus_client' >/dev/null 2>&1 \
+  || "$PY" -m pip install -q 'ClusterShell>=1.9' 'kubernetes-validate>=1.28' 'prometheus-client>=0.20'
 # The CPU build of torch runs every code path of the smoke programs (it lies on local disk here).
 "$PY" -c 'import torch' >/dev/null 2>&1 || "$PY" -m pip install -q 'torch==2.13.0'
 # Older and newer pips than the venv's own: the install tests run the prewarmed pip session against each.
