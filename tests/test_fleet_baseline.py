@@ -54,7 +54,8 @@ def ecc_bad(root: Path) -> None:
 def _host(n: int, gfx: str = "gfx90a", driver: str = "6.3.6") -> Host:
     from rocmdoctor.model import Fact, Source
 
-    h = Host(gpus=[GpuInfo(index=i, gfx=gfx, name="AMD Instinct MI210", vram_bytes=64 * 2**30) for i in range(n)])
+    h = Host(gpus=[GpuInfo(index=i, gfx=gfx, name="AMD Instinct MI210", pci_device_id="0x740f",
+                            vram_bytes=64 * 2**30) for i in range(n)])
     h.amdgpu_version = Fact(driver, Source("x"))
     h.kernel.release = "6.5.0-14-generic"
     return h

@@ -29,7 +29,7 @@ VRAM_TOLERANCE = 0.02  # sources round VRAM differently (amd-smi MB, kfd bytes):
 FIELDS: dict[str, tuple[str, str, type]] = {
     "gpu_count": ("fleet.baseline-gpu-count", "GPU count", int),
     "gfx": ("fleet.baseline-gfx", "GPU targets", dict),
-    "models": ("fleet.baseline-models", "GPU models", dict),
+    "models": ("fleet.baseline-models", "GPU models (PCI device ids)", dict),
     "vram_bytes": ("fleet.baseline-vram", "VRAM per GPU", int),
     "driver": ("fleet.baseline-driver", "amdgpu driver", str),
     "rocm": ("fleet.baseline-rocm", "ROCm", str),
@@ -50,7 +50,9 @@ class Baseline:
 def facts(host: Host) -> Facts:
     """The baseline keys as this host shows them (``None`` = not seen)."""
     gfx: Counter[str] = Counter(g.gfx or "unknown" for g in host.gpus)
-    models: Counter[str] = Counter(g.name or g.pci_device_id or "unknown" for g in host.gpus)
+    # the PCI device id where known: the hardware itself, the same whichever tool named it (a node whose
+    # rocminfo hung must not "differ" from its neighbours by a marketing-name spelling)
+    models: Counter[str] = Counter(g.pci_device_id or g.name or "unknown" for g in host.gpus)
     vram = [g.vram_bytes for g in host.gpus if g.vram_bytes]
     return {
         "gpu_count": len(host.gpus),
