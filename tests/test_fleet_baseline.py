@@ -191,3 +191,20 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
         assert fine.returncode == 0, fine.stdout
     finally:
         fleet.stop()
+
+
+def test_write_baseline_writes_the_majority_and_refuses_a_tie(tmp_path):
+    from rocmdoctor.commands.fleet import _write_baseline
+    from rocmdoctor.errors import OperationFailed
+    from rocmdoctor.fleet.aggregate import HostAudit, aggregate
+
+    four, three = bl.facts(_host(4)), bl.facts(_host(3))
+    tie = aggregate([HostAudit("n1", "ok", facts=four), HostAudit("n2", "ok", facts=three)])
+    with pytest.raises(OperationFailed, match="no majority"):
+        _write_baseline(tie, tmp_path / "tie.json")
+    assert not (tmp_path / "tie.json").exists()
+    rep = aggregate([HostAudit(f"n{i}", "ok", facts=four) for i in range(3)]
+                    + [HostAudit("n9", "ok", facts=three), HostAudit("down", "unreachable")])
+    _write_baseline(rep, tmp_path / "b.json")
+    loaded = bl.load(tmp_path / "b.json")
+    assert loaded.expect["gpu_count"] == 4 and bl.compare(three, loaded)[0].id == "fleet.baseline-gpu-count"
