@@ -174,6 +174,7 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
         assert r.returncode == 1, r.stdout + r.stderr
         assert doc["summary"]["up"] == N
         assert sorted(d["host"] for d in doc["drain"]) == [MISSING, ECC], doc["drain"]
+        assert doc["reference"]["kind"] == "baseline" and doc["reference"]["expect"] == written["expect"]
         reasons = {d["host"]: d["reason"] for d in doc["drain"]}
         assert "1 GPU(s) missing: expected 4, this node sees 3" in reasons[MISSING]
         assert "uncorrectable ECC" in reasons[ECC] and "card2: 1" in reasons[ECC]

@@ -31,7 +31,8 @@ def to_json(report: FleetReport) -> dict[str, Any]:
         "tool": f"rocmdoctor {__version__}",
         "created": report.created,
         "summary": report.summary(),
-        "reference": {"kind": report.reference_kind, "fingerprint": report.reference},
+        "reference": {"kind": report.reference_kind, "fingerprint": report.reference,
+                      **({"expect": report.expect} if report.expect is not None else {})},
         "hosts": [
             {
                 "name": h.name,
