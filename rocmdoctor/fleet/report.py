@@ -190,6 +190,11 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     if report.interrupted:
         head += " [bold red](interrupted: partial results)[/]"
     console.print(head)
+    if report.expect is not None:
+        from rocmdoctor.fleet.baseline import show
+
+        want = ", ".join(f"{k} {show(k, v)}" for k, v in report.expect.items())
+        console.print(f"Held to the baseline file: {want}", highlight=False, markup=False)
     if report.groups:
         t = Table(title="Configurations", title_justify="left")
         t.add_column("hosts", overflow="fold", min_width=12)
