@@ -48,6 +48,7 @@ from rocmdoctor.parse import (
     health,
     kernel,
     kfd,
+    livefacts,
     lspci,
     osrelease,
     pip,
@@ -588,6 +589,16 @@ def _h_lscpu(acc: _Acc, text: str, file: str) -> None:
             return
 
 
+def _h_live_facts(acc: _Acc, text: str, file: str) -> None:
+    acc.host.live = livefacts.parse(text, file)
+    if acc.host.live is not None:
+        acc.saw("live-facts")
+
+
+def _h_mokutil(acc: _Acc, text: str, file: str) -> None:
+    acc.host.secure_boot = secureboot.parse_mokutil(text, file)
+
+
 def _h_group(acc: _Acc, text: str, file: str) -> None:
     acc.saw("group")
     acc.host.groups_file.update(users.parse_group_file(text))
@@ -622,6 +633,8 @@ KIND_HANDLERS: dict[str, Handler] = {
     "kfd-properties": _h_kfd_properties,
     "rocm-info-version": _h_rocm_version,
     "lscpu": _h_lscpu,
+    "live-facts": _h_live_facts,
+    "mokutil": _h_mokutil,
 }
 
 # cmd/<name>.{txt,json} -> kind (names from capture-format.md and rocmdoctor.capture).
@@ -651,6 +664,8 @@ CMD_KINDS: dict[str, str] = {
     "lsmod": "modules",
     "lsb_release": "lsb_release",
     "lscpu": "lscpu",
+    "live-facts": "live-facts",
+    "mokutil-sb-state": "mokutil",
 }
 # Outputs that may carry an error message worth matching against the signature table.
 _SCAN_KINDS = frozenset({"rocminfo", "collect_env", "dkms", "rocm-smi", "rocm_agent_enumerator", "hipconfig"})
@@ -1082,7 +1097,8 @@ def _from_tree(tree: _Tree, origin: str, label: str) -> Host:
         acc.host.health = health.from_bundle(names, tree.text)
         if acc.host.health:
             acc.saw("health")
-        acc.host.secure_boot = secureboot.from_bundle(names, tree.text)
+        if acc.host.secure_boot is None:  # mokutil's answer (read with cmd/) first, else the efivar
+            acc.host.secure_boot = secureboot.from_bundle(names, tree.text)
     else:
         # A directory of loose pasted files (a bug report's attachments): sniff each one.
         for name in names:

@@ -71,8 +71,11 @@ DRM_DEVICE_FILES = (
     "vendor", "device", "revision", "subsystem_vendor", "subsystem_device", "class", "uevent", "boot_vga",
     "current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
     "mem_info_vram_total", "mem_info_vis_vram_total", "product_name", "product_number", "vbios_version",
-    "unique_id", "serial_number", "pp_dpm_pcie",
+    "unique_id", "serial_number",
 )
+# Read only from a GPU that is awake: amdgpu resumes a runtime-suspended GPU to answer these (a laptop's
+# sleeping dGPU would be woken by a read-only tool).
+DRM_AWAKE_FILES = ("pp_dpm_pcie",)
 # RAS telemetry per real DRM card (globs below cardN/device/): error counters and retired VRAM pages.
 DRM_DEVICE_GLOBS = ("ras/*_err_count", "ras/gpu_vram_bad_pages")
 # AMD GPUs on the PCI bus whether or not a driver is bound (vendor 0x1002, class 0x03 display / 0x12
@@ -459,6 +462,9 @@ class Collector:
             if re.match(r"^card\d+$", os.path.basename(card)):
                 for name in DRM_DEVICE_FILES:
                     self.copy(os.path.join(card, "device", name))
+                if not self.suspended(card):
+                    for name in DRM_AWAKE_FILES:
+                        self.copy(os.path.join(card, "device", name))
                 for pattern in DRM_DEVICE_GLOBS:
                     for real in sorted(glob.glob(os.path.join(glob.escape(card), "device", pattern))):
                         self.copy(real)
@@ -469,6 +475,15 @@ class Collector:
         for pattern in LINK_GLOBS:
             for real in _glob(self.root, pattern):
                 self.record_link(real)
+
+    @staticmethod
+    def suspended(card: "str") -> bool:
+        """power/runtime_status says the GPU is runtime-suspended (or suspending)."""
+        try:
+            with open(os.path.join(card, "device", "power", "runtime_status"), "rb") as f:
+                return f.read(64).strip() in (b"suspended", b"suspending")
+        except OSError:
+            return False
 
     def record_link(self, real: "str") -> None:
         """Put a symlink's target in manifest["links"] (a bundle keeps no links of its own)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -49,6 +50,10 @@ def load_source(source: Optional[str], python: Optional[str], timeout: float) ->
     with tempfile.TemporaryDirectory(prefix="rocmdoctor-capture-") as tmp:
         capture.capture_to_dir(tmp, python=python, redact=False, timeout=timeout, root=None,
                                skip=getattr(capture, "QUICK_SKIP", None))
+        if not os.environ.get("ROCMDOCTOR_ROOT"):  # a fake machine has no live processes/containers of its own
+            from rocmdoctor import livefacts
+
+            livefacts.write(tmp)
         host = load_host(Path(tmp))
     host.origin = "live"
     return host

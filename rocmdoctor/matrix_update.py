@@ -135,9 +135,9 @@ class Fetcher:
     """requests-based GETs with PEP 691 negotiation (one session; loopback in tests)."""
 
     def __init__(self, timeout: float) -> None:
-        import requests
+        from rocmdoctor.http import session
 
-        self.session = requests.Session()
+        self.session = session()  # the user's proxy settings, retries on 429/5xx
         self.timeout = timeout
 
     def get(self, url: str, accept: str = ACCEPT) -> tuple[int, str, str]:

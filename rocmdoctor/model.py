@@ -224,6 +224,31 @@ class GpuHealth:
 
 
 @dataclass
+class ContainerMapping:
+    """A running container as the docker SDK shows it (only what GPU access depends on)."""
+
+    name: str
+    image: str
+    devices: list[str] = field(default_factory=list)  # each --device as the container sees it (PathInContainer)
+    cdi: list[str] = field(default_factory=list)  # DeviceRequests ids (CDI: amd.com/gpu=all)
+    privileged: bool = False
+    gpu_env: list[str] = field(default_factory=list)  # HIP_/ROCR_/HSA_ variable names set in it
+    shm_bytes: Optional[int] = None
+
+
+@dataclass
+class LiveFacts:
+    """What a live check on this machine saw with psutil / cgroups / the docker SDK (None = not seen)."""
+
+    ram_bytes: Optional[int] = None
+    shm_bytes: Optional[int] = None
+    kfd_holders: Optional[list[str]] = None  # "pid name (user)" of processes with /dev/kfd open
+    cgroup_memory_max: Optional[int] = None  # bytes; None = unlimited or not seen
+    containers: Optional[list[ContainerMapping]] = None
+    source: Optional[Source] = None
+
+
+@dataclass
 class Host:
     """One host at one moment. Every field may be empty; ``captured`` lists what was seen."""
 
@@ -256,6 +281,7 @@ class Host:
     groups_file: dict[str, int] = field(default_factory=dict)  # /etc/group name -> gid (render, video)
     health: list[GpuHealth] = field(default_factory=list)  # RAS/ECC/throttle telemetry, one per GPU and source
     secure_boot: Optional[Fact[bool]] = None  # mokutil --sb-state / SecureBoot efivar: True = enforced
+    live: Optional[LiveFacts] = None  # cmd/live-facts.json: psutil/cgroup/docker facts of a live local check
     captured: set[str] = field(default_factory=set)  # which parts were seen: "rocminfo", "kfd", "drm", ...
     commands_missing: list[str] = field(default_factory=list)  # tools the capture found absent
     parse_notes: list[str] = field(default_factory=list)  # what a parser could not understand

@@ -11,7 +11,7 @@ from capture_helpers import fake_bin
 from rocmdoctor import capture
 
 TOOLS = ["uname", "id", "rocminfo", "rocm-smi", "amd-smi", "rocm_agent_enumerator", "dkms", "hipconfig", "lspci",
-         "dmesg", "docker"]
+         "dmesg", "mokutil", "docker"]
 
 
 def _alive(pid: int) -> bool:

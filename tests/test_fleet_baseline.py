@@ -54,7 +54,8 @@ def ecc_bad(root: Path) -> None:
 def _host(n: int, gfx: str = "gfx90a", driver: str = "6.3.6") -> Host:
     from rocmdoctor.model import Fact, Source
 
-    h = Host(gpus=[GpuInfo(index=i, gfx=gfx, name="AMD Instinct MI210", vram_bytes=64 * 2**30) for i in range(n)])
+    h = Host(gpus=[GpuInfo(index=i, gfx=gfx, name="AMD Instinct MI210", pci_device_id="0x740f",
+                            vram_bytes=64 * 2**30) for i in range(n)])
     h.amdgpu_version = Fact(driver, Source("x"))
     h.kernel.release = "6.5.0-14-generic"
     return h
@@ -64,10 +65,11 @@ def test_compare_names_the_exact_difference():
     want = bl.Baseline(expect=bl.facts(_host(4)))
     assert bl.compare(bl.facts(_host(4)), want) == []
     missing = bl.compare(bl.facts(_host(3)), want)
-    ids = {f.id for f in missing}
-    assert ids == {"fleet.baseline-gpu-count", "fleet.baseline-gfx", "fleet.baseline-models"}
-    count = next(f for f in missing if f.id == "fleet.baseline-gpu-count")
-    assert count.severity == Severity.FAIL and count.title == "1 GPU(s) missing: expected 4, this node sees 3"
+    (count,) = missing  # one root cause: the gfx/model maps are a subset, not repeated
+    assert count.id == "fleet.baseline-gpu-count" and count.severity == Severity.FAIL
+    assert count.title == "1 GPU(s) missing: expected 4, this node sees 3 (gfx90a x3 of gfx90a x4)"
+    other = bl.compare(bl.facts(_host(4, gfx="gfx942")), want)
+    assert {f.id for f in other} == {"fleet.baseline-gfx"}  # same count, another kind: named as such
     none = bl.compare(bl.facts(Host()), want)
     assert any("sees no GPU at all" in f.title for f in none)
     assert any(f.id == "fleet.baseline-driver" and "not seen" in f.title for f in none)
@@ -173,9 +175,10 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
         assert r.returncode == 1, r.stdout + r.stderr
         assert doc["summary"]["up"] == N
         assert sorted(d["host"] for d in doc["drain"]) == [MISSING, ECC], doc["drain"]
+        assert doc["reference"]["kind"] == "baseline" and doc["reference"]["expect"] == written["expect"]
         reasons = {d["host"]: d["reason"] for d in doc["drain"]}
         assert "1 GPU(s) missing: expected 4, this node sees 3" in reasons[MISSING]
-        assert "uncorrectable ECC" in reasons[ECC] and "card2 1" in reasons[ECC]
+        assert "uncorrectable ECC" in reasons[ECC] and "card2: 1" in reasons[ECC]
         ecc_finding = next(f for f in doc["findings"] if f["id"] == "health.ecc-uncorrectable")
         assert ecc_finding["host_list"] == [ECC] and ecc_finding["severity"] == "fail"
         failing = {f["id"]: f["host_list"] for f in doc["findings"] if f["severity"] in ("fail", "error")}
@@ -190,3 +193,20 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
         assert fine.returncode == 0, fine.stdout
     finally:
         fleet.stop()
+
+
+def test_write_baseline_writes_the_majority_and_refuses_a_tie(tmp_path):
+    from rocmdoctor.commands.fleet import _write_baseline
+    from rocmdoctor.errors import OperationFailed
+    from rocmdoctor.fleet.aggregate import HostAudit, aggregate
+
+    four, three = bl.facts(_host(4)), bl.facts(_host(3))
+    tie = aggregate([HostAudit("n1", "ok", facts=four), HostAudit("n2", "ok", facts=three)])
+    with pytest.raises(OperationFailed, match="no majority"):
+        _write_baseline(tie, tmp_path / "tie.json")
+    assert not (tmp_path / "tie.json").exists()
+    rep = aggregate([HostAudit(f"n{i}", "ok", facts=four) for i in range(3)]
+                    + [HostAudit("n9", "ok", facts=three), HostAudit("down", "unreachable")])
+    _write_baseline(rep, tmp_path / "b.json")
+    loaded = bl.load(tmp_path / "b.json")
+    assert loaded.expect["gpu_count"] == 4 and bl.compare(three, loaded)[0].id == "fleet.baseline-gpu-count"

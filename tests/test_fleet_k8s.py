@@ -115,3 +115,14 @@ def test_label_values_are_escaped():
 def test_bad_options_are_usage_errors(args, msg):
     r = rd("fleet", "k8s", *args)
     assert r.returncode == 2 and msg in (r.stdout + r.stderr) and r.stdout.count("---") == 0
+
+
+def test_generated_npd_config_is_the_one_docs_fleet_md_shows():
+    import re
+
+    from rocmdoctor.fleet import k8s
+
+    text = (ROOT / "docs" / "fleet.md").read_text()
+    block = re.search(r"<!-- npd-config -->\s*```json\n(.*?)```", text, re.S)
+    assert block is not None
+    assert k8s.npd_config(k8s.K8sOptions(image=IMAGE)) == json.loads(block.group(1))

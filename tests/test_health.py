@@ -27,8 +27,9 @@ DERIVED = {
     "cache-ue": ("amd-smi-metric-rx6600.json",
                  [('"cache_uncorrectable_count": "N/A"', '"cache_uncorrectable_count": 1')]),
     "throttled": ("amd-smi-metric-rx6600.json", [('"UNTHROTTLED"', '"THROTTLED"')]),
-    "xgmi": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "Multiple errors detected"')]),
-    "xgmi-ok": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "No errors detected"')]),
+    # the enum names amd-smi prints (amdsmi_cli: amdsmi_xgmi_status_t__enumvalues[status])
+    "xgmi": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "AMDSMI_XGMI_STATUS_MULTIPLE_ERRORS"')]),
+    "xgmi-ok": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "AMDSMI_XGMI_STATUS_NO_ERRORS"')]),
 }
 
 
@@ -73,7 +74,7 @@ def test_parse_real_metric():
 def test_uncorrectable_ecc_fails_and_names_the_gpu(tmp_path):
     got = judged(tmp_path, {"cmd/amd-smi-metric.json": derived("ecc-ue")})
     sev, title = got["health.ecc-uncorrectable"]
-    assert sev == "fail" and "gpu 0 2" in title
+    assert sev == "fail" and "gpu 0: 2" in title
 
 
 def test_cache_uncorrectable_counts_too(tmp_path):
@@ -87,6 +88,15 @@ def test_throttled_is_a_warning(tmp_path):
 def test_xgmi_errors_fail_no_errors_pass(tmp_path):
     assert judged(tmp_path / "a", {"cmd/amd-smi-metric.json": derived("xgmi")})["health.xgmi-link"][0] == "fail"
     assert judged(tmp_path / "b", {"cmd/amd-smi-metric.json": derived("xgmi-ok")})["health.xgmi-link"][0] == "ok"
+
+
+def test_xgmi_status_forms():
+    assert parse_health.xgmi_status("AMDSMI_XGMI_STATUS_NO_ERRORS") == "no errors"
+    assert parse_health.xgmi_status("AMDSMI_XGMI_STATUS_ERROR") == "error"
+    assert parse_health.xgmi_status(2) == "multiple errors"  # older CLIs print the number
+    assert parse_health.xgmi_status(0) == "no errors"
+    for unknown in ("N/A", "something new", 7, None, True):
+        assert parse_health.xgmi_status(unknown) is None  # not understood = not captured, never "ok"
 
 
 def test_ecc_blocks_are_summed_when_totals_are_missing():
@@ -107,8 +117,8 @@ def test_sysfs_ras_counts_and_bad_pages(tmp_path):
         f"{card}/ras/gfx_err_count": "ue: 0\nce: 0\n",
         f"{card}/ras/gpu_vram_bad_pages": (DATA / "gpu_vram_bad_pages-kernel-example.txt").read_text(),
     })
-    assert got["health.ecc-uncorrectable"][0] == "fail" and "card1 1" in got["health.ecc-uncorrectable"][1]
-    assert got["health.bad-pages"][0] == "fail" and "card1 1" in got["health.bad-pages"][1]
+    assert got["health.ecc-uncorrectable"][0] == "fail" and "card1: 1" in got["health.ecc-uncorrectable"][1]
+    assert got["health.bad-pages"][0] == "fail" and "card1: 1" in got["health.bad-pages"][1]
 
 
 def test_retired_pages_only_are_healthy(tmp_path):
@@ -195,3 +205,33 @@ def test_metric_parser_takes_any_json(doc):
             for attr in ("ecc_uncorrectable", "ecc_correctable", "ecc_deferred"):
                 f = getattr(h, attr)
                 assert f is None or (isinstance(f.value, int) and f.value >= 0)
+
+
+def test_capture_reads_pp_dpm_pcie_only_from_an_awake_gpu(tmp_path):
+    from rocmdoctor import capture
+
+    for card, state in (("card0", "active"), ("card1", "suspended")):
+        d = tmp_path / "sys/class/drm" / card / "device"
+        (d / "power").mkdir(parents=True)
+        (d / "power" / "runtime_status").write_text(state + "\n")
+        (d / "pp_dpm_pcie").write_text("0: 2.5GT/s, x16 97Mhz *\n")
+        (d / "vendor").write_text("0x1002\n")
+        (d / "ras").mkdir()
+        (d / "ras" / "umc_err_count").write_text("ue: 0\nce: 0\n")
+    files, _manifest = capture.collect(root=str(tmp_path), timeout=5.0, budget=20.0)
+    assert "root/sys/class/drm/card0/device/pp_dpm_pcie" in files
+    assert "root/sys/class/drm/card1/device/pp_dpm_pcie" not in files  # reading it would wake the GPU
+    assert "root/sys/class/drm/card1/device/ras/umc_err_count" in files
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=120)
+       | st.builds(lambda a, w, b: a + w + b, st.text(max_size=20),
+                   st.sampled_from(["amdgpu", "KFD", "hsa", "[drm] x AMD", "GPU reset", "ring gfx timeout",
+                                    "Radeon", "Key was rejected by service", "Lockdown: m: unsigned module"]),
+                   st.text(max_size=20)))
+def test_dmesg_prefilter_keeps_exactly_what_the_regexes_keep(line):
+    from rocmdoctor.parse import kernel
+
+    want = bool(kernel._DMESG_KEEP.search(line) or kernel._DMESG_SECURE.search(line))
+    assert kernel._keep_dmesg(line) == want

@@ -77,3 +77,11 @@ def test_unknown_state_with_dkms_is_not_captured(tmp_path):
 def test_parsers_never_raise(text):
     secureboot.parse_mokutil(text)
     secureboot.parse_efivar(text, "x")
+
+
+def test_lockdown_refusal_in_dmesg_is_kept_and_fails(tmp_path):
+    # security/lockdown/lockdown.c: "Lockdown: %s: %s is restricted; see man kernel_lockdown.7" with the reason
+    # "unsigned module loading" (security/security.c lockdown_reasons)
+    line = "[    5.123456] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n"
+    sev, _ = judged(tmp_path, {"cmd/dmesg.txt": "[    1.0] Linux version 6.8.0\n" + line})
+    assert sev == "fail"

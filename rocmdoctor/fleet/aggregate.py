@@ -176,6 +176,7 @@ class FleetReport:
     interrupted: bool = False
     created: str = ""
     seconds: float = 0.0
+    expect: Optional[dict[str, Any]] = None  # the baseline file's expectations, when one was the reference
 
     @property
     def worst(self) -> Severity:
@@ -278,4 +279,5 @@ def aggregate(
             reason += f" (+{len(bad) - 1} more)"
         drain.append((a.name, reason, first.severity))
     return FleetReport(hosts=audits, groups=groups, findings=findings, drain=drain, reference=ref,
-                       reference_kind=kind, interrupted=interrupted)
+                       reference_kind=kind, interrupted=interrupted,
+                       expect=dict(expect.expect) if expect is not None else None)

@@ -29,7 +29,7 @@ VRAM_TOLERANCE = 0.02  # sources round VRAM differently (amd-smi MB, kfd bytes):
 FIELDS: dict[str, tuple[str, str, type]] = {
     "gpu_count": ("fleet.baseline-gpu-count", "GPU count", int),
     "gfx": ("fleet.baseline-gfx", "GPU targets", dict),
-    "models": ("fleet.baseline-models", "GPU models", dict),
+    "models": ("fleet.baseline-models", "GPU models (PCI device ids)", dict),
     "vram_bytes": ("fleet.baseline-vram", "VRAM per GPU", int),
     "driver": ("fleet.baseline-driver", "amdgpu driver", str),
     "rocm": ("fleet.baseline-rocm", "ROCm", str),
@@ -50,7 +50,9 @@ class Baseline:
 def facts(host: Host) -> Facts:
     """The baseline keys as this host shows them (``None`` = not seen)."""
     gfx: Counter[str] = Counter(g.gfx or "unknown" for g in host.gpus)
-    models: Counter[str] = Counter(g.name or g.pci_device_id or "unknown" for g in host.gpus)
+    # the PCI device id where known: the hardware itself, the same whichever tool named it (a node whose
+    # rocminfo hung must not "differ" from its neighbours by a marketing-name spelling)
+    models: Counter[str] = Counter(g.pci_device_id or g.name or "unknown" for g in host.gpus)
     vram = [g.vram_bytes for g in host.gpus if g.vram_bytes]
     return {
         "gpu_count": len(host.gpus),
@@ -64,7 +66,8 @@ def facts(host: Host) -> Facts:
     }
 
 
-def _show(key: str, value: Any) -> str:
+def show(key: str, value: Any) -> str:
+    """A baseline value for people: GPU maps as 'gfx90a x4', VRAM in GiB, None as 'not seen'."""
     if value is None:
         return "not seen"
     if isinstance(value, dict):
@@ -80,10 +83,18 @@ def _same(key: str, have: Any, want: Any) -> bool:
     return bool(have == want)
 
 
+def _only_fewer(mine: dict[str, int], want: dict[str, int]) -> bool:
+    """Every kind the node has is expected, in no larger number: the count difference says it all."""
+    return all(k in want and n <= want[k] for k, n in mine.items())
+
+
 def compare(have: Facts, baseline: Baseline, against: str = "the baseline") -> list[Finding]:
-    """One ``fail`` per expected key the node does not match (a missing GPU also hides its model, so the
-    model/gfx differences are reported too: each names the exact difference)."""
+    """One ``fail`` per expected key the node does not match. One root cause: when GPUs are simply missing
+    (the node has a subset of the expected kinds), the GPU-count finding names which ones and the gfx/model
+    keys are not repeated; a GPU of another kind is reported under gfx/models as well."""
     out: list[Finding] = []
+    want_n, mine_n = baseline.expect.get("gpu_count"), have.get("gpu_count")
+    missing_only = isinstance(want_n, int) and isinstance(mine_n, int) and mine_n < want_n
     for key, (fid, title, _t) in FIELDS.items():  # FIELDS order: the GPU count first, the root cause
         if key not in baseline.expect:
             continue
@@ -92,12 +103,17 @@ def compare(have: Facts, baseline: Baseline, against: str = "the baseline") -> l
         if key == "gfx" or key == "models":
             # a GPU with no known name/gfx on a host that sees none is the same "none"
             mine = mine if mine else {}
+            if missing_only and _only_fewer(mine, want):
+                continue
         if _same(key, mine, want):
             continue
-        detail = f"{title}: expected {_show(key, want)}, this node has {_show(key, mine)}"
+        detail = f"{title}: expected {show(key, want)}, this node has {show(key, mine)}"
         if key == "gpu_count" and isinstance(mine, int) and mine < want:
+            kinds = baseline.expect.get("gfx")
+            seen = have.get("gfx") or {}
+            which = f" ({show('gfx', seen) if seen else 'none'} of {show('gfx', kinds)})" if kinds else ""
             detail = (f"{want - mine} GPU(s) missing: expected {want}, this node sees "
-                      f"{mine if mine else 'no GPU at all'}")
+                      f"{mine if mine else 'no GPU at all'}{which}")
         out.append(Finding(
             id=fid, severity=Severity.FAIL, title=detail, detail=f"{title} differs from {against}: {detail}",
             evidence=[f"{key}: {mine!r} vs expected {want!r}"],

@@ -31,7 +31,8 @@ def to_json(report: FleetReport) -> dict[str, Any]:
         "tool": f"rocmdoctor {__version__}",
         "created": report.created,
         "summary": report.summary(),
-        "reference": {"kind": report.reference_kind, "fingerprint": report.reference},
+        "reference": {"kind": report.reference_kind, "fingerprint": report.reference,
+                      **({"expect": report.expect} if report.expect is not None else {})},
         "hosts": [
             {
                 "name": h.name,
@@ -129,6 +130,11 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     if report.interrupted:
         head += " [bold red](interrupted: partial results)[/]"
     console.print(head)
+    if report.expect is not None:
+        from rocmdoctor.fleet.baseline import show
+
+        want = ", ".join(f"{k} {show(k, v)}" for k, v in report.expect.items())
+        console.print(f"Held to the baseline file: {want}", highlight=False, markup=False)
     if report.groups:
         rows = []
         for g in report.groups:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 CHECK_MODULES = ("system", "gpu", "rocm", "perm", "torch", "env", "logs", "container", "context", "health",
-                 "secureboot")
+                 "secureboot", "live")
 _loaded = False
 
 

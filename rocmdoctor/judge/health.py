@@ -24,10 +24,9 @@ DRAIN_FIX = ["amd-smi metric --ecc --json", "amd-smi bad-pages", "sudo dmesg -T 
 
 # kernel log lines (amdgpu_device.c / amdgpu_job.c); the kept dmesg lines are amdgpu/kfd ones only
 _RESET_BEGIN = re.compile(r"GPU reset begin", re.I)
-_RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded", re.I)
+_RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded|GPU reset end with ret = 0\b", re.I)
 _RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GPU reset end with ret = -\d+", re.I)
 _RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
-_XGMI_OK = re.compile(r"^(no errors?( detected)?|0( uncorrectable)?)$", re.I)
 
 
 def _limit(matrix: Matrix, name: str, default: float) -> float:
@@ -52,7 +51,7 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
         return [finding(
             fid, Severity.FAIL,
             f"{len(bad)} GPU(s) report uncorrectable ECC errors: "
-            + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
             "Uncorrectable memory errors lost data on the GPU; jobs on it crash or produce wrong results until "
             "the GPU is reset and the bad pages are retired. Drain the node, then reset or replace the GPU.",
             [str(f.source) for _h, f in bad[:6]],
@@ -63,7 +62,8 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     if ce:
         return [finding(
             fid, Severity.WARN,
-            f"{len(ce)} GPU(s) have many correctable ECC errors: " + ", ".join(f"{h.gpu} {f.value}" for h, f in ce[:8]),
+            f"{len(ce)} GPU(s) have many correctable ECC errors: "
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in ce[:8]),
             "Correctable errors are fixed by the hardware, but a large count predicts a failing memory stack.",
             [str(f.source) for _h, f in ce[:6]],
             Fix("Watch the count; if it keeps growing, plan to replace the GPU:", DRAIN_FIX[:1], RAS_URL),
@@ -84,7 +84,7 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
         return [finding(
             fid, Severity.FAIL,
             f"{len(bad)} GPU(s) have VRAM pages waiting to be retired: "
-            + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
             "The driver found bad memory it has not (or could not) take out of use; a reboot or GPU reset retires "
             "pending pages, a page marked F stays dangerous.",
             [str(f.source) for _h, f in bad[:6]],
@@ -96,7 +96,7 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
     if many:
         return [finding(
             fid, Severity.WARN,
-            f"{len(many)} GPU(s) have many retired VRAM pages: " + ", ".join(f"{h.gpu} {f.value}" for h, f in many),
+            f"{len(many)} GPU(s) have many retired VRAM pages: " + ", ".join(f"{h.gpu}: {f.value}" for h, f in many),
             "Retired pages are safe, but a GPU past amdgpu's bad_page_threshold stops initialising.",
             [str(f.source) for _h, f in many[:6]],
             Fix("Plan to replace the GPU:", ["amd-smi bad-pages"], RAS_URL),
@@ -112,11 +112,11 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
     if not seen:
         return [not_captured(fid, "XGMI error status (amd-smi metric xgmi_err, sysfs ras/xgmi_wafl_err_count)")] \
             if len(host.gpus) > 1 else []
-    bad = [(h, f) for h, f in seen if not _XGMI_OK.match(f.value.strip())]
+    bad = [(h, f) for h, f in seen if f.value != "no errors"]
     if bad:
         return [finding(
             fid, Severity.FAIL,
-            f"{len(bad)} GPU(s) report XGMI link errors: " + ", ".join(f"{h.gpu} {f.value}" for h, f in bad[:8]),
+            f"{len(bad)} GPU(s) report XGMI link errors: " + ", ".join(f"{h.gpu} ({f.value})" for h, f in bad[:8]),
             "Collectives (RCCL all-reduce) across these links stall or fail; the whole job waits on this node.",
             [str(f.source) for _h, f in bad[:6]],
             Fix("Drain the node and read the link state:", ["amd-smi xgmi", "amd-smi metric --xgmi-err"], RAS_URL),

@@ -33,6 +33,7 @@ AREA_TITLES = {
     "env": "Environment",
     "container": "Containers",
     "secureboot": "Secure Boot",
+    "host": "Host resources (live)",
     "log": "Known errors in logs",
     "smoke": "Live GPU smoke tests",
 }

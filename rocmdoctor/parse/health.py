@@ -62,15 +62,34 @@ def parse_amd_smi_metric(text: str, file: str = "cmd/amd-smi-metric.json") -> li
                 total, where = (total or 0) + cache, f"{where} + {cache_key}"
             if total is not None:
                 setattr(h, attr, Fact(total, src(file, None, f"{where}: {total}")))
-        xgmi = na(item.get("xgmi_err"))
-        if isinstance(xgmi, str):
-            h.xgmi_errors = Fact(xgmi.strip()[:80], src(file, None, f"{label} xgmi_err: {xgmi.strip()[:80]}"))
+        xgmi = xgmi_status(item.get("xgmi_err"))
+        if xgmi is not None:
+            raw = str(item.get("xgmi_err"))[:80]
+            h.xgmi_errors = Fact(xgmi, src(file, None, f"{label} xgmi_err: {raw}"))
         power = item.get("power") if isinstance(item.get("power"), dict) else {}
         throttle = na(power.get("throttle_status"))
         if isinstance(throttle, str):
             h.throttle = Fact(throttle.strip()[:40], src(file, None, f"{label} power.throttle_status: {throttle}"))
         out.append(h)
     return out
+
+
+# amdsmi.h amdsmi_xgmi_status_t; the CLI prints the enum name (amdsmi_xgmi_status_t__enumvalues) in newer
+# releases and the number in older ones
+XGMI_STATUS = {0: "no errors", 1: "error", 2: "multiple errors"}
+
+
+def xgmi_status(value: Any) -> Optional[str]:
+    """``"no errors"`` / ``"error"`` / ``"multiple errors"``; None when absent or not understood."""
+    value = na(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return XGMI_STATUS.get(value)
+    if not isinstance(value, str):
+        return None
+    key = value.strip().upper().removeprefix("AMDSMI_XGMI_STATUS_").replace("_", " ").lower()
+    if key.isdigit():
+        return XGMI_STATUS.get(int(key))
+    return key if key in XGMI_STATUS.values() else None
 
 
 def parse_err_count(text: str) -> dict[str, int]:
@@ -134,7 +153,8 @@ def from_bundle(names: list[str], read: Callable[[str], Optional[str]]) -> list[
             counts = parse_err_count(text)
             if block.startswith("xgmi"):  # the links between GPUs, judged apart from memory ECC
                 if "ue" in counts:
-                    h.xgmi_errors = Fact(f"{counts['ue']} uncorrectable", src(name, None, f"ue: {counts['ue']}"))
+                    h.xgmi_errors = Fact("no errors" if counts["ue"] == 0 else "error",
+                                         src(name, None, f"ue: {counts['ue']}"))
                 continue
             for key, attr in (("ue", "ecc_uncorrectable"), ("ce", "ecc_correctable")):
                 if key not in counts:

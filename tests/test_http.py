@@ -1,0 +1,96 @@
+"""The shared requests session: retries on transient answers, proxies from the environment (real local
+HTTP servers on 127.0.0.1, one of them acting as the proxy)."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from rocmdoctor.http import session
+
+
+def serve(handler_cls):
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler_cls)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def test_retries_503_then_succeeds():
+    hits = []
+
+    class H(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            code = 503 if len(hits) < 3 else 200
+            self.send_response(code)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *a):
+            pass
+
+    srv = serve(H)
+    try:
+        r = session(backoff=0.01).get(f"http://127.0.0.1:{srv.server_port}/simple/torch/", timeout=5)
+        assert r.status_code == 200 and len(hits) == 3
+    finally:
+        srv.shutdown()
+
+
+def test_404_is_an_answer_not_retried():
+    hits = []
+
+    class H(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(1)
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    srv = serve(H)
+    try:
+        assert session(backoff=0.01).get(f"http://127.0.0.1:{srv.server_port}/x/", timeout=5).status_code == 404
+        assert len(hits) == 1
+    finally:
+        srv.shutdown()
+
+
+def test_proxy_from_the_environment_is_used(monkeypatch):
+    seen = []
+
+    class Proxy(BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.path)  # absolute-form request line: the client talks to a proxy
+            self.send_response(200)
+            self.send_header("Content-Length", "5")
+            self.end_headers()
+            self.wfile.write(b"proxy")
+
+        def log_message(self, *a):
+            pass
+
+    srv = serve(Proxy)
+    try:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{srv.server_port}")
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        r = session().get("http://download.pytorch.invalid/whl/rocm6.2/torch/", timeout=5)
+        assert r.text == "proxy" and seen == ["http://download.pytorch.invalid/whl/rocm6.2/torch/"]
+    finally:
+        srv.shutdown()
+
+
+def test_matrix_update_fetcher_uses_it():
+    pytest.importorskip("requests")
+    from requests.adapters import HTTPAdapter
+
+    from rocmdoctor.matrix_update import Fetcher
+
+    adapter = Fetcher(5.0).session.get_adapter("https://download.pytorch.org/")
+    assert isinstance(adapter, HTTPAdapter) and adapter.max_retries.total == 3
