@@ -288,3 +288,22 @@ def test_real_cpu_smoke_html_in_chromium(tmp_path):
     assert r.returncode == 0, r.stderr
     res = _load(out, "smoke-cpu", dark=False)
     assert 'id="smoke"' in res.dom and "smoke-table" in res.dom
+
+
+def test_nodes_that_all_differ_link_to_one_catalogue_of_findings(monkeypatch):
+    """Past INLINE_CLASSES drill-downs, each distinct finding is written once and every drill-down links to it."""
+    from rocmdoctor.fleet import htmlview
+
+    report = synthetic_report(120)
+    for i, h in enumerate(report.hosts):
+        h.findings.append(Finding("fleet.unique", Severity.INFO, "distinct per node", detail=f"value {i}"))
+    monkeypatch.setattr(htmlview, "INLINE_CLASSES", 10)
+    page = report_mod.html_text(report)
+    dom = _Dom(page)
+    assert dom.count("details", "node") == 120 and "catalogue-h" in dom.ids
+    links = {a["href"][1:] for t, _, a in dom.elements if t == "a" and a.get("href", "").startswith(("#fd", "#ps"))}
+    entries = {a["id"] for t, c, a in dom.elements if "entry" in c}
+    assert links == entries  # every link lands, every entry is linked
+    assert page.count("value 7<") == 1  # a node's own finding once, in full
+    ids = {f.id for h in report.hosts for f in h.findings if f.severity.rank >= Severity.INFO.rank}
+    assert all(f"({i})</a>" in page for i in ids)
