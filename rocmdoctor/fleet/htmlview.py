@@ -158,6 +158,19 @@ def context(report: FleetReport) -> dict[str, Any]:
 
     drain = [{"host": h, "reason": r, "sev": s.value, "anchor": host_class[h].anchor,
               "filter_classes": host_class[h].filter_classes} for h, r, s in report.drain]
+    by_reason: dict[str, list[tuple[str, Severity]]] = {}
+    for h, r, sev in report.drain:  # the reason starts with the first failing check's id
+        by_reason.setdefault(r.split(":", 1)[0], []).append((h, sev))
+    drain_groups = []
+    for cid, members in by_reason.items():
+        worst = max((sev for _, sev in members), key=lambda x: x.rank)
+        names = [h for h, _ in members]
+        cfgs = sorted({host_class[h].config for h in names} - {None})  # type: ignore[type-var]
+        marks = ["f", *(f"s-{x}" for x in _thresholds(worst.rank)),
+                 *([f"k{check_index[cid]}"] if cid in check_index else []), *(f"g{c}" for c in cfgs)]
+        drain_groups.append({"id": cid, "sev": worst.value, "n": len(names), "hostset": compress(names),
+                             "anchor": host_class[names[0]].anchor, "filter_classes": " ".join(marks)})
+    drain_groups.sort(key=lambda g: (-Severity(g["sev"]).rank, -g["n"], g["id"]))
     hosts = [{"name": a.name, "status": a.status, "worst": shown_worst(a), "seconds": a.seconds,
               "config": f"C{config_index[a.group] + 1}" if a.group in config_index else "–",
               "anchor": host_class[a.name].anchor, "filter_classes": host_class[a.name].filter_classes,
@@ -167,7 +180,8 @@ def context(report: FleetReport) -> dict[str, Any]:
         "reference_kind": report.reference_kind,
         "fact_titles": [FIELD_TITLES[k] for k in FINGERPRINT_FIELDS],
         "overview": overview, "configs": configs, "uncaptured": compress(uncaptured), "n_uncaptured": len(uncaptured),
-        "checks": checks, "check_ids": check_ids, "classes": ordered, "drain": drain, "hosts": hosts,
+        "checks": checks, "check_ids": check_ids, "classes": ordered, "drain": drain, "drain_groups": drain_groups,
+        "hosts": hosts,
         "inline": inline, "catalogue": sorted(catalogue.values(), key=lambda e: -Severity(e["view"]["severity"]).rank),
         "passed_sets": list(passed_sets.values()),
         "filter_severities": FILTER_SEVERITIES,
