@@ -253,7 +253,7 @@ def aggregate(
             continue
         bad.sort(key=lambda f: -f.severity.rank)
         first = bad[0]
-        reason = f"{first.id}: {(first.detail or first.title).splitlines()[0][:120]}"
+        reason = f"{first.id}: {((first.detail or first.title).splitlines() or [''])[0][:120]}"
         if len(bad) > 1:
             reason += f" (+{len(bad) - 1} more)"
         drain.append((a.name, reason, first.severity))
