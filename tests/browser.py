@@ -143,6 +143,7 @@ def load(url: str, workdir: Path, expressions: Optional[dict[str, str]] = None, 
             for scheme in ("light", "dark") if dark else ("light",):
                 cdp.send("Emulation.setEmulatedMedia",
                          {"features": [{"name": "prefers-color-scheme", "value": scheme}]}, session=s)
+                res.evaluated[f"background-{scheme}"] = _eval(cdp, s, "getComputedStyle(document.body).backgroundColor")
                 shot = cdp.send("Page.captureScreenshot", {"format": "png"}, session=s, timeout=timeout)
                 path = workdir / f"{screenshot}-{scheme}.png"
                 path.write_bytes(base64.b64decode(shot["data"]))

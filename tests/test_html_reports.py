@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -19,6 +20,8 @@ from pathlib import Path
 import browser
 import pytest
 from fleet_synth import synthetic_report
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rocmdoctor.fleet import report as report_mod
 from rocmdoctor.fleet.aggregate import HostAudit, aggregate
@@ -89,6 +92,7 @@ def test_fleet_page_folds_identical_nodes_and_keeps_every_host(fleet1000):
     assert len(rows) >= 1000  # every host has a row linking to its node class
     for a in fleet1000.hosts:
         assert f">{a.name}</a>" in page
+    assert "<script" not in page and "default-src 'none'" in page  # no script; the browser may fetch nothing
     # the drain list comes first, then the overview, the drift picture, the drill-down, all hosts
     order = [page.index(f'id="{i}"') for i in ("drain", "overview", "checks", "drift", "nodes-h", "hosts")]
     assert order == sorted(order)
@@ -201,6 +205,8 @@ def _load(path: Path, name: str, **kw) -> browser.PageResult:
     assert res.errors == [], res.errors
     assert res.requests == [], res.requests
     assert res.timing["load"] > 0
+    if "background-dark" in res.evaluated:  # prefers-color-scheme is honoured
+        assert res.evaluated["background-dark"] != res.evaluated["background-light"]
     return res
 
 
@@ -288,3 +294,58 @@ def test_real_cpu_smoke_html_in_chromium(tmp_path):
     assert r.returncode == 0, r.stderr
     res = _load(out, "smoke-cpu", dark=False)
     assert 'id="smoke"' in res.dom and "smoke-table" in res.dom
+
+
+def test_nodes_that_all_differ_link_to_one_catalogue_of_findings(monkeypatch):
+    """Past INLINE_CLASSES drill-downs, each distinct finding is written once and every drill-down links to it."""
+    from rocmdoctor.fleet import htmlview
+
+    report = synthetic_report(120)
+    for i, h in enumerate(report.hosts):
+        h.findings.append(Finding("fleet.unique", Severity.INFO, "distinct per node", detail=f"value {i}"))
+    monkeypatch.setattr(htmlview, "INLINE_CLASSES", 10)
+    page = report_mod.html_text(report)
+    dom = _Dom(page)
+    assert dom.count("details", "node") == 120 and "catalogue-h" in dom.ids
+    links = {a["href"][1:] for t, _, a in dom.elements if t == "a" and a.get("href", "").startswith(("#fd", "#ps"))}
+    entries = {a["id"] for t, c, a in dom.elements if "entry" in c}
+    assert links == entries  # every link lands, every entry is linked
+    assert page.count("value 7<") == 1  # a node's own finding once, in full
+    ids = {f.id for h in report.hosts for f in h.findings if f.severity.rank >= Severity.INFO.rank}
+    assert all(f"({i})</a>" in page for i in ids)
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_check_live_html_has_the_smoke_section(tmp_path):
+    """`check --live --format html`: this machine's capture and its level-1 smoke run, in one page."""
+    pytest.importorskip("torch")
+    out = tmp_path / "live.html"
+    r = rd("check", "--live", "--format", "html", "-o", str(out))
+    assert r.returncode in (0, 1), r.stderr
+    doc = json.loads(rd("check", "--live", "--json").stdout)
+    smoke_ids = {f["id"] for f in doc["findings"] if f["id"].startswith("smoke.")}
+    res = _load(out, "check-live", dark=False)
+    assert 'id="smoke"' in res.dom and smoke_ids and all(i in res.dom for i in smoke_ids)
+
+
+TEMPLATE_TAGS = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "main", "header", "h1", "h2", "h3",
+                 "h4", "p", "b", "span", "time", "nav", "a", "form", "label", "select", "option", "button", "small",
+                 "section", "code", "table", "caption", "thead", "tbody", "tr", "th", "td", "ul", "li", "svg", "rect",
+                 "details", "summary", "article", "pre", "br", "div", "footer", "dl", "dt", "dd", "line"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=200))
+def test_any_host_text_stays_text(name, detail):
+    """Whatever a host sends, the page has only the templates' tags and no control or bidi characters."""
+    from rocmdoctor.htmlreport import _CONTROL
+    from rocmdoctor.render_html import to_html
+
+    f = Finding("gpu.x", Severity.FAIL, detail, detail=detail, evidence=[detail], fix=Fix(detail, [detail], detail))
+    report = aggregate([HostAudit(name=name or "n", status="ok", findings=[f]),
+                        HostAudit(name="n2", status="timeout", detail=detail)])
+    for page in (report_mod.html_text(report), to_html(None, [f])):
+        tags = set(re.findall(r"</?([!A-Za-z][A-Za-z0-9]*)", page))
+        assert tags <= TEMPLATE_TAGS, tags - TEMPLATE_TAGS
+        assert not _CONTROL.search(page)

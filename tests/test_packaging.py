@@ -36,6 +36,8 @@ def test_wheel_contains_data_programs_and_fixtures(tmp_path):
                  "rocmdoctor/matrices/upstream/pytorch/test-infra/release-2.6/generate_binary_build_matrix.py.excerpt",
                  "rocmdoctor/checks/smoke_torch.py",
                  "rocmdoctor/data/amdgpu.ids", "rocmdoctor/data/signatures.toml", "rocmdoctor/capture.py",
+                 "rocmdoctor/data/templates/fleet.html.j2", "rocmdoctor/data/templates/host.html.j2",
+                 "rocmdoctor/data/templates/_base.html.j2", "rocmdoctor/data/templates/_macros.html.j2",
                  "rocmdoctor/fixtures/rx7900xtx-dkms-build-fails-kernel-6.5/expected.json"):
         assert must in names, must
     assert any(n.startswith("rocmdoctor/fixtures/") and n.endswith("/cmd/rocminfo.txt") for n in names)
@@ -63,3 +65,9 @@ def test_installed_wheel_judges_a_bundled_fixture_from_anywhere(tmp_path):
     report = json.loads(proc.stdout)
     assert "site-packages/rocmdoctor/fixtures" in report["host"]["origin"]
     assert any(f["id"] == "driver.dkms-failed" and f["severity"] == "fail" for f in report["findings"])
+    # the HTML report's templates ship too
+    proc = subprocess.run([str(py), "-I", "-m", "rocmdoctor", "check", "--from",
+                           "fixtures/rx7900xtx-dkms-build-fails-kernel-6.5", "--format", "html", "-o", "r.html"],
+                          capture_output=True, text=True, cwd=elsewhere, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "driver.dkms-failed" in (elsewhere / "r.html").read_text()

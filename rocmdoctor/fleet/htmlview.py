@@ -21,6 +21,10 @@ from rocmdoctor.model import Finding, Severity
 HOST_MARK = "\x00HOST\x00"  # a host's own name inside its finding text, so that identical nodes fold together
 FILTER_SEVERITIES = ("error", "fail", "warn", "info")  # "this severity or worse"
 PROBLEM_RANK = Severity.INFO.rank  # info and worse are shown in full; ok/skip as one line each
+# Up to this many node classes, each drill-down holds its findings in full. Beyond (nodes that all differ), each
+# distinct finding is written once in a catalogue and the drill-downs link to it, so the page grows with the
+# number of distinct findings, not nodes x findings (measured: bench/bench_report.py --unique).
+INLINE_CLASSES = 300
 
 
 @dataclass
@@ -34,6 +38,8 @@ class NodeClass:
     worst: str = "ok"
     problems: list[dict[str, Any]] = field(default_factory=list)
     passed: list[dict[str, Any]] = field(default_factory=list)
+    refs: list[dict[str, Any]] = field(default_factory=list)  # catalogue mode: links to the shared findings
+    passed_set: Optional[dict[str, Any]] = None
 
 
 def _mask(text: str, name: str) -> str:
@@ -87,20 +93,41 @@ def context(report: FleetReport) -> dict[str, Any]:
                                           config=config_index.get(a.group or ""))
         nc.hosts.append(a.name)
         host_class[a.name] = nc
+    inline = len(classes) <= INLINE_CLASSES
+    catalogue: dict[tuple, dict[str, Any]] = {}
+    passed_sets: dict[tuple, dict[str, Any]] = {}
     for nc in classes.values():
         nc.hostset = compress(nc.hosts)
         nc.worst = shown_worst(nc.audit)
         a, shared = nc.audit, len(nc.hosts) > 1
         shown = [f for f in a.findings if f.severity.rank >= PROBLEM_RANK]
         shown.sort(key=lambda f: -f.severity.rank)
-        nc.problems = [_view(f, a.name, shared) for f in shown]
-        nc.passed = [_view(f, a.name, shared) for f in a.findings if f.severity.rank < PROBLEM_RANK]
+        passed = [f for f in a.findings if f.severity.rank < PROBLEM_RANK]
+        if inline:
+            nc.problems = [_view(f, a.name, shared) for f in shown]
+            nc.passed = [_view(f, a.name, shared) for f in passed]
+        else:
+            for f in shown:
+                e = catalogue.setdefault(_finding_key(f, a.name), {"anchor": f"fd{len(catalogue) + 1}",
+                                                                   "first": (f, a.name), "nodes": 0})
+                e["nodes"] += len(nc.hosts)
+                nc.refs.append(e)
+            pkey = tuple(_finding_key(f, a.name) for f in passed)
+            nc.passed_set = passed_sets.setdefault(
+                pkey, {"anchor": f"ps{len(passed_sets) + 1}", "first": (passed, a.name), "nodes": 0})
+            nc.passed_set["nodes"] += len(nc.hosts)
         marks = ["f", *(f"s-{s}" for s in _thresholds(a.worst.rank))]
         marks += [f"k{check_index[i]}" for i in dict.fromkeys(f.id for f in a.findings) if i in check_index]
         if nc.config is not None:
             marks.append(f"g{nc.config}")
         nc.filter_classes = " ".join(marks)
     ordered = sorted(classes.values(), key=lambda c: (-c.audit.worst.rank, -len(c.hosts), c.anchor))
+    for e in catalogue.values():
+        f, name = e.pop("first")
+        e["view"] = _view(f, name, e["nodes"] > 1)
+    for e in passed_sets.values():
+        items, name = e.pop("first")
+        e["entries"] = [_view(f, name, e["nodes"] > 1) for f in items]
 
     by_worst = {s: 0 for s in ("error", "fail", "warn", "info", "skip", "ok")}
     for a in report.hosts:
@@ -131,6 +158,19 @@ def context(report: FleetReport) -> dict[str, Any]:
 
     drain = [{"host": h, "reason": r, "sev": s.value, "anchor": host_class[h].anchor,
               "filter_classes": host_class[h].filter_classes} for h, r, s in report.drain]
+    by_reason: dict[str, list[tuple[str, Severity]]] = {}
+    for h, r, sev in report.drain:  # the reason starts with the first failing check's id
+        by_reason.setdefault(r.split(":", 1)[0], []).append((h, sev))
+    drain_groups = []
+    for cid, members in by_reason.items():
+        worst = max((sev for _, sev in members), key=lambda x: x.rank)
+        names = [h for h, _ in members]
+        cfgs = sorted({host_class[h].config for h in names} - {None})  # type: ignore[type-var]
+        marks = ["f", *(f"s-{x}" for x in _thresholds(worst.rank)),
+                 *([f"k{check_index[cid]}"] if cid in check_index else []), *(f"g{c}" for c in cfgs)]
+        drain_groups.append({"id": cid, "sev": worst.value, "n": len(names), "hostset": compress(names),
+                             "anchor": host_class[names[0]].anchor, "filter_classes": " ".join(marks)})
+    drain_groups.sort(key=lambda g: (-Severity(g["sev"]).rank, -g["n"], g["id"]))
     hosts = [{"name": a.name, "status": a.status, "worst": shown_worst(a), "seconds": a.seconds,
               "config": f"C{config_index[a.group] + 1}" if a.group in config_index else "–",
               "anchor": host_class[a.name].anchor, "filter_classes": host_class[a.name].filter_classes,
@@ -140,7 +180,10 @@ def context(report: FleetReport) -> dict[str, Any]:
         "reference_kind": report.reference_kind,
         "fact_titles": [FIELD_TITLES[k] for k in FINGERPRINT_FIELDS],
         "overview": overview, "configs": configs, "uncaptured": compress(uncaptured), "n_uncaptured": len(uncaptured),
-        "checks": checks, "check_ids": check_ids, "classes": ordered, "drain": drain, "hosts": hosts,
+        "checks": checks, "check_ids": check_ids, "classes": ordered, "drain": drain, "drain_groups": drain_groups,
+        "hosts": hosts,
+        "inline": inline, "catalogue": sorted(catalogue.values(), key=lambda e: -Severity(e["view"]["severity"]).rank),
+        "passed_sets": list(passed_sets.values()),
         "filter_severities": FILTER_SEVERITIES,
         "drain_hostset": compress([h for h, _, _ in report.drain]),
     }

@@ -310,7 +310,6 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         fits = target is not None and target.override == value
         if native_ok or (not fits and len(natives) > 1):
             visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
-            needs = [g.index for g in host.gpus if native_gfx(g) != gfx and native_gfx(g) != forced]
             out.append(finding(
                 "gpu.override-mismatch", Severity.WARN,
                 f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",
