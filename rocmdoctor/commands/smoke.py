@@ -119,10 +119,13 @@ def _render(report, verbose: bool) -> None:
         for col, just in (("device", "left"), ("check", "left"), ("value", "right"), ("expected", "right"),
                           ("% of peak", "right"), ("status", "left")):
             table.add_column(col, justify=just)  # type: ignore[arg-type]
-        for r in rows:
-            style = render.STYLE.get(r["status"], "")
-            table.add_row(r["device"], r["check"], r["value"], r["expected"], r["peak"],
-                          f"[{style}]{r['status']}[/]" if style else r["status"])
+        from rich.text import Text
+
+        from rocmdoctor.sanitize import one_line
+
+        for r in rows:  # device names and values come from the GPU's driver: text, never markup
+            table.add_row(*(Text(one_line(r[k])) for k in ("device", "check", "value", "expected", "peak")),
+                          Text(one_line(r["status"]), style=render.STYLE.get(r["status"], "")))
         con.print(table)
         con.print()
     render.render_terminal(None, report.findings, verbose=verbose, header=header)
