@@ -606,6 +606,38 @@ def _fetch(url: str, accept: str) -> tuple[str, bytes]:
         return resp.headers.get("Content-Type", ""), resp.read()
 
 
+def verify_sources(plan: Plan, before: dict[str, str], python: str) -> list[str]:
+    """Problems if a distribution the install added or changed is not published by the plan's index or find-links.
+
+    The plan names where every wheel comes from (``index_url``, ``find_links``); pip and uv run isolated from
+    any other configuration, and this checks the outcome rather than trusting it: each distribution now in
+    ``python`` at a version it did not have before must be offered, at that version, by those pages.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from packaging.version import InvalidVersion, Version
+
+    def norm(v: str) -> str:
+        try:
+            return str(Version(v))
+        except InvalidVersion:
+            return v
+
+    try:
+        now = probe(python).dists
+    except (BadInput, OSError, ValueError) as exc:
+        return [f"could not list the installed distributions to check where they came from: {exc}"]
+    changed = {n: v for n, v in now.items() if before.get(n) != v}
+    if not changed:
+        return []
+    where = " and ".join([plan.index_url, *plan.find_links])
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        published = dict(zip(changed, pool.map(
+            lambda n: {norm(v) for v in index_hashes(plan.index_url, n, tuple(plan.find_links))}, changed)))
+    return [f"{name} {version} was installed, but {where} does not publish it: it came from somewhere else"
+            for name, version in sorted(changed.items()) if norm(version) not in published[name]]
+
+
 def index_hashes(index_url: str, name: str, find_links: tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
     """``{version: {filename: sha256}}`` for a project, from a PEP 691 JSON or PEP 503 HTML page
     (and flat find-links pages, whose ``#sha256=`` fragments carry the hashes)."""
@@ -810,6 +842,8 @@ def install(
                 else:
                     on_line("verifying the installed torch")
                     result.problems = verify(plan, target.executable, gpu_check, started=verifier)
+                    if not result.problems:
+                        result.problems = verify_sources(plan, target.dists, target.executable)
                     result.ok = not result.problems
             except KeyboardInterrupt as exc:
                 result.restore_problems = _restore_and_check(snap, target)

@@ -89,3 +89,21 @@ def test_no_pip_conf_adds_an_index_or_a_package(world: dict[str, str], tmp_path:
     assert "evilpkg" not in frozen and "2.6.0" not in frozen and "99.0.0" not in frozen
     assert "torch==2.5.1+rocm6.2" in frozen
     assert not Path(world["marker"]).exists(), "the attacker's code ran"
+
+
+def test_verification_fails_for_a_distribution_from_elsewhere(world: dict[str, str], tmp_path: Path) -> None:
+    """Whatever put it there, a distribution the plan's index does not publish fails the verification."""
+    from rocmdoctor.installer import verify_sources
+
+    py = _venv(tmp_path)
+    before = probe(py).dists
+    plan = plan_for(world["rocm"])
+    subprocess.run([py, "-m", "pip", "install", "-q", "--index-url", world["rocm"], "filelock==3.16.1"],
+                   check=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull}, capture_output=True)
+    assert verify_sources(plan, before, py) == []  # published by the plan's index
+    subprocess.run([py, "-m", "pip", "install", "-q", "--index-url", world["evil"], "evilpkg"],
+                   check=True, env={**CLEAN_ENV, "PIP_CONFIG_FILE": os.devnull}, capture_output=True)
+    Path(world["marker"]).unlink(missing_ok=True)
+    problems = verify_sources(plan, before, py)
+    assert len(problems) == 1 and problems[0].startswith("evilpkg 1.0 was installed, but ") \
+        and "came from somewhere else" in problems[0]

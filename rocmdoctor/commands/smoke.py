@@ -149,11 +149,14 @@ def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # t
         con.print(escape(text) + ("" if verbose else "  [dim](details: -v)[/dim]"), soft_wrap=True)
     rows = [] if quiet else table_rows(report)
     if rows:
+        from rocmdoctor.sanitize import one_line
+
         cols = [Column(c, j) for c, j in (("device", "left"), ("check", "left"), ("value", "right"),
                                           ("expected", "right"), ("% of peak", "right"), ("status", "left"))]
+        # device names and values come from the GPU's driver: text, never markup (print_table takes str as text)
         print_table(con, "Per-GPU results", cols, [
-            [r["device"], r["check"], r["value"], r["expected"], r["peak"],
-             Text(r["status"], style=render.STYLE.get(r["status"], ""))] for r in rows], compact=True)
+            [*(one_line(r[k]) for k in ("device", "check", "value", "expected", "peak")),
+             Text(one_line(r["status"]), style=render.STYLE.get(r["status"], ""))] for r in rows], compact=True)
         con.print()
     render.render_terminal(None, report.findings, verbose=verbose, quiet=quiet, file=file)
 

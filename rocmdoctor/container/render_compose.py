@@ -11,6 +11,7 @@ import json
 from rocmdoctor import __version__
 from rocmdoctor.container.render_runargs import RunOptions, validate
 from rocmdoctor.errors import BadInput
+from rocmdoctor.sanitize import one_line
 
 
 def _q(value: object) -> str:
@@ -50,5 +51,5 @@ def render_compose(opts: RunOptions, image: str, service: str = "rocm", dockerfi
         "      - \"seccomp=unconfined\"",
     ]
     for note in opts.notes:
-        out.append(f"# {note}")
+        out.append(f"# {one_line(note)}")  # one line: a newline would end the comment and start YAML
     return "\n".join(out) + "\n"
