@@ -128,8 +128,12 @@ def to_html(host: Optional[Host], findings: list[Finding], smoke: Any = None, ti
 
     where = (host.hostname or host.origin or "this host") if host is not None else None
     if title is None:
-        title = f"rocmdoctor {__version__} — {where}: {gpu_summary(host) or 'no AMD GPU seen'}" if host is not None \
-            else f"rocmdoctor {__version__} smoke"
+        if host is not None:
+            title = f"rocmdoctor {__version__} — {where}: {gpu_summary(host) or 'no AMD GPU seen'}"
+        elif smoke is not None:
+            title = f"rocmdoctor {__version__} smoke level {smoke.options.level} — {smoke.options.python}"
+        else:
+            title = f"rocmdoctor {__version__} report"
     counts = summary(findings)
     return render("host.html.j2", title=title, facts=_facts(host) if host is not None else [],
                   counts=[(s, counts[s]) for s in ("error", "fail", "warn", "info", "ok", "skip") if counts[s]],

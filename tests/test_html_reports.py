@@ -122,9 +122,9 @@ def test_filters_are_wired_to_every_check_and_configuration(fleet1000):
     ids = list(dict.fromkeys(f.id for f in fleet1000.findings))
     for i, cid in enumerate(ids):
         assert f'<option value="k{i}">{cid}</option>' in page
-        assert f'option[value="k{i}"]:checked) .f:not(.k{i})' in page
+        assert f'option[value="k{i}"]:checked) ~ section .f:not(.k{i})' in page
     for i in range(len(fleet1000.groups)):
-        assert f'option[value="g{i}"]:checked) :is(.f,.fg):not(.g{i})' in page
+        assert f'option[value="g{i}"]:checked) ~ section :is(.f,.fg):not(.g{i})' in page
 
 
 def test_check_html_output_and_exit_code(tmp_path):

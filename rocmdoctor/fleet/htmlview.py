@@ -173,8 +173,7 @@ def context(report: FleetReport) -> dict[str, Any]:
     drain_groups.sort(key=lambda g: (-Severity(g["sev"]).rank, -g["n"], g["id"]))
     hosts = [{"name": a.name, "status": a.status, "worst": shown_worst(a), "seconds": a.seconds,
               "config": f"C{config_index[a.group] + 1}" if a.group in config_index else "–",
-              "anchor": host_class[a.name].anchor, "filter_classes": host_class[a.name].filter_classes,
-              "detail": a.detail} for a in report.hosts]
+              "anchor": host_class[a.name].anchor, "detail": a.detail} for a in report.hosts]
     return {
         "report": report, "summary": report.summary(), "created": report.created,
         "reference_kind": report.reference_kind,
