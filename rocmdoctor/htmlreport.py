@@ -12,9 +12,7 @@ unless ``--format html`` was asked for.
 from __future__ import annotations
 
 import functools
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -63,21 +61,13 @@ def render(template: str, **context: Any) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write the page next to its final name, then rename: a reader never sees half a report."""
+    """Write the page next to its final name, then rename: a reader never sees half a report
+    (:mod:`rocmdoctor.atomic` is the one writer; this creates the parent directory first)."""
+    from rocmdoctor import atomic
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic.write_text(path, text)
 
 
 def cause_of(finding: Any) -> Any:
