@@ -101,7 +101,10 @@ def test_label_values_are_escaped():
 
     text = prometheus_text([Finding(id='x"y\\z\nw', severity=Severity.FAIL, title="t")], 1, 0, now=1.0)
     (fam,) = [f for f in parser.text_string_to_metric_families(text) if f.name == "rocmdoctor_node_check_finding"]
-    assert fam.samples[0].labels["check"] == 'x"y\\z\nw'
+    # quote and backslash survive escaping; a newline is folded to a space by the sanitising boundary
+    # (rocmdoctor.sanitize: host-derived text is one line), so it can never start a new sample line
+    assert fam.samples[0].labels["check"] == 'x"y\\z w'
+    assert len([ln for ln in text.splitlines() if ln.startswith("rocmdoctor_node_check_finding{")]) == 1
 
 
 @pytest.mark.parametrize("args,msg", [

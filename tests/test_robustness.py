@@ -99,7 +99,7 @@ def test_capture_to_closed_stdout_is_a_usage_error() -> None:
     assert_clean(proc, 2, "standard output is closed")
 
 
-@pytest.mark.parametrize("option", ["--json", "--html", "--prometheus", "--save-bundles"])
+@pytest.mark.parametrize("option", ["-o", "--html", "--prometheus", "--save-bundles"])
 @pytest.mark.parametrize("where", ["proc", "under-a-file"])
 def test_fleet_outputs_are_checked_before_the_audit(option: str, where: str, tmp_path: Path) -> None:
     """Was: the whole audit ran, then `cannot write` (exit 1, report lost) or an internal error (exit 3)."""
