@@ -76,6 +76,7 @@ DRM_DEVICE_FILES = (
 # Read only from a GPU that is awake: amdgpu resumes a runtime-suspended GPU to answer these (a laptop's
 # sleeping dGPU would be woken by a read-only tool).
 DRM_AWAKE_FILES = ("pp_dpm_pcie",)
+DRM_AWAKE_GLOBS = ("hwmon/hwmon*/temp*_input", "hwmon/hwmon*/temp*_crit", "hwmon/hwmon*/temp*_label")
 # RAS telemetry per real DRM card (globs below cardN/device/): error counters and retired VRAM pages.
 DRM_DEVICE_GLOBS = ("ras/*_err_count", "ras/gpu_vram_bad_pages")
 # AMD GPUs on the PCI bus whether or not a driver is bound (vendor 0x1002, class 0x03 display / 0x12
@@ -465,6 +466,9 @@ class Collector:
                 if not self.suspended(card):
                     for name in DRM_AWAKE_FILES:
                         self.copy(os.path.join(card, "device", name))
+                    for pattern in DRM_AWAKE_GLOBS:
+                        for real in sorted(glob.glob(os.path.join(glob.escape(card), "device", pattern)))[:64]:
+                            self.copy(real)
                 for pattern in DRM_DEVICE_GLOBS:
                     for real in sorted(glob.glob(os.path.join(glob.escape(card), "device", pattern))):
                         self.copy(real)

@@ -235,3 +235,21 @@ def test_dmesg_prefilter_keeps_exactly_what_the_regexes_keep(line):
 
     want = bool(kernel._DMESG_KEEP.search(line) or kernel._DMESG_SECURE.search(line))
     assert kernel._keep_dmesg(line) == want
+
+
+def test_hwmon_sensor_at_its_critical_limit_warns(tmp_path):
+    # derived from the sysfs hwmon interface (millidegrees C; amdgpu labels edge/junction/mem,
+    # Documentation/gpu/amdgpu/thermal.rst): junction 101 C against a 100 C critical limit
+    hw = "root/sys/class/drm/card0/device/hwmon/hwmon3"
+    got = judged(tmp_path, {f"{hw}/temp1_input": "45000\n", f"{hw}/temp1_crit": "100000\n",
+                            f"{hw}/temp1_label": "edge\n", f"{hw}/temp2_input": "101000\n",
+                            f"{hw}/temp2_crit": "100000\n", f"{hw}/temp2_label": "junction\n"})
+    sev, title = got["health.throttling"]
+    assert sev == "warn" and "junction 101 C (critical 100 C)" in title and "edge" not in title
+
+
+def test_hwmon_below_critical_is_not_hot():
+    files = {"root/sys/class/drm/card0/device/hwmon/hwmon0/temp1_input": "99999",
+             "root/sys/class/drm/card0/device/hwmon/hwmon0/temp1_crit": "100000",
+             "root/sys/class/drm/card0/device/hwmon/hwmon0/temp2_input": "90000"}  # no crit: not judged
+    assert parse_health.hot_sensors(list(files), files.get) == {}

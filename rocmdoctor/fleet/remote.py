@@ -26,9 +26,9 @@ FALLBACK_FILES = (
     "sys/class/drm/card*/device/current_link_speed", "sys/class/drm/card*/device/current_link_width",
     "sys/class/drm/card*/device/max_link_speed", "sys/class/drm/card*/device/max_link_width",
     "opt/rocm/.info/version", "opt/rocm-*/.info/version",
-    # node health (RAS counters, retired pages, PCIe DPM levels) and Secure Boot, as capture.py copies them
+    # node health (RAS counters, retired pages) and Secure Boot, as capture.py copies them; not pp_dpm_pcie
+    # or hwmon, which capture.py reads only from awake GPUs (a read could resume a runtime-suspended one)
     "sys/class/drm/card*/device/ras/*_err_count", "sys/class/drm/card*/device/ras/gpu_vram_bad_pages",
-    "sys/class/drm/card*/device/pp_dpm_pcie",
     "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
 )
 # name -> command line (constant strings, run only on a real host when no recorded output exists)

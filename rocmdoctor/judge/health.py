@@ -177,13 +177,15 @@ def throttling(host: Host, matrix: Matrix) -> list[Finding]:
     Only a warning: some firmwares keep a hotspot bit set at idle (ROCm/rocm-systems#11781)."""
     fid = "health.throttling"
     seen = [(h, h.throttle) for h in host.health if h.throttle is not None]
+    seen += [(h, h.hot) for h in host.health if h.hot is not None]
     if not seen:
         return [not_captured(fid, "Throttle status (amd-smi metric power.throttle_status)")] if host.gpus else []
-    hot = [(h, f) for h, f in seen if f.value.strip().upper() == "THROTTLED"]
+    hot = [(h, f) for h, f in seen if f.value.strip().upper() == "THROTTLED" or f is h.hot]
     if hot:
         return [finding(
             fid, Severity.WARN,
-            f"{len(hot)} GPU(s) report THROTTLED: " + ", ".join(h.gpu for h, _f in hot[:8]),
+            f"{len(hot)} GPU(s) throttled or at a critical temperature: "
+            + ", ".join(h.gpu if f is not h.hot else f"{h.gpu} {f.value}" for h, f in hot[:8]),
             "Power or thermal limits hold the clocks down; check cooling, power caps and the violation counters. "
             "On some Radeon firmwares the flag is set even at idle.",
             [str(f.source) for _h, f in hot[:6]],

@@ -29,6 +29,7 @@ _DPM_PCIE = re.compile(r"^\s*\d+:\s*([\d.]+\s*GT/s)\s*,\s*x(\d+)")
 _RAS_FILE = re.compile(r"^root/sys/class/drm/(card\d+)/device/ras/(\w+)_err_count$")
 _BAD_PAGES_FILE = re.compile(r"^root/sys/class/drm/(card\d+)/device/ras/gpu_vram_bad_pages$")
 _DPM_FILE = re.compile(r"^root/sys/class/drm/(card\d+)/device/pp_dpm_pcie$")
+_HWMON_FILE = re.compile(r"^root/sys/class/drm/(card\d+)/device/hwmon/hwmon\d+/(temp\d+)_(input|crit|label)$")
 
 
 def _count(value: Any) -> Optional[int]:
@@ -173,5 +174,31 @@ def from_bundle(names: list[str], read: Callable[[str], Optional[str]]) -> list[
             top = parse_dpm_pcie(text)
             if top:
                 h.pcie_dpm_max_speed = Fact(top, src(name, None, f"fastest level {top}"))
+    for card, fact in hot_sensors(names, read).items():
+        if len(cards) < MAX_GPUS or card in cards:
+            cards.setdefault(card, GpuHealth(gpu=card)).hot = fact
     out.extend(cards[c] for c in sorted(cards, key=lambda c: int(c[4:])))
+    return out
+
+
+def hot_sensors(names: list[str], read: Callable[[str], Optional[str]]) -> dict[str, Fact[str]]:
+    """Per card, the first hwmon temperature at or above its critical limit (millidegrees C in sysfs,
+    Documentation/hwmon/sysfs-interface.rst; amdgpu labels them edge / junction / mem)."""
+    sensors: dict[tuple[str, str], dict[str, str]] = {}
+    where: dict[tuple[str, str], str] = {}
+    for name in names:
+        m = _HWMON_FILE.match(name)
+        if m:
+            key = (m.group(1), name.rsplit("/", 1)[0] + "/" + m.group(2))
+            sensors.setdefault(key, {})[m.group(3)] = (read(name) or "").strip()[:32]
+            if m.group(3) == "input":
+                where[key] = name
+    out: dict[str, Fact[str]] = {}
+    for (card, _sensor), vals in sorted(sensors.items()):
+        now, crit = to_int(vals.get("input")), to_int(vals.get("crit"))
+        if card in out or now is None or not crit or crit <= 0 or now < crit:
+            continue
+        label = re.sub(r"[^\w -]", "", vals.get("label") or _sensor.rsplit("/", 1)[-1])[:20]
+        text = f"{label} {now // 1000} C (critical {crit // 1000} C)"
+        out[card] = Fact(text, src(where[(card, _sensor)], None, text))
     return out
