@@ -1,19 +1,21 @@
 """`rocmdoctor matrix show|explain`: slicing the matrix into tables, JSON and cited sentences.
 
-Pure functions over a ``Matrix`` (no I/O except the rich console passed in), so the CLI stays thin
+Pure functions over a ``Matrix`` (no I/O except the rich console passed in to :func:`render`), so the CLI stays thin
 and the logic is testable without it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
-from typing import Any, Optional
+from dataclasses import asdict, dataclass
+from typing import Any, Optional, Union
 
 from rocmdoctor.errors import BadInput
 from rocmdoctor.matrix import GpuTarget, Matrix, RocmRelease, TorchVariant, _vtuple
+from rocmdoctor.tables import Column, print_table
 
 JSON_SCHEMA = "rocmdoctor-matrix/1"
+EXPLAIN_SCHEMA = "rocmdoctor-matrix-explain/1"  # `matrix explain --json` (docs/schemas/matrix-explain.schema.json)
 
 
 def resolve_gpu(m: Matrix, key: Optional[str]) -> Optional[GpuTarget]:
@@ -106,25 +108,20 @@ def _words(fields: tuple[str, ...] | list[str]) -> str:
     return ", ".join(FIELD_WORDS.get(f, f.replace("_", " ")) for f in fields)
 
 
-def _short(items: tuple[str, ...] | list[str], n: int = 6) -> str:
-    items = list(items)
-    return ", ".join(items[:n]) + (f" (+{len(items) - n})" if len(items) > n else "")
+@dataclass(frozen=True)
+class TableBlock:
+    """One table of the `matrix show` content; drawn by :func:`rocmdoctor.tables.print_table`."""
+
+    title: str
+    columns: list[Column]
+    rows: list[list[str]]
 
 
-def _table(title: str, header: list[str], rows: list[list[str]], width: int) -> list[str]:
-    """Plain aligned columns within ``width``: the last column is cut with '...' (the rest is under -v)."""
-    if not rows:
-        return []
-    cols = len(header)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(cols - 1)]
-    fixed = sum(widths) + 2 * (cols - 1)
-    last = max(8, width - fixed)
-    out = [title]
-    for r in [header, *rows]:
-        cell = r[-1] if len(r[-1]) <= last else r[-1][: last - 3] + "..."
-        out.append("  ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + ("  " if cols > 1 else "") + cell)
-    out.append("")
-    return [line.rstrip() for line in out]
+Block = Union[str, TableBlock]  # a text line (a -v detail, the product line) or a table
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> list[Block]:
+    return [TableBlock(title, [Column(h) for h in header], rows), ""] if rows else []
 
 
 def _gfx_summary(r: RocmRelease) -> str:
@@ -134,15 +131,16 @@ def _gfx_summary(r: RocmRelease) -> str:
     return text + (f"; deprecated {' '.join(r.gfx_deprecated)}" if r.gfx_deprecated else "")
 
 
-def render_lines(sl: dict[str, Any], m: Matrix, verbose: bool = False, width: int = 80) -> list[str]:
-    """The `matrix show` text: short tables within ``width`` columns; ``verbose`` adds one detail block per row."""
-    out: list[str] = []
+def content(sl: dict[str, Any], m: Matrix, verbose: bool = False) -> list[Block]:
+    """What `matrix show` says, independent of the output width: short tables (few columns, whole cells);
+    ``verbose`` adds one detail block per row. :func:`render` decides how it fits the screen."""
+    out: list[Block] = []
     product = sl.get("product")
     if product and sl["gpus"]:
         out += [f"{product} is {sl['gpus'][0].gfx}.", ""]
     rels: list[RocmRelease] = sl["releases"]
     out += _table("ROCm releases", ["ROCm", "released", "amdgpu-dkms", "GPU targets"],
-                  [[r.version, r.date or "?", r.dkms_base or "?", _gfx_summary(r)] for r in rels], width)
+                  [[r.version, r.date or "?", r.dkms_base or "?", _gfx_summary(r)] for r in rels])
     if verbose:
         for r in rels:
             out.append(f"ROCm {r.version}")
@@ -162,7 +160,7 @@ def render_lines(sl: dict[str, Any], m: Matrix, verbose: bool = False, width: in
             names.insert(0, product)
         prods = ", ".join(names[:2]) + (f" (+{len(names) - 2})" if len(names) > 2 else "") if names else "-"
         gpu_rows.append([g.gfx, g.family, g.override or "-", prods])
-    out += _table("GPU targets", ["gfx", "family", "override", "products"], gpu_rows, width)
+    out += _table("GPU targets", ["gfx", "family", "override", "products"], gpu_rows)
     if verbose:
         for g in sl["gpus"]:
             prods = "; ".join(p.name + " (" + (", ".join(p.pci_ids) or "-") + ")" for p in g.products)
@@ -176,7 +174,7 @@ def render_lines(sl: dict[str, Any], m: Matrix, verbose: bool = False, width: in
         pys = v.pythons[0] + "-" + v.pythons[-1] if len(v.pythons) > 1 else "".join(v.pythons)
         wheel_rows.append([v.torch, v.channel, v.rocm, pys, f"{len(v.gfx)}: {' '.join(v.gfx)}"])
     out += _table("PyTorch ROCm wheels (newest first)", ["torch", "channel", "ROCm", "Python", "GPU targets"],
-                  wheel_rows, width)
+                  wheel_rows)
     if verbose:
         for v in sl["wheels"]:
             out.append(f"torch {v.torch} ({v.channel}, ROCm {v.rocm})")
@@ -195,30 +193,31 @@ def render_lines(sl: dict[str, Any], m: Matrix, verbose: bool = False, width: in
         out.append("Nothing in the matrix matches these filters.")
     while out and not out[-1]:
         out.pop()
-    return _wrap(out, width)
-
-
-def _wrap(lines: list[str], width: int) -> list[str]:
-    """Fold the -v detail lines that are wider than ``width`` (tables are already cut to fit)."""
-    import textwrap
-
-    out: list[str] = []
-    for line in lines:
-        if len(line) <= width:
-            out.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip()) + 4)
-        out += textwrap.wrap(line, width=width, subsequent_indent=indent, break_on_hyphens=False,
-                             break_long_words=True)
     return out
 
 
+def _wrap(line: str, width: int) -> list[str]:
+    """Fold a text line wider than a terminal of ``width`` columns, continuation lines indented under it."""
+    import textwrap
+
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.wrap(line, width=width, subsequent_indent=indent, break_on_hyphens=False,
+                         break_long_words=True)
+
+
 def render(console: Any, sl: dict[str, Any], m: Matrix, verbose: bool = False) -> None:
-    """Print the `matrix show` text (plain lines, no colour codes): within the terminal's width, and whole when
-    piped or written to a file (a pipe is not 80 columns: nothing is cut there)."""
-    width = max(60, getattr(console, "width", 80) or 80) if getattr(console, "is_terminal", False) else 1_000_000
-    for line in render_lines(sl, m, verbose=verbose, width=width):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    """Print the `matrix show` content. Tables go through :func:`rocmdoctor.tables.print_table` (whole on a pipe,
+    a table on a terminal wide enough, records on a narrow one); text lines are folded only on a terminal,
+    never cut, and printed whole on a pipe or into a file."""
+    width = console.width if console.is_terminal else None
+    for block in content(sl, m, verbose=verbose):
+        if isinstance(block, TableBlock):
+            print_table(console, block.title, block.columns, block.rows)
+            continue
+        for line in _wrap(block, width) if width else [block]:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_version: Optional[str] = None,
