@@ -116,7 +116,7 @@ def test_fleet_outputs_are_checked_before_the_audit(option: str, where: str, tmp
 def test_fleet_accepts_dev_null_as_ssh_config(tmp_path: Path) -> None:
     """`ssh -F /dev/null` is the usual "no config"; it was refused as `no such file`."""
     proc = run_cli("fleet", "audit", "127.0.0.9", "--ssh-config", "/dev/null", "--timeout", "3",
-                   "--json", str(tmp_path / "r.json"))
+                   "-o", str(tmp_path / "r.json"))
     assert_clean(proc, 1)  # the host is down: a finding, not a usage error
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["down"] == 1
 
