@@ -124,10 +124,10 @@ def run_check(
             return render.exit_code(findings, strict)
     if fmt == "text":
         if output is None:
-            render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only)
+            render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only, quiet=quiet)
         else:
             with open(output, "w", encoding="utf-8") as f:
-                render.render_terminal(host, findings, verbose=verbose, file=f, ascii_only=ascii_only)
+                render.render_terminal(host, findings, verbose=verbose, file=f, ascii_only=ascii_only, quiet=quiet)
     else:
         emit(_document(fmt, host, findings, smoke_report), output)
     return render.exit_code(findings, strict)

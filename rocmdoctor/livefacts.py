@@ -116,7 +116,7 @@ def containers(limit: int = MAX_CONTAINERS) -> Optional[list[dict[str, Any]]]:
 
 def gather() -> dict[str, Any]:
     """Everything that could be seen; a part that fails is left out (never a crash, never a guess)."""
-    facts: dict[str, Any] = {"format": "rocmdoctor-live-facts/1"}
+    facts: dict[str, Any] = {"schema": "rocmdoctor-live-facts/1"}
     for key, fn in (("memory", memory), ("kfd_holders", kfd_holders), ("cgroup", cgroup_limits),
                     ("containers", containers)):
         try:

@@ -185,7 +185,8 @@ def render_terminal(host: Optional[Host], findings: list[Finding], verbose: bool
                     for c in consequences:
                         emit(f"      [dim]↳ {escape(c.title)}  {escape(c.id)}[/dim]")
                 else:
-                    emit(f"      [dim]↳ {len(consequences)} more finding(s) follow from this (-v shows them)[/dim]")
+                    emit(f"      [dim]↳ {plural(len(consequences), 'more finding', 'more findings')} follow"
+                         f"{'s' if len(consequences) == 1 else ''} from this (-v shows them)[/dim]")
             if f.severity in PROBLEMS or verbose:
                 if f.detail:
                     emit(f"      [dim]{escape(f.detail)}[/dim]")

@@ -80,7 +80,7 @@ def write_journal(backup: str, roots: list[tuple[str, bool]], entries: list[dict
     """Record the snapshot beside its backup (atomically) so that a later run can restore it."""
     from rocmdoctor import atomic
 
-    doc = {"format": "rocmdoctor-rollback/1", "pid": os.getpid(), "created": time.time(),
+    doc = {"schema": "rocmdoctor-rollback/1", "pid": os.getpid(), "created": time.time(),
            "roots": [[r, s] for r, s in roots],
            "entries": [{rel: [e.kind, e.ino, e.size, e.mtime_ns, e.link] for rel, e in ent.items()} for ent in entries],
            "saved": saved}

@@ -135,7 +135,7 @@ def test_quiet_check_prints_only_the_problems(capsys):
     assert "rocmdoctor 0." in loud and "rocmdoctor 0." not in quiet  # no header
     assert "[-] Python" in loud and "Python" not in quiet  # no area without a problem
     assert "driver.dkms-breakage" in quiet
-    assert quiet.rstrip().endswith("found issues in 2 areas: 5 failed.")
+    assert quiet.rstrip().endswith("found 1 problem (4 findings: 4 failed).")
 
 
 def test_fleet_report_json_on_stdout_or_in_a_file_html_by_format(capsys, tmp_path):

@@ -100,13 +100,13 @@ def test_majority_and_tie():
 
 @pytest.mark.parametrize("doc,msg", [
     ("[]", "not a JSON object"),
-    ('{"format": "x", "expect": {"gpu_count": 1}}', "not a rocmdoctor-baseline/1"),
-    ('{"format": "rocmdoctor-baseline/1", "expect": {}}', "non-empty object"),
-    ('{"format": "rocmdoctor-baseline/1", "expect": {"colour": 1}}', "unknown key"),
-    ('{"format": "rocmdoctor-baseline/1", "expect": {"gpu_count": -1}}', "non-negative"),
-    ('{"format": "rocmdoctor-baseline/1", "expect": {"gpu_count": true}}', "non-negative"),
-    ('{"format": "rocmdoctor-baseline/1", "expect": {"gfx": {"gfx90a": "4"}}}', "map names"),
-    ('{"format": "rocmdoctor-baseline/1", "expect": {"driver": ""}}', "non-empty string"),
+    ('{"schema": "x", "expect": {"gpu_count": 1}}', "not a rocmdoctor-baseline/1"),
+    ('{"schema": "rocmdoctor-baseline/1", "expect": {}}', "non-empty object"),
+    ('{"schema": "rocmdoctor-baseline/1", "expect": {"colour": 1}}', "unknown key"),
+    ('{"schema": "rocmdoctor-baseline/1", "expect": {"gpu_count": -1}}', "non-negative"),
+    ('{"schema": "rocmdoctor-baseline/1", "expect": {"gpu_count": true}}', "non-negative"),
+    ('{"schema": "rocmdoctor-baseline/1", "expect": {"gfx": {"gfx90a": "4"}}}', "map names"),
+    ('{"schema": "rocmdoctor-baseline/1", "expect": {"driver": ""}}', "non-empty string"),
     ("{" * 100000, "not JSON"),
 ])
 def test_bad_baseline_files_are_usage_errors(tmp_path, doc, msg):
@@ -165,7 +165,7 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
                    "--timeout", "60", "--write-baseline", str(base))
         assert base.is_file(), first.stdout + first.stderr
         written = json.loads(base.read_text())
-        assert written["format"] == "rocmdoctor-baseline/1" and written["expect"]["gpu_count"] == 4
+        assert written["schema"] == "rocmdoctor-baseline/1" and written["expect"]["gpu_count"] == 4
         assert written["origin"].startswith(f"majority of {N} hosts (31 share it)")
 
         out = tmp_path / "fleet.json"

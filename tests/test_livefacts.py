@@ -65,23 +65,23 @@ def test_a_process_holding_the_device_is_found(tmp_path, monkeypatch):
 
 
 def test_small_shm_warns_and_a_large_one_passes(tmp_path):
-    small = _host_with(tmp_path / "a", {"format": "rocmdoctor-live-facts/1",
+    small = _host_with(tmp_path / "a", {"schema": "rocmdoctor-live-facts/1",
                                         "memory": {"ram_bytes": 512 << 30, "shm_bytes": 64 << 20}})
     assert _sev(judge_host(small, select=["host.shm-small"]), "host.shm-small")[0][0] == "warn"
-    big = _host_with(tmp_path / "b", {"format": "rocmdoctor-live-facts/1",
+    big = _host_with(tmp_path / "b", {"schema": "rocmdoctor-live-facts/1",
                                       "memory": {"ram_bytes": 512 << 30, "shm_bytes": 256 << 30}})
     assert _sev(judge_host(big, select=["host.shm-small"]), "host.shm-small")[0][0] == "ok"
 
 
 def test_ram_or_cgroup_below_vram_is_info(tmp_path):
-    h = _host_with(tmp_path, {"format": "rocmdoctor-live-facts/1", "memory": {"ram_bytes": 1024 << 30},
+    h = _host_with(tmp_path, {"schema": "rocmdoctor-live-facts/1", "memory": {"ram_bytes": 1024 << 30},
                               "cgroup": {"memory_max_bytes": 32 << 30}}, gpus=8)
     (sev, title), = _sev(judge_host(h, select=["host.ram-below-vram"]), "host.ram-below-vram")
     assert sev == "info" and "cgroup memory.max" in title
 
 
 def test_hostile_live_facts_are_ignored_not_crashed():
-    for doc in ("[]", '{"format": "x"}', '{"format": "rocmdoctor-live-facts/1", "memory": [1], '
+    for doc in ("[]", '{"schema": "x"}', '{"schema": "rocmdoctor-live-facts/1", "memory": [1], '
                 '"kfd_holders": "x", "containers": [1, {"devices": "x", "name": 5}]}'):
         parse_live.parse(doc)
 
@@ -101,7 +101,7 @@ def test_running_container_without_kfd_is_named(tmp_path):
         assert seen is not None
         names = {c["name"] for c in seen}
         assert {bad, good} <= names
-        h = _host_with(tmp_path, {"format": "rocmdoctor-live-facts/1", "containers": seen})
+        h = _host_with(tmp_path, {"schema": "rocmdoctor-live-facts/1", "containers": seen})
         (sev, title), = _sev(judge_host(h, select=["container.running-without-kfd"]), "container.running-without-kfd")
         assert sev == "warn" and bad in title and good not in title
     finally:

@@ -38,8 +38,9 @@ def test_plural():
 def test_summary_line_counts_in_words():
     fail = Finding("driver.dkms-failed", Severity.FAIL, "x")
     warn = Finding("gpu.override-mismatch", Severity.WARN, "y")
-    assert summary_line([fail]) == "! rocmdoctor found issues in 1 area: 1 failed."
-    assert summary_line([fail, warn]) == "! rocmdoctor found issues in 2 areas: 1 failed, 1 warning."
+    # problems are counted by root cause (issue 12), findings in words (never "1 area(s)", "1 findings")
+    assert summary_line([fail]) == "! rocmdoctor found 1 problem (1 finding: 1 failed)."
+    assert summary_line([fail, warn]) == "! rocmdoctor found 2 problems (2 findings: 1 failed, 1 warning)."
     assert "(1 check passed" in summary_line([Finding("os.not-supported", Severity.OK, "z")])
 
 

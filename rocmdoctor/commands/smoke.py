@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Optional
 
 import typer
 
 from rocmdoctor.options import quiet_option, wants_json
+
+
+class SmokeFormat(str, Enum):
+    """``smoke --format``: text for people, one JSON document, or an HTML page (measured vs peak per GPU)."""
+
+    text = "text"
+    json = "json"
+    html = "html"
 
 
 def register(app: typer.Typer) -> None:
@@ -21,8 +30,9 @@ def register(app: typer.Typer) -> None:
         devices: Optional[str] = typer.Option(None, "--devices", metavar="0,2", help="Only these GPU indices."),
         device: Optional[str] = typer.Option(None, "--device", metavar="cpu",
                                              help="'cpu': run every check on the CPU (developer/test mode)."),
-        fmt: str = typer.Option("text", "--format", metavar="text|json|html",
-                                help="Output format; html draws each GPU's measured bandwidth/TFLOPS vs its peak."),
+        fmt: SmokeFormat = typer.Option(SmokeFormat.text, "--format", metavar="text|json|html",
+                                        help="Output format; html draws each GPU's measured bandwidth/TFLOPS vs "
+                                             "its peak."),
         as_json: bool = typer.Option(False, "--json", help="JSON (schema rocmdoctor-smoke/1) on stdout."),
         quiet: bool = quiet_option(),
         output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
@@ -41,9 +51,7 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.errors import BadInput
         from rocmdoctor.smoke import SmokeOptions, check_options, parse_devices, resolve_python, run_smoke
 
-        if fmt not in ("text", "json", "html"):
-            raise BadInput(f"--format {fmt!r}: expected text, json or html")
-        fmt_name = "json" if wants_json(fmt, as_json) else fmt
+        fmt_name = "json" if wants_json(fmt, as_json) else fmt.value
         if device is not None and device != "cpu":
             raise BadInput(f"--device {device!r}: only 'cpu' is accepted (use --devices 0,2 for GPUs)")
         opts = SmokeOptions(python=resolve_python(python), level=level, devices=parse_devices(devices),

@@ -140,8 +140,8 @@ def expect_gpus(have: Facts, minimum: int) -> list[Finding]:
 def _validate(data: Any, label: str) -> Facts:
     if not isinstance(data, dict):
         raise BadInput(f"{label}: not a JSON object")
-    if data.get("format") != FORMAT:
-        raise BadInput(f"{label}: not a {FORMAT} file (format: {str(data.get('format'))[:40]!r})")
+    if data.get("schema") != FORMAT:
+        raise BadInput(f"{label}: not a {FORMAT} file (schema: {str(data.get('schema'))[:40]!r})")
     expect = data.get("expect")
     if not isinstance(expect, dict) or not expect:
         raise BadInput(f"{label}: 'expect' must be a non-empty object")
@@ -207,4 +207,4 @@ def majority(all_facts: list[Facts]) -> Optional[Baseline]:
 
 
 def dumps(baseline: Baseline) -> str:
-    return json.dumps({"format": FORMAT, "origin": baseline.origin, "expect": baseline.expect}, indent=2) + "\n"
+    return json.dumps({"schema": FORMAT, "origin": baseline.origin, "expect": baseline.expect}, indent=2) + "\n"

@@ -88,7 +88,7 @@ def container_devices(host: Host, matrix: Matrix) -> list[Finding]:
     has_dri = "/dev/dri" in text
     gpus_all = re.search(r"--gpus[= ]\S+", text)
     if has_kfd and has_dri:
-        return [finding("container.no-kfd-device", Severity.OK, "The container gets /dev/kfd and /dev/dri",
+        return [finding("container.no-kfd-device", Severity.OK, "The container gets /dev/kfd and /dev/dri", "",
                         [str((run or compose).source)])]  # type: ignore[union-attr]
     missing = [d for d, ok in (("/dev/kfd", has_kfd), ("/dev/dri", has_dri)) if not ok]
     src = (run or compose).source  # type: ignore[union-attr]

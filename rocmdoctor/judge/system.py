@@ -182,7 +182,7 @@ def _breakages(host: Host, matrix: Matrix, info: DkmsInfo, amdgpu: list[DkmsEntr
                 [str(e.source)] if e.source else [],
                 Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms builds on "
                     f"this kernel{upgrade}.",
-                    ["uname -r", "dkms status", "rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
+                    ["rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
                     b.issue),
             ))
     return out

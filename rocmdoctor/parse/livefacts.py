@@ -25,7 +25,7 @@ def _strs(v: Any, n: int = 64) -> list[str]:
 
 def parse(text: str, file: str = "cmd/live-facts.json") -> Optional[LiveFacts]:
     data = load_json(text)
-    if not isinstance(data, dict) or data.get("format") != "rocmdoctor-live-facts/1":
+    if not isinstance(data, dict) or data.get("schema") != "rocmdoctor-live-facts/1":
         return None
     out = LiveFacts(source=src(file, None, "live facts (psutil, cgroup, docker SDK)"))
     mem = data.get("memory") if isinstance(data.get("memory"), dict) else {}
