@@ -598,12 +598,31 @@ def _file_version(filename: str) -> Optional[tuple[str, str]]:
     return _normalize(name), str(version)
 
 
-def _fetch(url: str, accept: str) -> tuple[str, bytes]:
-    import urllib.request  # here: its import (http.client, ssl) would delay every install's start
+INDEX_PAGE_MAX_BYTES = 64 * 1024 * 1024  # one simple-index page (PyPI's torch page is a few MB): beyond is hostile
 
-    req = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "rocmdoctor"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
-        return resp.headers.get("Content-Type", ""), resp.read()
+
+def _fetch(url: str, accept: str) -> tuple[str, bytes]:
+    """One index or find-links page: over HTTP(S) through :func:`rocmdoctor.http.session` (the user's proxy
+    settings, retries on 429/5xx), a ``file://`` page with urllib; at most :data:`INDEX_PAGE_MAX_BYTES`.
+    Raises ``OSError`` (requests' errors are ``OSError`` too) or ``ValueError``."""
+    if not url.startswith(("http://", "https://")):
+        import urllib.request  # here: its import (http.client, ssl) would delay every install's start
+
+        req = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "rocmdoctor"})
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            body = resp.read(INDEX_PAGE_MAX_BYTES + 1)
+            ctype = resp.headers.get("Content-Type", "")
+    else:
+        from rocmdoctor import http
+
+        with http.session().get(url, headers={"Accept": accept}, timeout=60, stream=True) as resp:
+            if resp.status_code >= 400:
+                raise OSError(f"{url}: HTTP {resp.status_code}")
+            body = resp.raw.read(INDEX_PAGE_MAX_BYTES + 1, decode_content=True)
+            ctype = resp.headers.get("Content-Type", "")
+    if len(body) > INDEX_PAGE_MAX_BYTES:
+        raise ValueError(f"{url}: index page larger than {INDEX_PAGE_MAX_BYTES} bytes")
+    return ctype, body
 
 
 def verify_sources(plan: Plan, before: dict[str, str], python: str) -> list[str]:

@@ -94,3 +94,39 @@ def test_matrix_update_fetcher_uses_it():
 
     adapter = Fetcher(5.0).session.get_adapter("https://download.pytorch.org/")
     assert isinstance(adapter, HTTPAdapter) and adapter.max_retries.total == 3
+
+
+def test_installer_index_pages_go_through_it_with_retries_and_a_size_bound(monkeypatch):
+    """The installer's index queries (hash lock, source verification) use the same session: a busy index that
+    answers 503 twice still yields the page, and a page over the bound is refused, not read whole."""
+    from rocmdoctor import installer
+
+    hits = []
+    page = (b'<html><body><a href="torch-2.5.1%2Brocm6.2-cp311-cp311-linux_x86_64.whl#sha256=' + b"ab" * 32
+            + b'">torch-2.5.1+rocm6.2-cp311-cp311-linux_x86_64.whl</a></body></html>')
+
+    class H(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            code = 503 if len(hits) < 3 else 200
+            body = page if code == 200 else b""
+            self.send_response(code)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = serve(H)
+    try:
+        monkeypatch.setattr("rocmdoctor.http.session.__defaults__", (3, 0.01))
+        got = installer.index_hashes(f"http://127.0.0.1:{srv.server_port}/simple", "torch")
+        assert got == {"2.5.1+rocm6.2": {"torch-2.5.1+rocm6.2-cp311-cp311-linux_x86_64.whl": "ab" * 32}}
+        assert len(hits) == 3
+        monkeypatch.setattr(installer, "INDEX_PAGE_MAX_BYTES", 16)
+        with pytest.raises(ValueError, match="larger than 16 bytes"):
+            installer._fetch(f"http://127.0.0.1:{srv.server_port}/simple/torch/", "text/html")
+    finally:
+        srv.shutdown()
