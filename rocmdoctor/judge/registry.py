@@ -24,6 +24,7 @@ AREA_TITLES = {
     "os": "Operating system",
     "kernel": "Kernel",
     "driver": "Kernel driver (amdgpu)",
+    "secureboot": "Secure Boot",
     "gpu": "GPUs",
     "rocm": "ROCm user space",
     "perm": "Permissions",
