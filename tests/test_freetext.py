@@ -237,3 +237,24 @@ def test_any_mix_of_facts_judges_without_crashing(tmp_path_factory, text: str):
         return
     assert not [f for f in findings if f.severity == Severity.ERROR], [f.title for f in findings
                                                                       if f.severity == Severity.ERROR]
+
+
+def _signature_lines() -> list[str]:
+    """Real lines from the captures and the field fixtures (every signature has its line somewhere there)."""
+    root = Path(__file__).resolve().parent.parent
+    out: list[str] = []
+    for p in sorted((root / "fixtures").glob("field-*/paste.txt"))[:80]:
+        out.extend(p.read_text(encoding="utf-8", errors="replace").splitlines()[:60])
+    return out or ["No HIP GPUs are available"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_signature_lines()), max_size=30).map("\n".join))
+def test_signature_prefilter_changes_nothing(text: str):
+    """logs.scan skips a signature whose literal needles are absent: same matches as running every regex."""
+    from rocmdoctor.parse.logs import scan
+
+    def key(ms):
+        return [(m.signature, m.source.line if m.source else None, m.text) for m in ms]
+
+    assert key(scan(text, "f")) == key(scan(text, "f", prefilter=False))
