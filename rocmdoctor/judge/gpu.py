@@ -167,7 +167,9 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
         broken = target.override_note if target is not None and target.override_broken else ""
         last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
         out.append(finding(
-            "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}",
+            "gpu.arch-unsupported", Severity.FAIL,
+            f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
+            else f"{gpu_label(gpu)} is not supported by any ROCm release",
             f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
             _evidence(gpu),
             Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else
