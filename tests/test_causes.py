@@ -162,3 +162,11 @@ def test_discrete_gfx906_named_like_an_apu_is_not_integrated():
                       GpuInfo(index=1, name="AMD Radeon Graphics", is_apu=True, gfx_by_source={"rocminfo": "gfx1036"})])
     enrich(host, m)
     assert [g.is_apu for g in host.gpus] == [False, True]
+
+
+def test_every_id_in_the_cause_rules_is_a_reported_id():
+    from rocmdoctor.judge.registry import all_ids
+
+    known = set(all_ids())
+    used = {i for r in rules() for i in (r.cause, *r.explains)}
+    assert not used - known, sorted(used - known)

@@ -215,3 +215,46 @@ def test_report_json_marks_free_text_facts(tmp_path: Path):
     host = host_of(tmp_path, "torch.__version__: 2.6.0+cpu\n")
     doc = json.loads(to_json(host, judge_host(host)))
     assert doc["host"]["torch"]["build"] == "cpu"
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([
+    "torch.__version__: 2.6.0+cu124", "torch.version.hip: None", "Device 0: AMD Radeon Graphics, gfx1152 (0x1152)",
+    "[1002:73df]", "DID 7340", "docker run --gpus=all x", "root@0123456789ab:/# ", "(.venv) $ ", "PS C:\\Users\\a> ",
+    "export HSA_OVERRIDE_GFX_VERSION=10.3.0", "ROCR_VISIBLE_DEVICES=1", "HIP_VISIBLE_DEVICES=1", "WSL2", "RX 7900 XT",
+    "/opt/rocm-6.0.0/lib", "I had rocm-5.7 installed", "No HIP GPUs are available", "--group-add video",
+    "rocm-sdk targets\ngfx1100;gfx1101", "Python 3.14.0", "Windows 11", "Secure Boot blocked amdgpu", "\n", "x",
+]), max_size=40).map("\n".join))
+def test_any_mix_of_facts_judges_without_crashing(tmp_path_factory, text: str):
+    from rocmdoctor.errors import BadInput
+
+    p = tmp_path_factory.mktemp("mix") / "paste.txt"
+    p.write_text(text or "x")
+    try:
+        findings = judge_host(load_host(p))
+    except BadInput:
+        return
+    assert not [f for f in findings if f.severity == Severity.ERROR], [f.title for f in findings
+                                                                      if f.severity == Severity.ERROR]
+
+
+def _signature_lines() -> list[str]:
+    """Real lines from the captures and the field fixtures (every signature has its line somewhere there)."""
+    root = Path(__file__).resolve().parent.parent
+    out: list[str] = []
+    for p in sorted((root / "fixtures").glob("field-*/paste.txt"))[:80]:
+        out.extend(p.read_text(encoding="utf-8", errors="replace").splitlines()[:60])
+    return out or ["No HIP GPUs are available"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_signature_lines()), max_size=30).map("\n".join))
+def test_signature_prefilter_changes_nothing(text: str):
+    """logs.scan skips a signature whose literal needles are absent: same matches as running every regex."""
+    from rocmdoctor.parse.logs import scan
+
+    def key(ms):
+        return [(m.signature, m.source.line if m.source else None, m.text) for m in ms]
+
+    assert key(scan(text, "f")) == key(scan(text, "f", prefilter=False))

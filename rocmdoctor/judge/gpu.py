@@ -22,6 +22,7 @@ from rocmdoctor.judge.facts import (
     reported_user_space_gfx,
     rocm_context,
     skip,
+    torch_rocm,
     version_of_gfx,
 )
 from rocmdoctor.judge.registry import check
@@ -101,8 +102,12 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
                           [ctx.why]))
             continue
         if status == "deprecated":
+            # A wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): a wheel built with this
+            # gfx runs it; the deprecation is worth knowing, not a warning.
+            from_wheel = torch_rocm(host) is not None and ctx.version == torch_rocm(host)
             out.append(finding(
-                "gpu.arch-unsupported", Severity.WARN, f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",
+                "gpu.arch-unsupported", Severity.INFO if from_wheel else Severity.WARN,
+                f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",
                 f"AMD marks {gfx} as deprecated in ROCm {ctx.version} ({ctx.why}): it still works but receives no "
                 "fixes and will be removed in a later release.",
                 [ctx.why, *(_evidence(gpu))],
@@ -170,7 +175,9 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
         broken = target.override_note if target is not None and target.override_broken else ""
         last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
         out.append(finding(
-            "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}",
+            "gpu.arch-unsupported", Severity.FAIL,
+            f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
+            else f"{gpu_label(gpu)} is not supported by any ROCm release",
             f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
             _evidence(gpu),
             Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else

@@ -24,6 +24,7 @@ AREA_TITLES = {
     "os": "Operating system",
     "kernel": "Kernel",
     "driver": "Kernel driver (amdgpu)",
+    "secureboot": "Secure Boot",
     "gpu": "GPUs",
     "health": "GPU health (ECC, retired pages, links, resets)",
     "rocm": "ROCm user space",

@@ -85,12 +85,14 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
     _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
     # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
-    _r("rocm.named", ("ROCm", "rocm", "ROCM"),
-       rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])",
-       rf"|(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v2>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
+    _r("rocm.named", ("had ", "installed "),
+       rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
+    _r("rocm.named", (" installed", " to "),
+       rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
     _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
-    _r("rocm.version", ("ROCm", "ROCM", "Rocm", "rocm"),
+    _r("rocm.version", tuple(f"{p}{s}" for p in ("ROCm", "ROCM", "Rocm", "rocm")
+                             for s in (":", " :", "=", "**", " version", " Version")),
        rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
        rf"(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
@@ -262,12 +264,11 @@ def extract(text: str, file: str) -> TextFacts:
             for needle in rule.needles:
                 for lo, hi in _windows(text, needle):
                     for m in rule.pattern.finditer(text, lo, hi):
-                        group = "v" if m.start("v") >= 0 or "v2" not in rule.pattern.groupindex else "v2"
-                        at = m.start(group)
+                        at = m.start("v")
                         if at < 0 or at in starts:
                             continue
                         starts.add(at)
-                        found.append((at, order, rule.kind, clean(m.group(group).strip())[:400]))
+                        found.append((at, order, rule.kind, clean(m.group("v").strip())[:400]))
                     if len(starts) >= MAX_PER_RULE:
                         break
                 if len(starts) >= MAX_PER_RULE:

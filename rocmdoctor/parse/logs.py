@@ -96,13 +96,17 @@ def signature(sig_id: str) -> Optional[Signature]:
     return next((s for s in load_signatures() if s.id == sig_id), None)
 
 
-def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None) -> list[LogMatch]:
+def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None,
+         prefilter: bool = True) -> list[LogMatch]:
     """Every signature found in ``text``, in line order, at most a few per signature."""
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
     sigs = load_signatures() if signatures is None else signatures
     hits: list[tuple[int, Signature, re.Match[str]]] = []
     for sig in sigs:
+        needles = literal_needles(sig.pattern) if prefilter else None
+        if needles is not None and not any(n in text for n in needles):
+            continue  # a substring test (memchr speed) rules the signature out without running its regex
         for count, m in enumerate(sig.pattern.finditer(text), 1):
             hits.append((m.start(), sig, m))
             if count >= MAX_MATCHES_PER_SIGNATURE:
@@ -120,3 +124,36 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
         groups = {k: v for k, v in m.groupdict().items() if v}
         found.append(LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
     return found
+
+
+@lru_cache(maxsize=1024)
+def literal_needles(pattern: re.Pattern[str]) -> Optional[tuple[str, ...]]:
+    """Strings of which every match of ``pattern`` contains at least one (the longest literal run of each
+    top-level alternative), or None when some alternative has no literal of 3+ characters (or the pattern
+    ignores case). Lets :func:`scan` skip a signature with ``in`` instead of a regex pass over 16 MiB."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        try:
+            from re import _parser as sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
+        except ImportError:  # pragma: no cover - Python < 3.11
+            import sre_parse  # type: ignore[no-redef]
+        parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
+    except Exception:  # any parser quirk means: no prefilter, run the regex
+        return None
+    branches = [parsed]
+    if len(parsed) == 1 and str(parsed[0][0]) == "BRANCH":
+        branches = [list(b) for b in parsed[0][1][1]]
+    out = []
+    for items in branches:
+        best, run = "", ""
+        for op, av in items:
+            if str(op) == "LITERAL":
+                run += chr(av)
+                best = max(best, run, key=len)
+            else:
+                run = ""
+        if len(best) < 3:
+            return None
+        out.append(best)
+    return tuple(out)

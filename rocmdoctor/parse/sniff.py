@@ -63,6 +63,14 @@ def _json_kind(data: Any) -> list[str]:
     return []
 
 
+def _may_match(rx: re.Pattern[str], text: str) -> bool:
+    """False when a literal every match needs is absent (a substring test instead of a regex pass)."""
+    from rocmdoctor.parse.logs import literal_needles
+
+    needles = literal_needles(rx)
+    return needles is None or any(n in text for n in needles)
+
+
 def sniff(text: str) -> list[str]:
     """Every kind of output recognised in ``text`` (empty: free text only)."""
     head = text[:4 * 1024 * 1024]
@@ -74,7 +82,7 @@ def sniff(text: str) -> list[str]:
     body = [ln.strip() for ln in head.replace("\r", "").split("\n")]
     body = [ln for ln in body if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ "))]
     no_cr = head.replace("\r", "") if "\r" in head else head
-    kinds = [kind for kind, rx in _MARKERS if rx.search(no_cr)]
+    kinds = [kind for kind, rx in _MARKERS if _may_match(rx, no_cr) and rx.search(no_cr)]
     if body and all(_ENUMERATOR_LINE.match(ln) for ln in body):
         return ["rocm_agent_enumerator"]
     if body and len(body) >= 1 and sum(1 for ln in body if _FREEZE_LINE.match(ln)) >= max(1, len(body) * 0.6):
