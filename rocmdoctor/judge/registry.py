@@ -33,7 +33,6 @@ AREA_TITLES = {
     "torch": "PyTorch",
     "env": "Environment",
     "container": "Containers",
-    "secureboot": "Secure Boot",
     "host": "Host resources (live)",
     "log": "Known errors in logs",
     "smoke": "Live GPU smoke tests",
