@@ -1100,7 +1100,9 @@ def _from_tree(tree: _Tree, origin: str, label: str) -> Host:
         if acc.host.secure_boot is None:  # mokutil's answer (read with cmd/) first, else the efivar
             acc.host.secure_boot = secureboot.from_bundle(names, tree.text)
     else:
-        # A directory of loose pasted files (a bug report's attachments): sniff each one.
+        # A directory of loose pasted files (a bug report's attachments): each one is read exactly as it would
+        # be alone (`check --from paste.txt`), free text included; if nothing in them can be judged, `check`
+        # says so (exit 2) instead of this loader refusing what a single file would accept.
         for name in names:
             if "/" in name or _IGNORED_LOOSE.search(name):
                 continue
@@ -1108,6 +1110,7 @@ def _from_tree(tree: _Tree, origin: str, label: str) -> Host:
             if text is None or not text.strip() or is_binary(text):
                 continue
             _apply_bare(acc, text, name)
+            acc.recognised = True
     if not acc.recognised:
         raise BadInput(
             f"{label}: nothing rocmdoctor recognises (expected a capture bundle with manifest.json, root/, cmd/, "

@@ -74,7 +74,10 @@ def test_gpu_less_bundle_never_shows_a_passing_gpu_area(capsys, tmp_path):
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
 def test_no_fix_is_only_a_look_up(capsys, fixture):
-    _, out = _run(capsys, "check", "--from", str(fixture), "--json")
+    code, out = _run(capsys, "check", "--from", str(fixture), "--json")
+    if code == 2:  # a field paste with nothing to judge: no document, no fix at all (tests/test_schemas.py)
+        assert fixture.name.startswith("field-") and out == ""
+        return
     for f in json.loads(out)["findings"]:
         for cmd in (f["fix"] or {}).get("commands", []):
             assert cmd.strip() not in LOOKUPS, (f["id"], cmd)

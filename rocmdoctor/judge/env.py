@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rocmdoctor.judge.facts import finding, not_captured, ok
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -58,7 +59,8 @@ def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
         if value in ("", "-1") or (n and idx and all(i >= n for i in idx)):
             out.append(finding(
                 "env.visible-devices", Severity.FAIL, f"{key}={value!r} hides every GPU",
-                f"The host has {n or 'some'} GPU(s), but {key} selects none of them: PyTorch reports "
+                f"The host has {plural(n, 'GPU') if n else 'some GPUs'}, but {key} selects none of them: "
+                "PyTorch reports "
                 "'No HIP GPUs are available'.",
                 [f"{host.env_source or 'env.txt'}: {key}={value}"],
                 Fix("Unset it or list valid device indices:", [f"unset {key}", f"export {key}=0"]),
@@ -66,7 +68,7 @@ def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
         elif n and idx and any(i >= n for i in idx):
             out.append(finding(
                 "env.visible-devices", Severity.WARN, f"{key}={value} names devices that do not exist",
-                f"Only {n} GPU(s) are present (indices 0–{n - 1}).",
+                f"Only {plural(n, 'GPU')} {'is' if n == 1 else 'are'} present (indices 0–{n - 1}).",
                 [f"{host.env_source or 'env.txt'}: {key}={value}"],
             ))
     return out
@@ -95,7 +97,8 @@ def _rocr_then_hip(host: Host) -> Finding | None:
     return finding(
         "env.visible-devices", Severity.FAIL, f"ROCR_VISIBLE_DEVICES={rocr} and {', '.join(hidden)} together hide "
         "every GPU",
-        f"ROCR_VISIBLE_DEVICES={rocr} leaves {len(visible)} GPU(s), renumbered from 0; {', '.join(hidden)} then "
+        f"ROCR_VISIBLE_DEVICES={rocr} leaves {plural(len(visible), 'GPU')}, renumbered from 0; "
+        f"{', '.join(hidden)} then "
         "indexes past them: the runtime sees no GPU (torch.cuda.is_available() is False).",
         ev or [f"{host.env_source or 'env.txt'}: ROCR_VISIBLE_DEVICES={rocr}", *hidden],
         Fix("Select the GPU with one variable only:", ["unset HIP_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES",

@@ -263,8 +263,7 @@ def _override_fix(host: Host, gpu: GpuInfo, value: str, rocm: Optional[str]) -> 
         return Fix("The override is one global value here (per-GPU overrides need ROCm 6.2+): set it only for "
                    "processes that see this GPU alone:",
                    [f"HIP_VISIBLE_DEVICES={gpu.index} HSA_OVERRIDE_GFX_VERSION={value} python train.py"], SUPPORT_URL)
-    return Fix("Set the override for the processes that use this GPU:",
-               [f"export HSA_OVERRIDE_GFX_VERSION={value}"], SUPPORT_URL)
+    return _context_override_fix(host, value)  # one GPU model: where the failing process reads it
 
 
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
@@ -337,7 +336,7 @@ def _mismatch_fix(host: Host, matrix: Matrix, rocm: Optional[str], value: str, v
 
     needy = [g for g in host.gpus if needs(g)]
     if per_node_supported(rocm) and needy and all(g.kfd_node is not None for g in needy):
-        return Fix(f"ROCm {rocm} reads per-GPU overrides: set the override only for the GPU(s) that need it:",
+        return Fix(f"ROCm {rocm} reads per-GPU overrides: set the override only for the GPUs that need it:",
                    ["unset HSA_OVERRIDE_GFX_VERSION"]
                    + [f"export {PER_NODE_PREFIX}{g.kfd_node}={value}  # GPU {g.index}" for g in needy],
                    "https://github.com/ROCm/ROCT-Thunk-Interface/pull/104")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from rocmdoctor.judge.facts import finding, not_captured, ok
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -50,7 +51,7 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     if bad:
         return [finding(
             fid, Severity.FAIL,
-            f"{len(bad)} GPU(s) report uncorrectable ECC errors: "
+            f"{plural(len(bad), 'GPU')} report{'s' if len(bad) == 1 else ''} uncorrectable ECC errors: "
             + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
             "Uncorrectable memory errors lost data on the GPU; jobs on it crash or produce wrong results until "
             "the GPU is reset and the bad pages are retired. Drain the node, then reset or replace the GPU.",
@@ -62,13 +63,14 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     if ce:
         return [finding(
             fid, Severity.WARN,
-            f"{len(ce)} GPU(s) have many correctable ECC errors: "
+            f"{plural(len(ce), 'GPU')} {'has' if len(ce) == 1 else 'have'} many correctable ECC errors: "
             + ", ".join(f"{h.gpu}: {f.value}" for h, f in ce[:8]),
             "Correctable errors are fixed by the hardware, but a large count predicts a failing memory stack.",
             [str(f.source) for _h, f in ce[:6]],
             Fix("Watch the count; if it keeps growing, plan to replace the GPU:", DRAIN_FIX[:1], RAS_URL),
         )]
-    return [ok(fid, f"No uncorrectable ECC errors on {len(ue)} GPU report(s)", [str(f.source) for _h, f in ue[:2]])]
+    return [ok(fid, f"No uncorrectable ECC errors in {plural(len(ue), 'GPU report')}",
+               [str(f.source) for _h, f in ue[:2]])]
 
 
 @check("health.bad-pages", title="Retired VRAM pages")
@@ -83,7 +85,7 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
     if bad:
         return [finding(
             fid, Severity.FAIL,
-            f"{len(bad)} GPU(s) have VRAM pages waiting to be retired: "
+            f"{plural(len(bad), 'GPU')} {'has' if len(bad) == 1 else 'have'} VRAM pages waiting to be retired: "
             + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
             "The driver found bad memory it has not (or could not) take out of use; a reboot or GPU reset retires "
             "pending pages, a page marked F stays dangerous.",
@@ -96,7 +98,8 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
     if many:
         return [finding(
             fid, Severity.WARN,
-            f"{len(many)} GPU(s) have many retired VRAM pages: " + ", ".join(f"{h.gpu}: {f.value}" for h, f in many),
+            f"{plural(len(many), 'GPU')} {'has' if len(many) == 1 else 'have'} many retired VRAM pages: "
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in many),
             "Retired pages are safe, but a GPU past amdgpu's bad_page_threshold stops initialising.",
             [str(f.source) for _h, f in many[:6]],
             Fix("Plan to replace the GPU:", ["amd-smi bad-pages"], RAS_URL),
@@ -116,7 +119,8 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
     if bad:
         return [finding(
             fid, Severity.FAIL,
-            f"{len(bad)} GPU(s) report XGMI link errors: " + ", ".join(f"{h.gpu} ({f.value})" for h, f in bad[:8]),
+            f"{plural(len(bad), 'GPU')} report{'s' if len(bad) == 1 else ''} XGMI link errors: "
+            + ", ".join(f"{h.gpu} ({f.value})" for h, f in bad[:8]),
             "Collectives (RCCL all-reduce) across these links stall or fail; the whole job waits on this node.",
             [str(f.source) for _h, f in bad[:6]],
             Fix("Drain the node and read the link state:", ["amd-smi xgmi", "amd-smi metric --xgmi-err"], RAS_URL),
@@ -153,7 +157,7 @@ def pcie_speed(host: Host, matrix: Matrix) -> list[Finding]:
     if slow:
         return [finding(
             fid, Severity.WARN,
-            f"{len(slow)} GPU(s) cannot reach their PCIe speed: "
+            f"{plural(len(slow), 'GPU')} cannot reach their PCIe speed: "
             + ", ".join(f"GPU {g.index} at most {t.value} of {g.pcie_max_speed}" for g, t in slow),
             "The link trained below the GPU's generation (slot, riser or BIOS setting); host-device copies and "
             "data loading run at a fraction of the speed.",
@@ -163,7 +167,8 @@ def pcie_speed(host: Host, matrix: Matrix) -> list[Finding]:
     if idle:
         return [finding(
             fid, Severity.INFO,
-            f"{len(idle)} GPU(s) run below their maximum PCIe speed right now (normal at idle)",
+            ("1 GPU runs below its" if len(idle) == 1 else f"{len(idle)} GPUs run below their")
+            + " maximum PCIe speed right now (normal at idle)",
             "amdgpu lowers the link speed when the GPU is idle; run a transfer and look again if copies are slow.",
             [f"GPU {g.index}: {g.pcie_speed} of {g.pcie_max_speed}" for g in idle[:6]],
         )]
@@ -184,7 +189,7 @@ def throttling(host: Host, matrix: Matrix) -> list[Finding]:
     if hot:
         return [finding(
             fid, Severity.WARN,
-            f"{len(hot)} GPU(s) throttled or at a critical temperature: "
+            f"{plural(len(hot), 'GPU')} throttled or at a critical temperature: "
             + ", ".join(h.gpu if f is not h.hot else f"{h.gpu} {f.value}" for h, f in hot[:8]),
             "Power or thermal limits hold the clocks down; check cooling, power caps and the violation counters. "
             "On some Radeon firmwares the flag is set even at idle.",
@@ -211,7 +216,7 @@ def gpu_reset(host: Host, matrix: Matrix) -> list[Finding]:
     recovered_after = any(_RESET_OK.search(d.value) for d in host.dmesg[last_begin + 1:])
     ev: Callable[[list[Fact[str]]], list[str]] = lambda xs: [str(d.source or d.value) for d in xs[:3]]  # noqa: E731
     if fails or (last_begin >= 0 and not recovered_after):
-        what = f"{len(fails)} failed GPU reset(s)" if fails else "a GPU reset with no 'succeeded' after it"
+        what = plural(len(fails), "failed GPU reset") if fails else "a GPU reset with no 'succeeded' after it"
         return [finding(
             fid, Severity.FAIL, f"The kernel log shows {what}",
             "A GPU whose reset failed stays hung until the node reboots; every job that lands on it stalls.",
@@ -222,7 +227,8 @@ def gpu_reset(host: Host, matrix: Matrix) -> list[Finding]:
     if len(begins) > _limit(matrix, "gpu_resets_warn", 0) or len(timeouts) > _limit(matrix, "ring_timeouts_warn", 0):
         return [finding(
             fid, Severity.WARN,
-            f"The kernel log shows {len(timeouts)} ring timeout(s) and {len(begins)} GPU reset(s) since boot",
+            f"The kernel log shows {plural(len(timeouts), 'ring timeout')} and {plural(len(begins), 'GPU reset')} "
+            "since boot",
             "The GPU hung and the driver recovered it; the job that was running died and VRAM may have been lost. "
             "Repeated hangs point at a failing GPU, firmware or a driver bug.",
             ev(timeouts) + ev(begins) + ev(oks),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rocmdoctor.judge.facts import finding, ok
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -102,8 +103,8 @@ def running_without_kfd(host: Host, matrix: Matrix) -> list[Finding]:
     if bad:
         return [finding(
             fid, Severity.WARN,
-            f"{len(bad)} running GPU container(s) have no /dev/kfd: " + ", ".join(f"{c.name} ({c.image})"
-                                                                          for c in bad[:4]),
+            f"{plural(len(bad), 'running GPU container')} {'has' if len(bad) == 1 else 'have'} no /dev/kfd: "
+            + ", ".join(f"{c.name} ({c.image})" for c in bad[:4]),
             "ROCm needs /dev/kfd (compute) and /dev/dri (render nodes) inside the container; without /dev/kfd "
             "the runtime finds no GPU and PyTorch silently uses the CPU.",
             [f"{c.name}: devices {c.devices or 'none'}" for c in bad[:6]],
