@@ -26,6 +26,7 @@ DERIVED = {
     "ecc-ue": ("amd-smi-metric-rx6600.json", [('"total_uncorrectable_count": 0', '"total_uncorrectable_count": 2')]),
     "cache-ue": ("amd-smi-metric-rx6600.json",
                  [('"cache_uncorrectable_count": "N/A"', '"cache_uncorrectable_count": 1')]),
+    "ecc-de": ("amd-smi-metric-rx6600.json", [('"total_deferred_count": 0', '"total_deferred_count": 3')]),
     "throttled": ("amd-smi-metric-rx6600.json", [('"UNTHROTTLED"', '"THROTTLED"')]),
     # the enum names amd-smi prints (amdsmi_cli: amdsmi_xgmi_status_t__enumvalues[status])
     "xgmi": ("amd-smi-metric-rx6600.json", [('"xgmi_err": "N/A"', '"xgmi_err": "AMDSMI_XGMI_STATUS_MULTIPLE_ERRORS"')]),
@@ -119,6 +120,26 @@ def test_sysfs_ras_counts_and_bad_pages(tmp_path):
     })
     assert got["health.ecc-uncorrectable"][0] == "fail" and "card1: 1" in got["health.ecc-uncorrectable"][1]
     assert got["health.bad-pages"][0] == "fail" and "card1: 1" in got["health.bad-pages"][1]
+
+
+def test_deferred_ecc_is_a_warning_naming_the_gpu(tmp_path):
+    got = judged(tmp_path, {"cmd/amd-smi-metric.json": derived("ecc-de")})
+    sev, title = got["health.ecc-uncorrectable"]
+    assert sev == "warn" and "deferred" in title and "gpu 0: 3" in title
+
+
+def test_uncorrectable_outranks_deferred(tmp_path):
+    text = derived("ecc-de").replace('"total_uncorrectable_count": 0', '"total_uncorrectable_count": 2')
+    assert judged(tmp_path, {"cmd/amd-smi-metric.json": text})["health.ecc-uncorrectable"][0] == "fail"
+
+
+def test_sysfs_de_line_is_a_deferred_count(tmp_path):
+    card = "root/sys/class/drm/card0/device"
+    # derived: amdgpu_ras_aca_sysfs_read's "ue: %lu\nce: %lu\nde: %lu" with two deferred UMC errors
+    got = judged(tmp_path, {f"{card}/ras/umc_err_count": "ue: 0\nce: 0\nde: 2\n"})
+    assert got["health.ecc-uncorrectable"][0] == "warn" and "card0: 2" in got["health.ecc-uncorrectable"][1]
+    healthy = judged(tmp_path, {f"{card}/ras/umc_err_count": "ue: 0\nce: 0\nde: 0\n"})
+    assert healthy["health.ecc-uncorrectable"][0] == "ok"
 
 
 def test_retired_pages_only_are_healthy(tmp_path):

@@ -58,6 +58,19 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
             [str(f.source) for _h, f in bad[:6]],
             Fix("Drain the node and read the RAS state:", DRAIN_FIX, RAS_URL),
         )]
+    # deferred: uncorrectable data the hardware poisoned and handed on instead of halting; the job that
+    # reads it dies, so it outranks any correctable count (but the GPU itself kept running: warn, not fail)
+    de = [(h, f) for h, f in _counted(host, "ecc_deferred") if f.value > _limit(matrix, "ecc_deferred_warn", 0)]
+    if de:
+        return [finding(
+            fid, Severity.WARN,
+            f"{plural(len(de), 'GPU')} report{'s' if len(de) == 1 else ''} deferred ECC errors: "
+            + ", ".join(f"{h.gpu}: {f.value}" for h, f in de[:8]),
+            "A deferred error is an uncorrectable one whose data was marked poisoned instead of stopping the GPU; "
+            "the process that reads it is killed. More of them predict uncorrectable errors on that memory.",
+            [str(f.source) for _h, f in de[:6]],
+            Fix("Read the RAS state and plan to drain the node:", DRAIN_FIX, RAS_URL),
+        )]
     ce = [(h, f) for h, f in _counted(host, "ecc_correctable")
           if f.value > _limit(matrix, "ecc_correctable_warn", 1000)]
     if ce:

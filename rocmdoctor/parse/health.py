@@ -3,7 +3,8 @@ status) and amdgpu's RAS sysfs files (``ras/<block>_err_count``, ``ras/gpu_vram_
 
 Formats, from the kernel (drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c, amdgpu_pm.c):
 
-- ``ras/umc_err_count`` (and gfx/sdma/mmhub/xgmi_wafl/...): two lines ``ue: N`` and ``ce: N``.
+- ``ras/umc_err_count`` (and gfx/sdma/mmhub/xgmi_wafl/...): lines ``ue: N`` and ``ce: N`` (and ``de: N``,
+  deferred, where the kernel counts them).
 - ``ras/gpu_vram_bad_pages``: one row per page, ``0x<pfn> : 0x<size> : <flag>`` with flag ``R`` reserved
   (retired), ``P`` pending to be reserved, ``F`` could not be reserved.
 - ``pp_dpm_pcie``: one line per DPM level, ``1: 16.0GT/s, x16 619Mhz *`` (``*`` = current level).
@@ -157,7 +158,8 @@ def from_bundle(names: list[str], read: Callable[[str], Optional[str]]) -> list[
                     h.xgmi_errors = Fact("no errors" if counts["ue"] == 0 else "error",
                                          src(name, None, f"ue: {counts['ue']}"))
                 continue
-            for key, attr in (("ue", "ecc_uncorrectable"), ("ce", "ecc_correctable")):
+            # "de" (deferred) is printed by kernels whose RAS reports it (amdgpu_ras.c amdgpu_ras_aca_sysfs_read)
+            for key, attr in (("ue", "ecc_uncorrectable"), ("ce", "ecc_correctable"), ("de", "ecc_deferred")):
                 if key not in counts:
                     continue
                 prev = getattr(h, attr)
