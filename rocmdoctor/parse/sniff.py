@@ -7,7 +7,8 @@ A paste may hold several outputs at once (``rocminfo`` then ``rocm-smi`` then ``
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import lru_cache
+from typing import Any, Optional
 
 from rocmdoctor.parse.smi import load_json
 
@@ -71,6 +72,39 @@ def _may_match(rx: re.Pattern[str], text: str) -> bool:
     return needles is None or any(n in text for n in needles)
 
 
+@lru_cache(maxsize=64)
+def _after_newline(rx: re.Pattern[str]) -> Optional[re.Pattern[str]]:
+    """``\\n(?:rx)`` when every match of ``rx`` must start at a line start (each top-level alternative begins
+    with ``^``), else None. The regex engine tries ``^`` at every character of a 1 MiB paste but jumps from
+    newline to newline for a literal ``\\n`` prefix: about ten times faster, same answer."""
+    if not rx.flags & re.MULTILINE:
+        return None  # without MULTILINE ``^`` is the start of the text only
+    try:
+        try:
+            from re import _parser as sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
+        except ImportError:  # pragma: no cover - Python < 3.11
+            import sre_parse  # type: ignore[no-redef]
+        parsed = list(sre_parse.parse(rx.pattern, rx.flags))
+    except Exception:  # any parser quirk means: search as written
+        return None
+    branches = [parsed]
+    if len(parsed) == 1 and str(parsed[0][0]) == "BRANCH":
+        branches = [list(b) for b in parsed[0][1][1]]
+    if not all(b and str(b[0][0]) == "AT" and str(b[0][1]) == "AT_BEGINNING" for b in branches):
+        return None
+    return re.compile(r"\n(?:" + rx.pattern + ")", rx.flags)
+
+
+def _found(rx: re.Pattern[str], text: str) -> bool:
+    """``rx.search(text)`` is not None (MULTILINE markers anchored at line starts take the fast path)."""
+    if not _may_match(rx, text):
+        return False
+    nl = _after_newline(rx)
+    if nl is None:
+        return rx.search(text) is not None
+    return rx.match(text) is not None or nl.search(text) is not None
+
+
 def sniff(text: str) -> list[str]:
     """Every kind of output recognised in ``text`` (empty: free text only)."""
     head = text[:4 * 1024 * 1024]
@@ -82,7 +116,7 @@ def sniff(text: str) -> list[str]:
     body = [ln.strip() for ln in head.replace("\r", "").split("\n")]
     body = [ln for ln in body if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ "))]
     no_cr = head.replace("\r", "") if "\r" in head else head
-    kinds = [kind for kind, rx in _MARKERS if _may_match(rx, no_cr) and rx.search(no_cr)]
+    kinds = [kind for kind, rx in _MARKERS if _found(rx, no_cr)]
     if body and all(_ENUMERATOR_LINE.match(ln) for ln in body):
         return ["rocm_agent_enumerator"]
     if body and len(body) >= 1 and sum(1 for ln in body if _FREEZE_LINE.match(ln)) >= max(1, len(body) * 0.6):
