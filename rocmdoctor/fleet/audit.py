@@ -5,7 +5,6 @@ Kept apart from the typer command so tests (and other tools) can run an audit as
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import time
@@ -38,61 +37,12 @@ class AuditOptions:
 
 
 def load_bundle(path: Path) -> Host:
-    """rocmdoctor.bundle.load_host (BadInput on garbage); a raw-file reader until that module exists."""
-    try:
-        from rocmdoctor.bundle import load_host
-    except ImportError:
-        return _load_minimal(path)
+    """A node's saved bundle as a :class:`Host` (:func:`rocmdoctor.bundle.load_host`: BadInput on garbage).
+
+    No fallback reader: a broken install must crash (exit 3), never judge a node from fewer facts."""
+    from rocmdoctor.bundle import load_host
+
     return load_host(path)
-
-
-def _load_minimal(path: Path) -> Host:
-    """Only the fingerprint facts, straight from the tar (used only while rocmdoctor.bundle is absent)."""
-    import tarfile
-
-    from rocmdoctor.model import Fact, GpuInfo, Source
-
-    host = Host(origin=str(path))
-    try:
-        with tarfile.open(path, "r:gz") as tar:
-            files = {}
-            for m in tar.getmembers():
-                if m.isfile() and m.size < 1 << 20:
-                    f = tar.extractfile(m)
-                    if f is not None:
-                        files[m.name.lstrip("./")] = f.read().decode("utf-8", "replace")
-            tops = {n.split("/", 1)[0] for n in files}
-            if len(tops) == 1 and all("/" in n for n in files):
-                files = {n.split("/", 1)[1]: v for n, v in files.items()}
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise BadInput(f"{path}: not a capture bundle ({exc})") from None
-    rel = files.get("cmd/uname-r.txt") or files.get("root/proc/sys/kernel/osrelease")
-    if rel and rel.strip():
-        host.kernel.release = rel.strip().splitlines()[0]
-    drv = files.get("root/sys/module/amdgpu/version")
-    if drv and drv.strip():
-        host.amdgpu_version = Fact(drv.strip(), Source("root/sys/module/amdgpu/version"))
-    for name in sorted(files):
-        if re.fullmatch(r"root/opt/rocm[^/]*/\.info/version", name) and files[name].strip():
-            host.rocm_version = Fact(files[name].strip(), Source(name))
-            break
-    idx = 0
-    for name in sorted(files):
-        m = re.fullmatch(r"root/sys/class/kfd/kfd/topology/nodes/(\d+)/properties", name)
-        if not m:
-            continue
-        props = dict(ln.split(None, 1) for ln in files[name].splitlines() if len(ln.split(None, 1)) == 2)
-        v = props.get("gfx_target_version", "0").strip()
-        if v.isdigit() and int(v) > 0 and props.get("simd_count", "0").strip() != "0":
-            n = int(v)
-            gfx = f"gfx{n // 10000}{(n // 100) % 100:x}{n % 100:x}"
-            host.gpus.append(GpuInfo(index=idx, gfx=gfx, gfx_by_source={"kfd": gfx}))
-            idx += 1
-    try:
-        host.hostname = json.loads(files.get("manifest.json", "{}")).get("hostname")
-    except (ValueError, AttributeError):
-        pass
-    return host
 
 
 def _judge(host: Host, opts: AuditOptions, matrix: object) -> list[Finding]:
