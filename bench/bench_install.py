@@ -56,7 +56,7 @@ def median(samples: list[float]) -> float:
 def bench_resolution(runs: int) -> list[tuple[str, float]]:
     from rocmdoctor import matrix
     from rocmdoctor.bundle import load_host
-    from rocmdoctor.resolve import ResolveOptions, resolve
+    from rocmdoctor.install.resolve import ResolveOptions, resolve
 
     rd = [sys.executable, "-m", "rocmdoctor"]
     cli = [*rd, "install", "torch", "--from", str(BUNDLE), "--dry-run", "--json", "torchvision"]

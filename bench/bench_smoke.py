@@ -4,7 +4,7 @@
 Anchor (issue 5): a bare ``python -c 'import torch'`` — interpreter start plus the torch import, the floor
 any smoke test inside the user's Python pays. Measured: ``rocmdoctor smoke --device cpu --level 1`` (the
 real runner: CLI start, spawning the program in its own process group, the real checks at full level-1
-sizes, JSON-line parsing, judging) and the program alone (``python checks/smoke_torch.py --device cpu``).
+sizes, JSON-line parsing, judging) and the program alone (``python rocmdoctor/programs/smoke_torch.py --device cpu``).
 Runs alternate per round; medians of N fresh processes. Reported: the ratios smoke/anchor and
 program/anchor, and what the runner itself adds (smoke - program). Also shows that per-GPU processes start
 in parallel: K concurrent programs take about max(), not sum(), on a machine with >= K free cores.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-PROGRAM = ROOT / "checks" / "smoke_torch.py"
+PROGRAM = ROOT / "rocmdoctor" / "programs" / "smoke_torch.py"
 
 
 def timed(argv: list[str]) -> float:
@@ -60,7 +60,7 @@ def main() -> None:
     quick = [] if a.full else ["--quick"]
     cmds = {
         "anchor: python -c 'import torch'": [PY, "-c", "import torch"],
-        "program: checks/smoke_torch.py --device cpu": [PY, str(PROGRAM), "--device", "cpu", "--enumerate", *quick],
+        "program: programs/smoke_torch.py --device cpu": [PY, str(PROGRAM), "--device", "cpu", "--enumerate", *quick],
         "rocmdoctor smoke --device cpu --level 1": [PY, "-m", "rocmdoctor", "smoke", "--device", "cpu",
                                                      "--level", "1", "--json", *quick],
     }

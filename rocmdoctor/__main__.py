@@ -2,6 +2,6 @@
 
 import sys
 
-from rocmdoctor.entry import main
+from rocmdoctor.cli.entry import main
 
 sys.exit(main())

@@ -16,7 +16,7 @@ def _shipped(name: str) -> Path:
 
 
 MATRICES_DIR = _shipped("matrices")
-CHECKS_DIR = _shipped("checks")  # the smoke-test programs that run inside the user's Python
+PROGRAMS_DIR = _PKG / "programs"  # programs that run in another interpreter or on another host
 DATA_DIR = _PKG / "data"
 AMDGPU_IDS = DATA_DIR / "amdgpu.ids"
 FIXTURES_DIR = _shipped("fixtures")  # real hosts from bug reports; `check --from fixtures/NAME` finds them

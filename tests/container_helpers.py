@@ -207,7 +207,7 @@ def write_wheel(dest: Path, name: str, version: str, files: dict[str, bytes], me
 
 
 def self_wheel(dest: Path) -> Path:
-    """A wheel of this checkout laid out as pyproject maps it (matrices/ and checks/ inside the package).
+    """A wheel of this checkout laid out as pyproject maps it (matrices/ inside the package).
 
     Built by hand rather than with ``pip wheel`` so that it is fast and byte-identical while the sources
     are unchanged (Docker then keeps the layer that installs it) and includes every subpackage present.
@@ -215,19 +215,18 @@ def self_wheel(dest: Path) -> Path:
     from rocmdoctor import __version__
 
     files: dict[str, bytes] = {}
-    for src, prefix in ((REPO / "rocmdoctor", "rocmdoctor"), (REPO / "matrices", "rocmdoctor/matrices"),
-                        (REPO / "checks", "rocmdoctor/checks")):
+    for src, prefix in ((REPO / "rocmdoctor", "rocmdoctor"), (REPO / "matrices", "rocmdoctor/matrices")):
         if not src.is_dir():
             continue
         for f in sorted(src.rglob("*")):
             if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
                 files[f"{prefix}/{f.relative_to(src).as_posix()}"] = f.read_bytes()
-    for pkg in ("rocmdoctor/matrices/__init__.py", "rocmdoctor/checks/__init__.py"):
+    for pkg in ("rocmdoctor/matrices/__init__.py",):
         files.setdefault(pkg, b"")
     return write_wheel(
         dest, "rocmdoctor", __version__, files,
         metadata_extra="Requires-Python: >=3.9\n",
-        entry_points="[console_scripts]\nrocmdoctor = rocmdoctor.cli:main\n",
+        entry_points="[console_scripts]\nrocmdoctor = rocmdoctor.cli.app:main\n",
     )
 
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.fleet.aggregate import FleetReport, HostAudit, aggregate
 from rocmdoctor.model import Finding, Host
 from rocmdoctor.paths import FIXTURES_DIR
-from rocmdoctor.pipeline import judge_host
 
 HEALTHY = "derived-healthy-mi210-x4-rocm6.2.2"
 

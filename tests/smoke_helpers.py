@@ -1,4 +1,4 @@
-"""Shared helpers for the smoke tests: real runs of checks/smoke_torch.py with the real CPU torch."""
+"""Shared helpers for the smoke tests: real runs of rocmdoctor/programs/smoke_torch.py with the real CPU torch."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pytest
 from capture_helpers import HOSTNAME, MI210, RX6700, USER, build_fake_root
 
 from rocmdoctor import __version__, capture
-from rocmdoctor.cli import main
+from rocmdoctor.cli.app import main
 
 
 def _manifest_cmd(manifest: dict, file_or_name: str) -> dict:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.judge.causes import assign, problems, rules
 from rocmdoctor.model import Finding, Fix, GpuInfo, Host, Severity, TorchInfo
-from rocmdoctor.pipeline import judge_host
 
 ROOT = Path(__file__).resolve().parent.parent
 DKMS = ROOT / "fixtures" / "rx7900xtx-dkms-build-fails-kernel-6.5"
@@ -73,7 +73,7 @@ def test_fixes_are_ordered_and_the_first_is_marked():
     assert [p["try_first"] for p in probs] == [True, False, False]
     from io import StringIO
 
-    from rocmdoctor.render import render_terminal
+    from rocmdoctor.report.render import render_terminal
 
     class Out(StringIO):
         encoding = "utf-8"
@@ -155,7 +155,7 @@ def test_nothing_judged_exits_2_with_one_line(tmp_path: Path, text: str):
 
 def test_discrete_gfx906_named_like_an_apu_is_not_integrated():
     from rocmdoctor import matrix as matrix_mod
-    from rocmdoctor.pipeline import enrich
+    from rocmdoctor.diagnose import enrich
 
     m = matrix_mod.load()
     host = Host(gpus=[GpuInfo(index=0, name="AMD Radeon Graphics", is_apu=True, gfx_by_source={"rocminfo": "gfx906"}),

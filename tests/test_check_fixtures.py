@@ -141,8 +141,8 @@ def test_single_paste_fixture_alone_is_judged_like_its_bundle(fixture: Path):
 
 def _judge_in_process(target: Path) -> list:
     from rocmdoctor.bundle import load_host
+    from rocmdoctor.diagnose import judge_host
     from rocmdoctor.errors import BadInput
-    from rocmdoctor.pipeline import judge_host
 
     try:
         return judge_host(load_host(target))

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from rocmdoctor.cli import app, main
-from rocmdoctor.commands.fleet import legacy_argv
+from rocmdoctor.cli.app import app, main
+from rocmdoctor.cli.commands.fleet import legacy_argv
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = "derived-cuda-torch-on-rx7900xtx"
@@ -141,7 +141,7 @@ def test_quiet_check_prints_only_the_problems(capsys):
 def test_fleet_report_json_on_stdout_or_in_a_file_html_by_format(capsys, tmp_path):
     from test_fleet_aggregate import _audit
 
-    from rocmdoctor.commands.fleet import _emit
+    from rocmdoctor.cli.commands.fleet import _emit
     from rocmdoctor.fleet.aggregate import aggregate
 
     report = aggregate([_audit("n1"), _audit("n2")])

@@ -33,8 +33,8 @@ from rocmdoctor.container.render_runargs import (
 )
 from rocmdoctor.container.spec import build_spec, parse_image, plan_from_json, read_lock
 from rocmdoctor.errors import BadInput
+from rocmdoctor.install.plan import Plan, Requirement
 from rocmdoctor.model import DeviceNode, Host
-from rocmdoctor.plan import Plan, Requirement
 
 GOLDEN = Path(__file__).parent / "golden" / "container"
 REPO = Path(__file__).resolve().parent.parent

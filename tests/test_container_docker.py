@@ -32,8 +32,8 @@ from rocmdoctor.container.render_docker import render_context
 from rocmdoctor.container.render_runargs import RunOptions
 from rocmdoctor.container.spec import build_spec
 from rocmdoctor.container.test_image import test_image
+from rocmdoctor.install.plan import Plan, Requirement
 from rocmdoctor.model import Severity
-from rocmdoctor.plan import Plan, Requirement
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

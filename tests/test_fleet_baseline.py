@@ -196,7 +196,7 @@ def test_32_host_audit_names_exactly_the_two_drifted_nodes(tmp_path):
 
 
 def test_write_baseline_writes_the_majority_and_refuses_a_tie(tmp_path):
-    from rocmdoctor.commands.fleet import _write_baseline
+    from rocmdoctor.cli.commands.fleet import _write_baseline
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet.aggregate import HostAudit, aggregate
 

@@ -1,4 +1,4 @@
-"""Free-text facts (rocmdoctor.parse.freetext) and how they reach the Host (rocmdoctor.bundle_text).
+"""Free-text facts (rocmdoctor.parse.freetext) and how they reach the Host (rocmdoctor.bundle.text).
 
 The sample lines are the ones issue 12 quotes from public bug reports (torch REPL answers, pip logs, prompts,
 dmesg/lspci ids, llama.cpp and ollama GPU lines); each test says which fact must come out, and the bundle tests
@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.model import Severity
 from rocmdoctor.parse.freetext import FREE_TEXT, RULES, app_gpu, extract, python_minor, torch_from_wheel
-from rocmdoctor.pipeline import judge_host
 
 
 def kinds(text: str) -> dict[str, list[str]]:
@@ -210,7 +210,7 @@ def test_ollama_server_env_is_the_failing_process_env(tmp_path: Path):
 
 
 def test_report_json_marks_free_text_facts(tmp_path: Path):
-    from rocmdoctor.render import to_json
+    from rocmdoctor.report.render import to_json
 
     host = host_of(tmp_path, "torch.__version__: 2.6.0+cpu\n")
     doc = json.loads(to_json(host, judge_host(host)))

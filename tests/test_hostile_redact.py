@@ -88,7 +88,7 @@ def test_redaction_keeps_public_domains_and_what_checks_need(tmp_path, monkeypat
     assert host.kernel.release == "6.5.0-14-generic" and host.amdgpu_version.value == "6.3.6"
     assert host.env.get("HSA_OVERRIDE_GFX_VERSION") == "9.0.10"
     # the same judgement as the unredacted bundle of the same host
-    from rocmdoctor.pipeline import judge_host
+    from rocmdoctor.diagnose import judge_host
 
     _, _, plain = _bundle(tmp_path, monkeypatch, redact=False)
     verdict = sorted((f.id, f.severity.value) for f in judge_host(host))

@@ -76,7 +76,7 @@ def test_host_strings_are_escaped_and_control_characters_stripped():
         assert "\x1b" not in page and "\u202e" not in page and "\x07" not in page
         assert 'href="javascript:' not in page  # a hostile URL stays text
         assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")  # nothing to fetch
-    from rocmdoctor.render_html import to_html
+    from rocmdoctor.report.html import to_html
 
     page = to_html(None, _hostile_report().hosts[0].findings)
     assert "<script>" not in page and "\x1b" not in page and "\u202e" not in page
@@ -171,7 +171,7 @@ def _smoke_report():
 
 
 def test_smoke_bars_are_measured_against_peak_and_threshold():
-    from rocmdoctor.render_html import measured_vs_peak
+    from rocmdoctor.report.html import measured_vs_peak
 
     rep, m = _smoke_report()
     peak = m.product("MI300X").peak_hbm_bw_gbs
@@ -183,7 +183,7 @@ def test_smoke_bars_are_measured_against_peak_and_threshold():
 
 
 def test_root_causes_are_drawn_when_findings_carry_one():
-    from rocmdoctor.render_html import to_html
+    from rocmdoctor.report.html import to_html
 
     head = Finding("driver.dkms-failed", Severity.FAIL, "amdgpu-dkms failed to build")
     follow = Finding("log.dpkg-error", Severity.WARN, "dpkg returned an error")
@@ -274,7 +274,7 @@ def test_check_report_in_chromium(fixture, tmp_path):
 
 @needs_chromium
 def test_smoke_report_in_chromium(tmp_path):
-    from rocmdoctor.render_html import to_html
+    from rocmdoctor.report.html import to_html
 
     rep, _ = _smoke_report()
     path = tmp_path / "smoke.html"
@@ -339,8 +339,8 @@ TEMPLATE_TAGS = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "
 @given(st.text(max_size=60), st.text(max_size=200))
 def test_any_host_text_stays_text(name, detail):
     """Whatever a host sends, the page has only the templates' tags and no control or bidi characters."""
-    from rocmdoctor.htmlreport import _CONTROL
-    from rocmdoctor.render_html import to_html
+    from rocmdoctor.report.html import to_html
+    from rocmdoctor.report.htmlpage import _CONTROL
 
     f = Finding("gpu.x", Severity.FAIL, detail, detail=detail, evidence=[detail], fix=Fix(detail, [detail], detail))
     report = aggregate([HostAudit(name=name or "n", status="ok", findings=[f]),

@@ -218,7 +218,7 @@ def test_cli_failed_install_restores_exactly_and_dry_run_touches_nothing(
     (["check", "--python", sys.executable], False),
 ])
 def test_which_command_lines_start_the_target_early(args: list[str], early: bool) -> None:
-    from rocmdoctor import pipsession
+    from rocmdoctor.install import session as pipsession
 
     pipsession.start_early(args)
     try:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor.errors import OperationFailed
-from rocmdoctor.installer import (
+from rocmdoctor.install.installer import (
     PipSession,
     Snapshot,
     Verifier,
@@ -32,9 +32,9 @@ from rocmdoctor.installer import (
     verify,
     write_lock,
 )
+from rocmdoctor.install.plan import Plan, Requirement
+from rocmdoctor.install.resolve import ResolveOptions, resolve
 from rocmdoctor.matrix import Matrix, TorchVariant
-from rocmdoctor.plan import Plan, Requirement
-from rocmdoctor.resolve import ResolveOptions, resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from install_helpers import build_rocm_world, build_wheel, fake_torch_files, make_venv, serve_index, wait
@@ -207,7 +207,8 @@ def test_interrupt_restores(world: dict[str, str], template: dict[str, Path], tm
                 "snapshot=Snapshot.take(t))") if session else "install(plan, probe(sys.argv[2]), 'pip')"
         code = (
             "import json, sys\n"
-            "from rocmdoctor.installer import PipSession, Snapshot, install, probe\nfrom rocmdoctor.plan import Plan\n"
+            "from rocmdoctor.install.installer import PipSession, Snapshot, install, probe\n"
+            "from rocmdoctor.install.plan import Plan\n"
             "plan = Plan.from_dict(json.load(open(sys.argv[1])))\n"
             f"try:\n    {call}\n"
             "except KeyboardInterrupt:\n    print('INTERRUPTED-RESTORED'); sys.exit(130)\n"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rocmdoctor.errors import BadInput
+from rocmdoctor.install.plan import Plan
+from rocmdoctor.install.resolve import Refused, ResolveOptions, override_gfx, resolve, torch_specifier
 from rocmdoctor.matrix import GpuTarget, Matrix, RocmRelease, TorchVariant
 from rocmdoctor.model import DkmsEntry, DkmsInfo, Fact, GpuInfo, Host, KernelInfo, PythonInfo, Source
-from rocmdoctor.plan import Plan
-from rocmdoctor.resolve import Refused, ResolveOptions, override_gfx, resolve, torch_specifier
 
 GFX_62 = ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100", "gfx942")
 GFX_63 = (*GFX_62, "gfx1101", "gfx1102", "gfx1200", "gfx1201")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rocmdoctor import matrix as matrix_mod
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.judge.facts import gfx_from_version, version_of_gfx
 from rocmdoctor.judge.registry import all_checks, all_ids, check, run_checks
 from rocmdoctor.model import (
@@ -25,7 +26,6 @@ from rocmdoctor.model import (
     TorchInfo,
     UserInfo,
 )
-from rocmdoctor.pipeline import judge_host
 
 PUBLIC_IDS = [
     "gpu.none-found", "gpu.arch-unsupported", "gpu.override-needed", "gpu.override-mismatch", "gpu.igpu-visible",

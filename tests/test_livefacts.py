@@ -16,9 +16,9 @@ import pytest
 
 from rocmdoctor import livefacts
 from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.model import Fact, GpuInfo, Source
 from rocmdoctor.parse import livefacts as parse_live
-from rocmdoctor.pipeline import judge_host
 
 IMAGE = "rocmdoctor-test-base:bookworm"
 

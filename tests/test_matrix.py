@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor import matrix as mx
-from rocmdoctor.matrix_build import FILES, iter_sources, validate
+from rocmdoctor.matrix.build import FILES, iter_sources, validate
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO.parent / "shared" / "reference"

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from rocmdoctor.cli import app
-from rocmdoctor.matrix_update import parse_index_page, propose, scan_names
+from rocmdoctor.cli.app import app
+from rocmdoctor.matrix.update import parse_index_page, propose, scan_names
 
 REPO = Path(__file__).resolve().parent.parent
 WHEEL_NAMES = REPO.parent / "shared" / "captures" / "_wheel_names.txt"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor import matrix as mx
-from rocmdoctor import matrix_derive as d
+from rocmdoctor.install.resolve import Refused, ResolveOptions, resolve
+from rocmdoctor.matrix import derive as d
 from rocmdoctor.model import GpuInfo, Host, KernelInfo, PythonInfo
-from rocmdoctor.resolve import Refused, ResolveOptions, resolve
 
 REPO = Path(__file__).resolve().parent.parent
 UPSTREAM = REPO / "matrices" / "upstream"
@@ -213,7 +213,7 @@ def test_rx7800xt_torch24_never_gets_a_plain_plan(m) -> None:
 
 
 def test_explain_names_the_releases_of_an_index_that_lack_the_gpu(m) -> None:
-    from rocmdoctor.matrix_view import explain
+    from rocmdoctor.matrix.view import explain
 
     _works, lines = explain(m, "RX 7800 XT", "6.1")
     assert "On the rocm6.1 index only torch 2.6.0 carry gfx1101; torch 2.5.1, 2.5.0, 2.4.1, 2.4.0 do not." in lines
@@ -222,7 +222,7 @@ def test_explain_names_the_releases_of_an_index_that_lack_the_gpu(m) -> None:
 def test_cli_offline_update_is_in_sync() -> None:
     from typer.testing import CliRunner
 
-    from rocmdoctor.cli import app
+    from rocmdoctor.cli.app import app
 
     r = CliRunner().invoke(app, ["matrix", "update", "--offline"])
     assert r.exit_code == 0 and r.stdout == "" and "in sync" in r.stderr

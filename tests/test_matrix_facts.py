@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor import matrix as mx
+from rocmdoctor.diagnose import judge_host
+from rocmdoctor.install.resolve import ResolveOptions, resolve
 from rocmdoctor.matrix import Breakage
 from rocmdoctor.model import DkmsEntry, DkmsInfo, Fact, Finding, GpuInfo, Host, KernelInfo, OsInfo, PythonInfo, Source
-from rocmdoctor.pipeline import judge_host
-from rocmdoctor.resolve import ResolveOptions, resolve
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = Source("cmd/dkms-status.txt", 1)

@@ -11,7 +11,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from rocmdoctor.cli import app
+from rocmdoctor.cli.app import app
 
 INTERNAL = ("hip_prefix", "kmd_compatible", "gfx_supported", "gfx_deprecated", "gfx_removed", "dkms_base",
             "triton_version", "triton_package", "local_label", "driver_window", "gfx_known")

@@ -10,8 +10,8 @@ with the variables each variant sets.
 
 from __future__ import annotations
 
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.model import Fact, GpuInfo, Host, Source
-from rocmdoctor.pipeline import judge_host
 
 IDS = ["gpu.override-needed", "gpu.override-mismatch", "gpu.arch-unsupported"]
 

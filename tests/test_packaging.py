@@ -34,7 +34,7 @@ def test_wheel_contains_data_programs_and_fixtures(tmp_path):
                  "rocmdoctor/matrices/torch_builds.toml",  # derived; its sources ship too (matrix update --offline)
                  "rocmdoctor/matrices/upstream/pytorch/pytorch/arch-changes.toml",
                  "rocmdoctor/matrices/upstream/pytorch/test-infra/release-2.6/generate_binary_build_matrix.py.excerpt",
-                 "rocmdoctor/checks/smoke_torch.py",
+                 "rocmdoctor/programs/smoke_torch.py",
                  "rocmdoctor/data/amdgpu.ids", "rocmdoctor/data/signatures.toml", "rocmdoctor/capture.py",
                  "rocmdoctor/data/templates/fleet.html.j2", "rocmdoctor/data/templates/host.html.j2",
                  "rocmdoctor/data/templates/_base.html.j2", "rocmdoctor/data/templates/_macros.html.j2",

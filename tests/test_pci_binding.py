@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rocmdoctor import capture
 from rocmdoctor.bundle import load_host
-from rocmdoctor.pipeline import judge_host
+from rocmdoctor.diagnose import judge_host
 
 
 def fake_pci(root: Path, bus: str, klass: str, driver: str | None, device: str = "0x740f") -> None:

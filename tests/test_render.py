@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from rocmdoctor import render
 from rocmdoctor.model import Finding, Fix, GpuInfo, Host, Severity
+from rocmdoctor.report import render
 
 F = [
     Finding("gpu.override-needed", Severity.FAIL, "GPU 0 needs HSA_OVERRIDE_GFX_VERSION=10.3.0", "why it fails",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from schema_helpers import SCHEMAS, validate
 
-from rocmdoctor.cli import main
+from rocmdoctor.cli.app import main
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(p.name for p in (REPO / "fixtures").iterdir() if (p / "expected.json").is_file())

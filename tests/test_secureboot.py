@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.parse import secureboot
-from rocmdoctor.pipeline import judge_host
 
 GASKET = ("Apr 22 18:10:16 host systemd-modules-load[602]: Failed to insert module 'gasket': "
           "Key was rejected by service\n")

@@ -1,4 +1,4 @@
-"""`rocmdoctor smoke` for real: checks/smoke_torch.py runs in real subprocesses with the real CPU torch.
+"""`rocmdoctor smoke` for real: rocmdoctor/programs/smoke_torch.py runs in real subprocesses with the real CPU torch.
 
 Every level's CPU path runs; every fault is injected inside the real program (a hang, the exact
 hipErrorNoBinaryForGpu abort, an unknown abort, corrupted results) and an interpreter without torch is a real
@@ -28,7 +28,7 @@ from smoke_helpers import (
 )
 
 from rocmdoctor import smoke
-from rocmdoctor.cli import main
+from rocmdoctor.cli.app import main
 from rocmdoctor.model import Severity
 from rocmdoctor.smoke import PROGRAM, ProcessRun, SmokeOptions, _run_processes
 
@@ -240,7 +240,7 @@ def test_runner_isolates_a_hung_process_from_a_healthy_one() -> None:
 
 
 def test_program_is_standalone() -> None:
-    """checks/smoke_torch.py must not import rocmdoctor (it runs in the user's interpreter)."""
+    """rocmdoctor/programs/smoke_torch.py must not import rocmdoctor (it runs in the user's interpreter)."""
     text = PROGRAM.read_text()
     for line in text.splitlines():
         stripped = line.strip()

@@ -1,5 +1,5 @@
 """Judging smoke results: peaks and thresholds from the real matrix, enumeration vs the host model, and the
-parser of the programs' output. Records here are exactly what checks/smoke_torch.py prints on a GPU."""
+parser of the programs' output. Records here are exactly what rocmdoctor/programs/smoke_torch.py prints on a GPU."""
 
 from __future__ import annotations
 

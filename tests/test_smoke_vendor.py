@@ -1,4 +1,4 @@
-"""The vendor-specific surface of checks/smoke_torch.py: what differs between a ROCm torch, a CUDA torch and an
+"""The vendor-specific surface of programs/smoke_torch.py: what differs between a ROCm torch, a CUDA torch and an
 old ROCm torch. No GPU can exist here, so ``torch.cuda`` is a stand-in built from what real builds report:
 
 - ROCm: ``_CudaDeviceProperties(name='AMD Instinct MI300X', major=9, minor=4,

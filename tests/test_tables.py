@@ -19,7 +19,7 @@ import pytest
 from fleet_synth import synthetic_report
 
 from rocmdoctor.fleet import report as report_mod
-from rocmdoctor.tables import console
+from rocmdoctor.report.tables import console
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -82,7 +82,7 @@ def _render_fleet(con) -> None:
 def _render_smoke(con) -> None:
     from test_html_reports import _smoke_report
 
-    from rocmdoctor.commands.smoke import _render
+    from rocmdoctor.cli.commands.smoke import _render
 
     _render(_smoke_report()[0], verbose=False, file=con.file)
 
@@ -100,7 +100,7 @@ def test_command_tables_piped_keep_every_cell(draw, monkeypatch):
     draw(piped)
     wide, narrow = _forced(1000), _forced(60)
     if draw is _render_smoke:  # it builds its console from the stream it is given: make that a terminal
-        monkeypatch.setattr("rocmdoctor.tables.console", lambda file=None, stderr=False: {id(wide.file): wide,
+        monkeypatch.setattr("rocmdoctor.report.tables.console", lambda file=None, stderr=False: {id(wide.file): wide,
                                                                                          id(narrow.file): narrow}
                             .get(id(file), piped))
     draw(wide)

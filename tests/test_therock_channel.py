@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from rocmdoctor import matrix as mx
+from rocmdoctor.install.plan import Plan
+from rocmdoctor.install.resolve import Refused, ResolveOptions, resolve
 from rocmdoctor.model import GpuInfo, Host, KernelInfo, PythonInfo
-from rocmdoctor.plan import Plan
-from rocmdoctor.resolve import Refused, ResolveOptions, resolve
 
 RELEASES = "https://github.com/ROCm/TheRock/blob/89553ce3/RELEASES.md"
 
@@ -91,7 +91,7 @@ def test_from_dict_rejects_a_malformed_requirement() -> None:
 
 
 def test_explain_names_therock_when_it_is_the_only_source(m) -> None:
-    from rocmdoctor.matrix_view import explain
+    from rocmdoctor.matrix.view import explain
 
     _works, lines = explain(m, "780M", "7.2")  # gfx1103: no stable pytorch.org wheel (pytorch#179653)
     assert any("only source" in x and "torch[device-gfx1103]" in x for x in lines)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.cli import main
+from rocmdoctor.cli.app import main
 from rocmdoctor.model import Finding, Severity
-from rocmdoctor.render import summary_line
+from rocmdoctor.report.render import summary_line
 from rocmdoctor.words import plural
 
 REPO = Path(__file__).resolve().parent.parent

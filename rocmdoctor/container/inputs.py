@@ -1,6 +1,6 @@
 """Inputs of the container commands: the plan (given, or resolved here), its hash lock, and writing outputs.
 
-Kept out of :mod:`rocmdoctor.commands.container` so the typer layer stays thin and this stays testable.
+Kept out of :mod:`rocmdoctor.cli.commands.container` so the typer layer stays thin and this stays testable.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def load_plan(plan_file: Optional[str], lock_file: Optional[str], source: Option
     from rocmdoctor import __version__
     from rocmdoctor.container.spec import plan_from_json, plan_from_lock
     from rocmdoctor.errors import BadInput
-    from rocmdoctor.plan import Requirement
+    from rocmdoctor.install.plan import Requirement
 
     if no_hashes and lock_file:
         raise BadInput("--no-hashes and --lock contradict each other: the lock's hashes are the point of it")
@@ -107,8 +107,8 @@ def resolve_here(source: Optional[str], torch: Optional[str], rocm: Optional[str
 
     try:
         from rocmdoctor import matrix as matrix_mod
-        from rocmdoctor.install_flow import capture_local_host, load_bundle_host
-        from rocmdoctor.resolve import ResolveOptions, resolve
+        from rocmdoctor.install.flow import capture_local_host, load_bundle_host
+        from rocmdoctor.install.resolve import ResolveOptions, resolve
     except ImportError as exc:
         raise BadInput(f"the install resolver is not available in this build ({exc}); pass --plan and --lock") from None
     host = load_bundle_host(source) if source is not None else capture_local_host(sys.executable)
@@ -134,7 +134,7 @@ def lock_here(plan: Any, index_url: Optional[str] = None) -> str:
     import tempfile
 
     from rocmdoctor.errors import OperationFailed
-    from rocmdoctor.installer import resolve_closure, write_lock
+    from rocmdoctor.install.installer import resolve_closure, write_lock
 
     try:
         with tempfile.TemporaryDirectory(prefix="rocmdoctor-container-lock-") as work:
@@ -219,7 +219,7 @@ def render_options(source: Optional[str], render_gid: Optional[int]) -> tuple[Op
     if render_gid is not None:
         return render_gid, ()
     if source is not None:
-        from rocmdoctor.install_flow import load_bundle_host
+        from rocmdoctor.install.flow import load_bundle_host
 
         gid, why = render_gid_from_host(load_bundle_host(source))
     else:

@@ -1,6 +1,6 @@
 """The one typed container spec that every renderer (Dockerfile, Apptainer, compose, run flags, CI) reads.
 
-It is built from the install resolver's :class:`~rocmdoctor.plan.Plan`, so a container gets exactly the
+It is built from the install resolver's :class:`~rocmdoctor.install.plan.Plan`, so a container gets exactly the
 wheels ``install torch`` would install, hash-locked. Everything a renderer needs is decided here, once:
 renderers only format. All collections are tuples in a fixed order so that the same inputs always
 render byte-identical files (no dict-order, time or host leaks into the output).
@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from rocmdoctor import __version__
 from rocmdoctor.errors import BadInput
-from rocmdoctor.plan import Plan, Requirement
+from rocmdoctor.install.plan import Plan, Requirement
 
 VENV = "/opt/venv"
 LOCK_DIR = "/opt/rocmdoctor"

@@ -33,7 +33,7 @@ class AuditOptions:
     stagger: float = transport.DEFAULT_STAGGER_S
     select: Optional[list[str]] = None
     skip: Optional[list[str]] = None
-    live_program: Optional[Path] = None  # None -> the shipped smoke program (checks/smoke_torch.py)
+    live_program: Optional[Path] = None  # None -> the shipped smoke program (rocmdoctor/programs/smoke_torch.py)
 
 
 def load_bundle(path: Path) -> Host:
@@ -47,7 +47,7 @@ def load_bundle(path: Path) -> Host:
 
 def _judge(host: Host, opts: AuditOptions, matrix: object) -> list[Finding]:
     try:
-        from rocmdoctor.pipeline import judge_host
+        from rocmdoctor.diagnose import judge_host
     except ImportError:
         return []
     try:

@@ -5,7 +5,7 @@ how many nodes); the drift picture (configurations × facts, the reference row m
 marked); the drill-down; every host. Nodes whose configuration, transport status and findings are the same
 fold into one *node class* (``node[0001-9000]``: one ``<details>`` with the findings, evidence and fixes they
 share), so a healthy 10,000-node fleet is a handful of drill-downs, not 10,000. Filters by severity, check and
-configuration are CSS-only (see :mod:`rocmdoctor.htmlreport`): each filterable element carries classes
+configuration are CSS-only (see :mod:`rocmdoctor.report.htmlpage`): each filterable element carries classes
 ``s-<severity>`` (every threshold it reaches), ``k<n>`` (check index) and ``g<n>`` (configuration index).
 """
 
@@ -58,7 +58,7 @@ def _class_key(a: HostAudit) -> tuple:
 
 def _view(f: Finding, name: str, shared: bool) -> dict[str, Any]:
     """The finding for the template; in a class of several hosts the member's own name reads ``<host>``."""
-    from rocmdoctor.htmlreport import finding_view
+    from rocmdoctor.report.htmlpage import finding_view
 
     d = finding_view(f)
     if shared and name:
@@ -189,6 +189,6 @@ def context(report: FleetReport) -> dict[str, Any]:
 
 
 def html_text(report: FleetReport) -> str:
-    from rocmdoctor.htmlreport import render
+    from rocmdoctor.report.htmlpage import render
 
     return render("fleet.html.j2", **context(report))

@@ -1,6 +1,6 @@
 """``fleet audit --live``: run smoke level 1 on each host whose ``python3`` has torch.
 
-The smoke program (``checks/smoke_torch.py``: stdlib + torch only, one JSON record a line) is streamed
+The smoke program (``rocmdoctor/programs/smoke_torch.py``: stdlib + torch only, one JSON record a line) is streamed
 over the same kind of ssh call as the capture, inside a small constant driver that saves it to a temp
 file on the host, runs it for GPU 0 with ``--enumerate`` and then for every other GPU torch sees (one
 process each, in parallel, as ``rocmdoctor smoke`` does locally), and tags every line with its device.
@@ -95,9 +95,9 @@ def program() -> Optional[Path]:
 
         p = Path(smoke.PROGRAM)
     except (ImportError, AttributeError):
-        from rocmdoctor.paths import CHECKS_DIR
+        from rocmdoctor.paths import PROGRAMS_DIR
 
-        p = Path(CHECKS_DIR) / "smoke_torch.py"
+        p = Path(PROGRAMS_DIR) / "smoke_torch.py"
     return p if p.is_file() else None
 
 
@@ -162,7 +162,7 @@ async def run_live(target: Target, opts: AuditOptions, prog: Optional[Path]) -> 
     """Smoke level 1 on ``target``: findings from the smoke judge, a skip when torch is absent there."""
     if prog is None:
         return [Finding(id="fleet.live-skipped", severity=Severity.SKIP, title="No smoke program shipped",
-                        detail="this rocmdoctor has no checks/smoke_torch.py")]
+                        detail="this rocmdoctor has no programs/smoke_torch.py")]
     limit = min(opts.timeout, LIVE_TIMEOUT_S)
     try:
         data = payload(prog.read_text(encoding="utf-8"), limit)

@@ -15,8 +15,8 @@ from typing import Any, Optional
 from rocmdoctor import __version__
 from rocmdoctor.fleet.aggregate import FIELD_TITLES, FINGERPRINT_FIELDS, FleetReport
 from rocmdoctor.fleet.hosts import compress
-from rocmdoctor.htmlreport import write_atomic as _atomic_write
 from rocmdoctor.model import Severity
+from rocmdoctor.report.htmlpage import write_atomic as _atomic_write
 from rocmdoctor.sanitize import json_inert, one_line
 from rocmdoctor.words import plural
 
@@ -119,7 +119,7 @@ def print_terminal(report: FleetReport, console: Any) -> None:
     """
     from rich.text import Text
 
-    from rocmdoctor.tables import Column, print_table
+    from rocmdoctor.report.tables import Column, print_table
 
     def t(value: object, style: str = "") -> Text:
         return Text(one_line(value), style=style)

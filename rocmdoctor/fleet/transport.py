@@ -180,11 +180,11 @@ async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: in
 def check_targz(data: bytes) -> Optional[str]:
     """None if ``data`` is a complete, readable tar.gz; otherwise a short reason (why it is garbage).
 
-    Decompressed as a stream under the bundle limits (:mod:`rocmdoctor.tarstream`), never whole: a gzip
+    Decompressed as a stream under the bundle limits (:mod:`rocmdoctor.bundle.tarstream`), never whole: a gzip
     bomb from one node costs at most one member's worth of memory and is refused by name. Callers run
     this off the event loop (it is CPU work).
     """
-    from rocmdoctor import tarstream
+    from rocmdoctor.bundle import tarstream
     from rocmdoctor.errors import BadInput
 
     if not data:

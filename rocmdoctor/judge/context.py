@@ -1,7 +1,7 @@
 """Checks on what a report's context shows: a failed ROCm runtime, a container started without the AMD
 devices, a Windows host, a wheel that loads the system's ROCm libraries.
 
-These read ``Host.context`` (filled from free text by :mod:`rocmdoctor.bundle_text`) and the matched lines
+These read ``Host.context`` (filled from free text by :mod:`rocmdoctor.bundle.text`) and the matched lines
 of known errors: a signature's verdict depends on what its line says (a path under the system's
 ``/opt/rocm-6.0.0`` while the GPU is supported means the wheel loaded system libraries, not that kernels
 for the GPU are missing).

@@ -80,7 +80,7 @@ def discrete_gpus(host: Host) -> list[GpuInfo]:
 
 def native_gfx(gpu: GpuInfo) -> Optional[str]:
     """The GPU's real ISA: from a kernel-side / PCI source when any, else whatever was reported."""
-    from rocmdoctor.pipeline import GFX_PRIORITY, USER_SPACE_SOURCES
+    from rocmdoctor.diagnose import GFX_PRIORITY, USER_SPACE_SOURCES
 
     for src in GFX_PRIORITY:
         if src in gpu.gfx_by_source and src not in USER_SPACE_SOURCES:

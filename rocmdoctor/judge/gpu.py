@@ -59,7 +59,7 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
                 "and, in a container, that /dev/kfd and /dev/dri were passed through.",
                 ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
         )]
-    from rocmdoctor.render import gpu_summary
+    from rocmdoctor.report.render import gpu_summary
 
     names = gpu_summary(host)
     evidence = [s for g in host.gpus for s in _evidence(g)][:4]

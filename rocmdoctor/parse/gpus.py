@@ -12,7 +12,7 @@ from typing import Optional
 
 from rocmdoctor.model import GpuInfo
 
-# Same order as rocmdoctor.pipeline.GFX_PRIORITY: kernel-side and PCI sources tell the real ISA.
+# Same order as rocmdoctor.diagnose.GFX_PRIORITY: kernel-side and PCI sources tell the real ISA.
 GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "rocminfo", "rocm_agent_enumerator",
                 "collect_env", "log")
 # Order in which sources become the base list and are merged into it.

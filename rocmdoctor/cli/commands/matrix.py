@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from rocmdoctor.options import OutputFormat, format_option, wants_json
+from rocmdoctor.cli.options import OutputFormat, format_option, wants_json
 
 DEFAULT_INDEX = "https://download.pytorch.org/whl"
 
@@ -29,14 +29,14 @@ def register(app: typer.Typer) -> None:
         import json
 
         from rocmdoctor.matrix import load
-        from rocmdoctor.matrix_view import render, select, to_json
+        from rocmdoctor.matrix.view import render, select, to_json
 
         m = load()
         sl = select(m, rocm=rocm, gpu=gpu, torch=torch)
         if wants_json(fmt, as_json):
             typer.echo(json.dumps(to_json(sl, m), indent=2))
             return
-        from rocmdoctor.tables import console
+        from rocmdoctor.report.tables import console
 
         render(console(), sl, m, verbose=verbose)
 
@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
         """Say in sentences whether the combination works and why (exit 1 when it does not)."""
         from rocmdoctor.errors import BadInput
         from rocmdoctor.matrix import load
-        from rocmdoctor.matrix_view import EXPLAIN_SCHEMA, explain
+        from rocmdoctor.matrix.view import EXPLAIN_SCHEMA, explain
 
         os_id = os_version = None
         if os_name:
@@ -86,9 +86,9 @@ def register(app: typer.Typer) -> None:
         import os
         from pathlib import Path
 
+        from rocmdoctor.cli.options import seconds
         from rocmdoctor.errors import BadInput, OperationFailed
-        from rocmdoctor.matrix_update import run_update
-        from rocmdoctor.options import seconds
+        from rocmdoctor.matrix.update import run_update
 
         seconds("--timeout", timeout)
         if output:  # fail before the fetch, not after it
@@ -96,7 +96,7 @@ def register(app: typer.Typer) -> None:
             if Path(output).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
                 raise BadInput(f"-o {output}: not a writable file path")
         if offline:
-            from rocmdoctor.matrix_derive import run_offline
+            from rocmdoctor.matrix.derive import run_offline
 
             diff, summary = run_offline()
         else:

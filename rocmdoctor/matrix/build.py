@@ -122,7 +122,7 @@ TORCH_RELEASE: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
 }
 
-TORCH_BUILD: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix_derive.py
+TORCH_BUILD: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/derive.py
     "channel": ("str", True),
     "torch": ("str", True),
     "rocm": ("str", True),

@@ -1,6 +1,6 @@
 """The target interpreter as rocmdoctor talks to it: a probe, and a :class:`PipSession` that installs.
 
-Kept apart from :mod:`rocmdoctor.installer` (and light: stdlib only) so that the install command can start the
+Kept apart from :mod:`rocmdoctor.install.installer` (and light: stdlib only) so that the install command can start the
 target interpreter before it imports anything else: the session's start-up then overlaps all of ours.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from rocmdoctor.errors import BadInput
 
 if TYPE_CHECKING:
-    from rocmdoctor.installer import Target
+    from rocmdoctor.install.installer import Target
 
 #: Defines ``_probe()``: what the target interpreter is and holds (stdlib only, never imports torch).
 _PROBE_CORE = r"""
@@ -190,7 +190,7 @@ class PipSession:
             assert self.proc.stdout is not None
             for line in self.proc.stdout:
                 if line.startswith(SESSION_MARK):
-                    from rocmdoctor.installer import _target
+                    from rocmdoctor.install.installer import _target
 
                     try:
                         target = _target(json.loads(line[len(SESSION_MARK):]))

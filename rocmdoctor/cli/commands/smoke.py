@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from rocmdoctor.options import quiet_option, wants_json
+from rocmdoctor.cli.options import quiet_option, wants_json
 
 
 class SmokeFormat(str, Enum):
@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
         if output is not None:
             from pathlib import Path
 
-            from rocmdoctor.options import writable_file
+            from rocmdoctor.cli.options import writable_file
 
             writable_file("--output", Path(output))
         if python is not None:
@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
             _render(report, verbose, quiet)
         else:
             _write(report, fmt_name, verbose, output)
-        from rocmdoctor.render import exit_code
+        from rocmdoctor.report.render import exit_code
 
         raise typer.Exit(exit_code(report.findings))
 
@@ -87,12 +87,12 @@ def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-
     import io
     import json
 
-    from rocmdoctor.checkrun import emit
+    from rocmdoctor.cli.check_flow import emit
 
     if fmt == "json":
         text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
     elif fmt == "html":
-        from rocmdoctor.render_html import to_html
+        from rocmdoctor.report.html import to_html
 
         text = to_html(None, report.findings, smoke=report)
     else:
@@ -106,7 +106,7 @@ def _live_host(python: str):
     """A live capture (run in a thread while the GPUs work) to compare torch's GPUs with the driver's."""
 
     def capture():
-        from rocmdoctor.checkrun import load_source
+        from rocmdoctor.cli.check_flow import load_source
 
         return load_source(None, python, timeout=10.0)
 
@@ -144,9 +144,9 @@ def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # t
 
     from rich.text import Text
 
-    from rocmdoctor import render
+    from rocmdoctor.report import render
+    from rocmdoctor.report.tables import Column, console, print_table
     from rocmdoctor.smoke import table_rows
-    from rocmdoctor.tables import Column, console, print_table
 
     header = f"rocmdoctor smoke level {report.options.level} — {report.options.python}: {_describe(report)}"
     con = console(file or sys.stdout)

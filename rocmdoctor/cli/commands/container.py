@@ -10,13 +10,13 @@ from typing import Any, Optional
 
 import typer
 
+from rocmdoctor.cli.options import OutputFormat, format_option, wants_json
 from rocmdoctor.container.inputs import (
     read,
     render_options,
     spec_from_options,
     write_outputs,
 )
-from rocmdoctor.options import OutputFormat, format_option, wants_json
 
 container_app = typer.Typer(
     name="container",
@@ -210,12 +210,12 @@ def register(app: typer.Typer) -> None:
         from rocmdoctor.container.render_runargs import RunOptions
         from rocmdoctor.container.test_image import test_image
         from rocmdoctor.errors import BadInput
-        from rocmdoctor.render import exit_code, render_terminal, to_json
+        from rocmdoctor.report.render import exit_code, render_terminal, to_json
 
         if image.startswith("-"):
             raise BadInput(f"image {image!r}: not an image name")
+        from rocmdoctor.cli.options import seconds
         from rocmdoctor.container.render_runargs import validate
-        from rocmdoctor.options import seconds
 
         seconds("--timeout", timeout)
         gid, notes = render_options(None, render_gid)

@@ -1,6 +1,6 @@
 """The ``rocmdoctor`` command line: thin typer wiring; every command's logic lives in its own module.
 
-Each ``rocmdoctor.commands.<name>`` module exposes ``register(app)``; heavy imports happen inside the
+Each ``rocmdoctor.cli.commands.<name>`` module exposes ``register(app)``; heavy imports happen inside the
 command functions so that ``rocmdoctor --help`` and ``check --from`` start fast.
 """
 
@@ -12,7 +12,7 @@ import sys
 import typer
 
 from rocmdoctor import __version__
-from rocmdoctor.commands import capture, check, container, fleet, install, matrix, smoke
+from rocmdoctor.cli.commands import capture, check, container, fleet, install, matrix, smoke
 from rocmdoctor.errors import EXIT_INTERNAL, EXIT_RESOURCES, EXIT_USAGE, RocmdoctorError
 
 app = typer.Typer(

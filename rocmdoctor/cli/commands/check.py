@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from rocmdoctor.options import quiet_option
+from rocmdoctor.cli.options import quiet_option
 
 
 class Format(str, Enum):
@@ -47,8 +47,8 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 nothing failed, 1 a check failed, 2 usage error or unreadable input.
         """
-        from rocmdoctor.checkrun import run_check
-        from rocmdoctor.options import seconds
+        from rocmdoctor.cli.check_flow import run_check
+        from rocmdoctor.cli.options import seconds
 
         seconds("--timeout", timeout)
         code = run_check(

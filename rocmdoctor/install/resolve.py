@@ -24,9 +24,9 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from rocmdoctor.errors import BadInput, OperationFailed
+from rocmdoctor.install.plan import Plan, Rejected, Requirement
 from rocmdoctor.matrix import Matrix, TorchVariant
 from rocmdoctor.model import GpuInfo, Host
-from rocmdoctor.plan import Plan, Rejected, Requirement
 
 COMPANIONS = ("torchvision", "torchaudio")
 CHANNELS = ("pytorch", "amd", "nightly", "therock")

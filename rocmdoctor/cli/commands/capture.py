@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
 
         if not output:
             raise BadInput("give a destination: rocmdoctor capture -o DIR or -o FILE.tar.gz")
-        from rocmdoctor.options import seconds
+        from rocmdoctor.cli.options import seconds
 
         seconds("--timeout", timeout)
         seconds("--budget", budget)

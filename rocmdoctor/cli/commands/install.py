@@ -1,4 +1,4 @@
-"""`rocmdoctor install torch`: thin typer wiring over :mod:`rocmdoctor.install_flow`."""
+"""`rocmdoctor install torch`: thin typer wiring over :mod:`rocmdoctor.install.flow`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from rocmdoctor.install_flow import run
-from rocmdoctor.options import OutputFormat, format_option, wants_json
+from rocmdoctor.cli.options import OutputFormat, format_option, wants_json
+from rocmdoctor.install.flow import run
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ MEASURED_TITLES = {"bandwidth": "memory bandwidth", "tflops:fp16": "GEMM fp16", 
 
 def _causes(findings: list[Finding]) -> list[dict[str, Any]]:
     """Findings grouped under the root cause the judge named (the cause's own finding first)."""
-    from rocmdoctor.htmlreport import cause_of, finding_view
+    from rocmdoctor.report.htmlpage import cause_of, finding_view
 
     groups: dict[str, list[Finding]] = {}
     for f in findings:
@@ -39,8 +39,8 @@ def _causes(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def _areas(findings: list[Finding]) -> list[dict[str, Any]]:
-    from rocmdoctor.htmlreport import finding_view
-    from rocmdoctor.render import PROBLEMS, _group, area_status
+    from rocmdoctor.report.htmlpage import finding_view
+    from rocmdoctor.report.render import PROBLEMS, _group, area_status
 
     out = []
     for title, items in _group(findings):
@@ -54,7 +54,7 @@ def _areas(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def _facts(host: Host) -> list[tuple[str, Any]]:
-    from rocmdoctor.render import host_summary
+    from rocmdoctor.report.render import host_summary
 
     h = host_summary(host)
     t = h["torch"]
@@ -123,8 +123,8 @@ def smoke_context(report: Any) -> dict[str, Any]:
 
 def to_html(host: Optional[Host], findings: list[Finding], smoke: Any = None, title: Optional[str] = None) -> str:
     """The page: header, host facts, root causes, one section per area, smoke measurements when given."""
-    from rocmdoctor.htmlreport import render
-    from rocmdoctor.render import gpu_summary, summary, summary_line
+    from rocmdoctor.report.htmlpage import render
+    from rocmdoctor.report.render import gpu_summary, summary, summary_line
 
     where = (host.hostname or host.origin or "this host") if host is not None else None
     if title is None:

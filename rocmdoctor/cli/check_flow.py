@@ -96,11 +96,11 @@ def run_check(
         ensure_python3(python)
 
     if output is not None:
-        from rocmdoctor.options import writable_file
+        from rocmdoctor.cli.options import writable_file
 
         writable_file("--output", Path(output))  # refused before the capture and the smoke tests, not after
     host = load_source(source, python, timeout)
-    from rocmdoctor.pipeline import judge_host
+    from rocmdoctor.diagnose import judge_host
 
     findings = judge_host(host, select=select or None, skip=skip or None)
     if source is not None and not select and all(f.severity == Severity.SKIP for f in findings):
@@ -114,7 +114,7 @@ def run_check(
             smoke, smoke_report = live_run(python, host, timeout=max(timeout, 60.0))
         findings.extend(f for f in smoke if (not select or f.id in select) and f.id not in (skip or []))
 
-    from rocmdoctor import render
+    from rocmdoctor.report import render
 
     if source is None and not has_amd_gpu_evidence(host) and fmt == "text" and not quiet:
         demo = DEMO_FIXTURE if DEMO_FIXTURE in bundled_fixtures() else (bundled_fixtures() or ["<bundle>"])[0]
@@ -134,13 +134,13 @@ def run_check(
 
 
 def _document(fmt: str, host: Host, findings: list, smoke_report: object) -> str:
-    from rocmdoctor import render
+    from rocmdoctor.report import render
 
     if fmt == "json":
         return render.to_json(host, findings) + "\n"
     if fmt == "markdown":
         return render.to_markdown(host, findings)
-    from rocmdoctor.render_html import to_html  # jinja2: only when HTML was asked for
+    from rocmdoctor.report.html import to_html  # jinja2: only when HTML was asked for
 
     return to_html(host, findings, smoke=smoke_report)
 
@@ -151,7 +151,7 @@ def emit(text: str, output: Optional[str]) -> None:
         sys.stdout.write(text)
         return
     from rocmdoctor.errors import OperationFailed
-    from rocmdoctor.htmlreport import write_atomic
+    from rocmdoctor.report.htmlpage import write_atomic
 
     try:
         write_atomic(Path(output), text)

@@ -1,7 +1,7 @@
 """The flow behind `rocmdoctor install torch`: read the host, resolve, confirm, install, verify, or restore.
 
-Resolution lives in :mod:`rocmdoctor.resolve`, installing/verifying/restoring/locking in
-:mod:`rocmdoctor.installer`; this module strings them together and prints. Human output on stdout (the plan,
+Resolution lives in :mod:`rocmdoctor.install.resolve`, installing/verifying/restoring/locking in
+:mod:`rocmdoctor.install.installer`; this module strings them together and prints. Human output on stdout (the plan,
 the result); with ``--json`` stdout carries only the plan JSON and everything else goes to stderr.
 ``--from BUNDLE`` plans (and locks) for a captured host and installs nothing. Exit codes: 0 installed (or
 planned), 1 refused / failed (environment restored), 2 bad input, 130 interrupted (environment restored).
@@ -20,10 +20,10 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rocmdoctor.installer import Snapshot, Target
+    from rocmdoctor.install.installer import Snapshot, Target
+    from rocmdoctor.install.plan import Plan, Rejected
+    from rocmdoctor.install.session import PipSession
     from rocmdoctor.model import Host
-    from rocmdoctor.pipsession import PipSession
-    from rocmdoctor.plan import Plan, Rejected
 
 
 INSTALLERS = ("pip", "uv")
@@ -33,7 +33,7 @@ def _series(version: str) -> str:
     return ".".join(version.strip().split(".")[:2])
 
 
-from rocmdoctor.pipsession import default_python  # noqa: E402  (re-exported: its home is light)
+from rocmdoctor.install.session import default_python  # noqa: E402  (re-exported: its home is light)
 
 
 def load_bundle_host(path: str) -> Host:
@@ -44,7 +44,7 @@ def load_bundle_host(path: str) -> Host:
         from rocmdoctor.bundle import load_host
     except ImportError as exc:
         raise BadInput("reading capture bundles (rocmdoctor.bundle) is not available in this build") from exc
-    from rocmdoctor.checkrun import resolve_source
+    from rocmdoctor.cli.check_flow import resolve_source
 
     # resolve_source refuses an empty path (never the current directory by accident) and, like
     # `check --from`, accepts a bundled fixture's name (NAME or fixtures/NAME).
@@ -53,7 +53,8 @@ def load_bundle_host(path: str) -> Host:
 
 def capture_local_host(python: str, timeout: float = 10.0) -> Host:
     """This machine, read by the capture module into a temporary bundle. The pip listing, the torch probe and
-    docker are skipped: :func:`rocmdoctor.installer.probe` reads the interpreter, and docker is beside the point."""
+    docker are skipped: :func:`rocmdoctor.install.installer.probe` reads the interpreter, and docker is beside
+    the point."""
     from rocmdoctor.errors import BadInput
 
     try:
@@ -71,8 +72,8 @@ def _check_lock_path(lock: str) -> None:
     """Exit 2 before minutes of resolving when --lock cannot be written (a directory, a missing parent, /proc)."""
     from pathlib import Path
 
+    from rocmdoctor.cli.options import writable_file
     from rocmdoctor.errors import BadInput
-    from rocmdoctor.options import writable_file
 
     path = Path(lock)
     if lock.startswith("-") or path.is_dir():
@@ -150,7 +151,7 @@ def run(
             raise BadInput(f"{opt}: empty value")
     if lock:
         _check_lock_path(lock)
-    from rocmdoctor.pipsession import PipSession
+    from rocmdoctor.install.session import PipSession
 
     session: Optional[PipSession] = None
     held: list[Snapshot] = []  # a snapshot taken early, until install() owns it
@@ -180,8 +181,8 @@ def _run(
 
     from rocmdoctor import matrix as matrix_mod
     from rocmdoctor.errors import BadInput, OperationFailed
-    from rocmdoctor.installer import Snapshot, install, resolve_closure, write_lock
-    from rocmdoctor.resolve import Refused, ResolveOptions, resolve
+    from rocmdoctor.install.installer import Snapshot, install, resolve_closure, write_lock
+    from rocmdoctor.install.resolve import Refused, ResolveOptions, resolve
 
     err = Console(stderr=True, highlight=False)
     out = Console(highlight=False) if not as_json else err
@@ -238,7 +239,7 @@ def _run(
             cons = os.path.join(work, "constraints.txt")
             with open(cons, "w") as fh:
                 fh.write(plan.constraints())
-            from rocmdoctor.installer import install_env
+            from rocmdoctor.install.installer import install_env
 
             env = install_env(plan, installer, cons, work)
             py = target.executable if target else sys.executable

@@ -595,7 +595,7 @@ def _cache_dir() -> Path:
 
 def _cache_key(files: list[Path]) -> str:
     here = Path(__file__)
-    parts = [f"{FORMAT_VERSION}:{here.stat().st_mtime_ns}:{here.with_name('matrix_build.py').stat().st_mtime_ns}"]
+    parts = [f"{FORMAT_VERSION}:{here.stat().st_mtime_ns}:{here.with_name('build.py').stat().st_mtime_ns}"]
     for f in files:
         st = f.stat()
         parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
@@ -641,7 +641,7 @@ def load(use_cache: bool = True) -> Matrix:
                 return obj
         except Exception:  # any unreadable/stale/corrupt cache is rebuilt, never fatal
             pass
-    from rocmdoctor.matrix_build import build, validate
+    from rocmdoctor.matrix.build import build, validate
 
     raw = load_raw()
     problems = validate(raw)

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from rocmdoctor.options import deprecated, quiet_option
+from rocmdoctor.cli.options import deprecated, quiet_option
 
 
 class FleetFormat(str, Enum):
@@ -90,11 +90,11 @@ def register(app: typer.Typer) -> None:
 
         Exit 0 if no host has a fail/error finding, 1 otherwise, 2 for usage errors.
         """
+        from rocmdoctor.cli.options import seconds, writable_file
         from rocmdoctor.errors import BadInput
         from rocmdoctor.fleet import audit as audit_mod
         from rocmdoctor.fleet import hosts as hosts_mod
         from rocmdoctor.fleet import transport
-        from rocmdoctor.options import seconds, writable_file
 
         seconds("--timeout", timeout, minimum=1.0)
         json_file = output if output is not None and fmt == FleetFormat.json else None
@@ -161,11 +161,11 @@ def register(app: typer.Typer) -> None:
 
         Exit 0 healthy, 1 a problem (drain), 2 the check could not run (NPD: Unknown).
         """
-        from rocmdoctor.checkrun import load_source
+        from rocmdoctor.cli.check_flow import load_source
+        from rocmdoctor.cli.options import seconds, writable_file
+        from rocmdoctor.diagnose import judge_host
         from rocmdoctor.fleet import baseline as baseline_mod
         from rocmdoctor.fleet.healthcheck import prometheus_text, verdict, write_textfile
-        from rocmdoctor.options import seconds, writable_file
-        from rocmdoctor.pipeline import judge_host
 
         seconds("--timeout", timeout, minimum=1.0)
         if prometheus is not None:
@@ -275,7 +275,7 @@ def _run_with_progress(targets, opts, base_fp, quiet=False, expect=None):  # typ
 def _emit(report, json_file, html_file, prometheus, as_json=False, quiet=False) -> None:  # type: ignore[no-untyped-def]
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
-    from rocmdoctor.tables import console
+    from rocmdoctor.report.tables import console
 
     # The files first, each on its own: an hour of fan-out must not be lost to a terminal that fails.
     writers = ((json_file, report_mod.write_json, "-o"), (html_file, report_mod.write_html, "--html"),

@@ -12,7 +12,7 @@ from typing import Any, Optional, Union
 
 from rocmdoctor.errors import BadInput
 from rocmdoctor.matrix import GpuTarget, Matrix, RocmRelease, TorchVariant, _vtuple
-from rocmdoctor.tables import Column, print_table
+from rocmdoctor.report.tables import Column, print_table
 
 JSON_SCHEMA = "rocmdoctor-matrix/1"
 EXPLAIN_SCHEMA = "rocmdoctor-matrix-explain/1"  # `matrix explain --json` (docs/schemas/matrix-explain.schema.json)
@@ -110,7 +110,7 @@ def _words(fields: tuple[str, ...] | list[str]) -> str:
 
 @dataclass(frozen=True)
 class TableBlock:
-    """One table of the `matrix show` content; drawn by :func:`rocmdoctor.tables.print_table`."""
+    """One table of the `matrix show` content; drawn by :func:`rocmdoctor.report.tables.print_table`."""
 
     title: str
     columns: list[Column]
@@ -208,7 +208,7 @@ def _wrap(line: str, width: int) -> list[str]:
 
 
 def render(console: Any, sl: dict[str, Any], m: Matrix, verbose: bool = False) -> None:
-    """Print the `matrix show` content. Tables go through :func:`rocmdoctor.tables.print_table` (whole on a pipe,
+    """Print the `matrix show` content. Tables go through :func:`rocmdoctor.report.tables.print_table` (whole on a pipe,
     a table on a terminal wide enough, records on a narrow one); text lines are folded only on a terminal,
     never cut, and printed whole on a pipe or into a file."""
     width = console.width if console.is_terminal else None

@@ -217,8 +217,8 @@ def _link_inside(member: str, target: str, hard: bool) -> Optional[str]:
 
 
 def _tar_tree(path: Path) -> _Tree:
-    """Read a tar(.gz) bundle into memory after validating every member (bounded: :mod:`rocmdoctor.tarstream`)."""
-    from rocmdoctor import tarstream
+    """Read a tar(.gz) bundle into memory after validating every member (bounded: :mod:`.tarstream`)."""
+    from rocmdoctor.bundle import tarstream
 
     tree = _Tree()
     data: dict[str, bytes] = {}
@@ -283,7 +283,7 @@ def _tar_tree(path: Path) -> _Tree:
 
 def _plain_tar_header(head: bytes) -> bool:
     """A v7 tar (no ustar magic) still has a valid header checksum."""
-    from rocmdoctor.tarstream import _checksum_ok
+    from rocmdoctor.bundle.tarstream import _checksum_ok
 
     return len(head) == 512 and _checksum_ok(head)
 
@@ -321,7 +321,7 @@ class _Acc:
         self.container_seen = False
         self.torch_probe_seen = False
         self.recognised = False
-        self.text = freetext.TextFacts()  # facts found in free text, folded in last (rocmdoctor.bundle_text)
+        self.text = freetext.TextFacts()  # facts found in free text, folded in last (rocmdoctor.bundle.text)
 
     def scan_text(self, text: str, file: str) -> None:
         """Free-text facts and known error lines of one input."""
@@ -943,7 +943,7 @@ def _apply_bare(acc: _Acc, text: str, file: str) -> list[str]:
 
 
 def _finish(acc: _Acc, tree: Optional[_Tree]) -> Host:
-    from rocmdoctor.bundle_text import fold
+    from rocmdoctor.bundle.text import fold
 
     fold(acc, acc.text)
     host = acc.host
@@ -1030,7 +1030,7 @@ def _finish_packages(acc: _Acc) -> None:
 
 def _finish_torch(acc: _Acc) -> None:
     host = acc.host
-    from rocmdoctor.bundle_text import PRIO
+    from rocmdoctor.bundle.text import PRIO
 
     if acc.torches and min(p for p, _ in acc.torches) >= PRIO and host.packages.get("torch") \
             and not (acc.torch_probe_seen and acc.get("python") is not None):

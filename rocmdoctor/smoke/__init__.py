@@ -1,4 +1,4 @@
-"""Live GPU smoke tests: run ``checks/smoke_torch.py`` inside the target interpreter and judge the results.
+"""Live GPU smoke tests: run ``rocmdoctor/programs/smoke_torch.py`` inside the target interpreter and judge the results.
 
 A static check says the environment *should* work; only kernels that ran prove it. The programs run as
 subprocesses of the user's python, **one per GPU and in parallel** (interpreter start and ``import torch``
@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from rocmdoctor.errors import BadInput
 from rocmdoctor.model import Finding, Fix, Host, Severity
-from rocmdoctor.paths import CHECKS_DIR
+from rocmdoctor.paths import PROGRAMS_DIR
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
 
 SCHEMA = "rocmdoctor-smoke/1"
-PROGRAM = CHECKS_DIR / "smoke_torch.py"
+PROGRAM = PROGRAMS_DIR / "smoke_torch.py"
 DEFAULT_TIMEOUT = {1: 60.0, 2: 300.0, 3: 1800.0}  # per process; level 1 itself should take < 20 s
 STDERR_KEEP = 64 * 1024
 KILL_GRACE = 5.0  # seconds to wait for a killed program's pipes to close

@@ -1,6 +1,6 @@
 """Crash safety for ``install``: one install per environment at a time, and recovery of an interrupted one.
 
-An install is a transaction on site-packages: :class:`~rocmdoctor.installer.Snapshot` backs the files up
+An install is a transaction on site-packages: :class:`~rocmdoctor.install.installer.Snapshot` backs the files up
 into ``.rocmdoctor-rollback-*`` beside site-packages, pip changes them, and success or a restore discards
 the backup. Ctrl-C and SIGTERM restore on the spot; a SIGKILL, a power cut or an OOM kill cannot. So:
 
@@ -13,7 +13,7 @@ the backup. Ctrl-C and SIGTERM restore on the spot; a SIGKILL, a power cut or an
   removed; ``rocmdoctor-install-*`` work directories of processes that no longer exist are removed. Each is
   reported, never silently cleaned;
 * pip (and the prewarmed interpreter that runs it) die with rocmdoctor
-  (:func:`rocmdoctor.pipsession.die_with_parent_hook`), so no
+  (:func:`rocmdoctor.install.session.die_with_parent_hook`), so no
   orphaned pip finishes an unverified install after rocmdoctor was killed.
 """
 
@@ -99,7 +99,7 @@ def _pid_alive(pid: int) -> bool:
 
 def recover(site_parent: str) -> list[str]:
     """Finish what an interrupted install left in ``site_parent`` (call with :func:`lock` held); what was done."""
-    from rocmdoctor.installer import Snapshot, _Entry
+    from rocmdoctor.install.installer import Snapshot, _Entry
 
     done: list[str] = []
     try:

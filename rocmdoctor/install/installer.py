@@ -1,4 +1,4 @@
-"""Install a :class:`~rocmdoctor.plan.Plan` into a target interpreter — and lose nothing if anything fails.
+"""Install a :class:`~rocmdoctor.install.plan.Plan` into a target interpreter — and lose nothing if anything fails.
 
 The steps, each testable on its own:
 
@@ -38,10 +38,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Optional
 
-from rocmdoctor import atomic, txn
+from rocmdoctor import atomic
 from rocmdoctor.errors import BadInput, OperationFailed
-from rocmdoctor.pipsession import PIP_SCRUB, PROBE_SCRIPT, PipSession, _stream, die_with_parent_hook
-from rocmdoctor.plan import Plan
+from rocmdoctor.install import lock as txn
+from rocmdoctor.install.plan import Plan
+from rocmdoctor.install.session import PIP_SCRUB, PROBE_SCRIPT, PipSession, _stream, die_with_parent_hook
 
 VERIFY_SCRIPT = r"""
 import json, os, sys
@@ -456,7 +457,7 @@ def install_argv(
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM, SIGHUP (the terminal closed) and SIGQUIT during the install are handled like Ctrl-C: pip is
     stopped, the environment restored, then rocmdoctor exits. (SIGKILL cannot be caught: pip dies with us,
-    see :func:`rocmdoctor.pipsession.die_with_parent_hook`, and the next run rolls back from the journal.)"""
+    see :func:`rocmdoctor.install.session.die_with_parent_hook`, and the next run rolls back from the journal.)"""
 
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -557,7 +558,7 @@ def verify(plan: Plan, python: str, gpu_check: bool, timeout: float = 300.0,
         if not d.get("available"):
             problems.append("torch.cuda.is_available() is False: PyTorch cannot see the GPU (run `rocmdoctor check`)")
         override = plan.env.get("HSA_OVERRIDE_GFX_VERSION")
-        from rocmdoctor.resolve import override_gfx
+        from rocmdoctor.install.resolve import override_gfx
 
         expected = {override_gfx(override)} if override else set(plan.gpus)
         archs = {a.split(":")[0] for a in d.get("arch_list", [])}

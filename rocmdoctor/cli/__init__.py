@@ -1,0 +1,1 @@
+"""The command line: the typer app, the entry point, the option vocabulary and one module per command."""

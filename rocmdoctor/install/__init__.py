@@ -1,0 +1,1 @@
+"""``install torch``: plan, resolve, the target interpreter session, the install transaction, verify."""
