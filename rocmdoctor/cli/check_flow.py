@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -65,72 +66,101 @@ def has_amd_gpu_evidence(host: Host) -> bool:
                 or (host.dkms and host.dkms.entries) or "rocminfo" in host.captured)
 
 
-def run_check(
-    source: Optional[str] = None, fmt: str = "text", verbose: bool = False, list_checks: bool = False,
-    select: Optional[list[str]] = None, skip: Optional[list[str]] = None, strict: bool = False,
-    live: bool = False, python: Optional[str] = None, timeout: float = 10.0, ascii_only: Optional[bool] = None,
-    quiet: bool = False, output: Optional[str] = None,
-) -> int:
+@dataclass(frozen=True)
+class CheckRequest:
+    """One `rocmdoctor check` as the user asked for it: the typer callback builds it from the flags at once.
+
+    ``select``/``skip`` are check ids or areas as typed (already split on commas); ``fmt`` is text, json,
+    markdown or html; ``ascii_only`` None means "decide from the terminal".
+    """
+
+    source: Optional[str] = None
+    fmt: str = "text"
+    verbose: bool = False
+    list_checks: bool = False
+    select: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    strict: bool = False
+    live: bool = False
+    python: Optional[str] = None
+    timeout: float = 10.0
+    ascii_only: Optional[bool] = None
+    quiet: bool = False
+    output: Optional[str] = None
+
+
+def run_check(req: CheckRequest) -> int:
+    """Judge the host the request names and render the report; the exit code (0 ok, 1 problems found)."""
     from rocmdoctor.judge.registry import all_checks, all_ids
 
     known = all_ids()
-    if live:
+    if req.live:
         known = [*known, *_smoke_ids()]
-    unknown = [i for i in (select or []) + (skip or []) if i not in known and not _is_area(i, known)]
+    unknown = [i for i in (*req.select, *req.skip) if i not in known and not _is_area(i, known)]
     if unknown:
         raise BadInput(f"unknown check id(s): {', '.join(unknown)} (see `rocmdoctor check --list-checks`)")
-    if list_checks:
-        _print_checks(all_checks(), fmt)
+    if req.list_checks:
+        _print_checks(all_checks(), req.fmt)
         return 0
-    select = _expand(select, known)
-    skip = _expand(skip, known)
-    if source is not None and (live or python is not None):
-        # Both act on this machine; merged into another host's capture they would describe neither.
-        raise BadInput(f"{'--live' if live else '--python'} inspects this machine and cannot be combined with "
-                       "--from (a capture of another host)")
-    if python is not None:
-        # A usage error, not a finding: /bin/false would otherwise be judged as "no torch" or "smoke crashed".
-        from rocmdoctor.smoke import ensure_python3, resolve_python
-
-        python = resolve_python(python)
-        ensure_python3(python)
-
-    if output is not None:
+    select = _expand(list(req.select), known)
+    skip = _expand(list(req.skip), known)
+    python = _usable_python(req)
+    if req.output is not None:
         from rocmdoctor.cli.options import writable_file
 
-        writable_file("--output", Path(output))  # refused before the capture and the smoke tests, not after
-    host = load_source(source, python, timeout)
+        writable_file("--output", Path(req.output))  # refused before the capture and the smoke tests, not after
+    host = load_source(req.source, python, req.timeout)
     from rocmdoctor.diagnose import judge_host
 
     findings = judge_host(host, select=select or None, skip=skip or None)
-    if source is not None and not select and all(f.severity == Severity.SKIP for f in findings):
+    if req.source is not None and not select and all(f.severity == Severity.SKIP for f in findings):
         # Nothing at all could be judged: saying "nothing failed" would read as a healthy host.
-        raise BadInput(f"{source}: {NOTHING_JUDGED}")
+        raise BadInput(f"{req.source}: {NOTHING_JUDGED}")
     smoke_report = None
-    if live:
+    if req.live:
         from rocmdoctor.smoke import live_run
 
-        with _spinner("Running the level-1 GPU smoke tests…", quiet):
-            smoke, smoke_report = live_run(python, host, timeout=max(timeout, 60.0))
-        findings.extend(f for f in smoke if (not select or f.id in select) and f.id not in (skip or []))
+        with _spinner("Running the level-1 GPU smoke tests…", req.quiet):
+            smoke, smoke_report = live_run(python, host, timeout=max(req.timeout, 60.0))
+        findings.extend(f for f in smoke if (not select or f.id in select) and f.id not in skip)
+    return _report(req, host, findings, smoke_report)
 
+
+def _usable_python(req: CheckRequest) -> Optional[str]:
+    """``--python`` resolved and known to be a Python 3; usage errors (exit 2), not findings."""
+    if req.source is not None and (req.live or req.python is not None):
+        # Both act on this machine; merged into another host's capture they would describe neither.
+        raise BadInput(f"{'--live' if req.live else '--python'} inspects this machine and cannot be combined with "
+                       "--from (a capture of another host)")
+    if req.python is None:
+        return None
+    # A usage error, not a finding: /bin/false would otherwise be judged as "no torch" or "smoke crashed".
+    from rocmdoctor.smoke import ensure_python3, resolve_python
+
+    python = resolve_python(req.python)
+    ensure_python3(python)
+    return python
+
+
+def _report(req: CheckRequest, host: Host, findings: list, smoke_report: object) -> int:
     from rocmdoctor.report import render
 
-    if source is None and not has_amd_gpu_evidence(host) and fmt == "text" and not quiet:
+    if req.source is None and not has_amd_gpu_evidence(host) and req.fmt == "text" and not req.quiet:
         demo = DEMO_FIXTURE if DEMO_FIXTURE in bundled_fixtures() else (bundled_fixtures() or ["<bundle>"])[0]
         print(f"No AMD GPU on this machine (no amdgpu driver, /dev/kfd or ROCm found). "
               f"To see a diagnosis, try: rocmdoctor check --from fixtures/{demo}")
-        if not verbose:
-            return render.exit_code(findings, strict)
-    if fmt == "text":
-        if output is None:
-            render.render_terminal(host, findings, verbose=verbose, ascii_only=ascii_only, quiet=quiet)
+        if not req.verbose:
+            return render.exit_code(findings, req.strict)
+    if req.fmt == "text":
+        if req.output is None:
+            render.render_terminal(host, findings, verbose=req.verbose, ascii_only=req.ascii_only, quiet=req.quiet)
         else:
-            with open(output, "w", encoding="utf-8") as f:
-                render.render_terminal(host, findings, verbose=verbose, file=f, ascii_only=ascii_only, quiet=quiet)
+            with open(req.output, "w", encoding="utf-8") as f:
+                render.render_terminal(host, findings, verbose=req.verbose, file=f, ascii_only=req.ascii_only,
+                                       quiet=req.quiet)
     else:
-        emit(_document(fmt, host, findings, smoke_report), output)
-    return render.exit_code(findings, strict)
+        emit(_document(req.fmt, host, findings, smoke_report), req.output)
+    return render.exit_code(findings, req.strict)
 
 
 def _document(fmt: str, host: Host, findings: list, smoke_report: object) -> str:
@@ -172,12 +202,9 @@ def _spinner(text: str, quiet: bool = False):
 
 
 def _smoke_ids() -> list[str]:
-    try:
-        from rocmdoctor import smoke
+    from rocmdoctor import smoke  # a broken smoke package is a crash (exit 3), never "no smoke ids"
 
-        return list(getattr(smoke, "FINDING_IDS", []))
-    except ImportError:
-        return []
+    return list(smoke.FINDING_IDS)
 
 
 def _is_area(value: str, known: list[str]) -> bool:
@@ -205,4 +232,4 @@ def _print_checks(checks: list, fmt: str) -> None:
             print(f"{i:32} {c.title}")
 
 
-__all__ = ["EXIT_USAGE", "run_check"]
+__all__ = ["EXIT_USAGE", "CheckRequest", "run_check"]

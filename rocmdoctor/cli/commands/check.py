@@ -17,8 +17,9 @@ class Format(str, Enum):
     html = "html"
 
 
-def _split(values: Optional[list[str]]) -> list[str]:
-    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()]
+def _split(values: Optional[list[str]]) -> tuple[str, ...]:
+    """``--select a,b --select c`` -> ("a", "b", "c")."""
+    return tuple(v.strip() for item in values or [] for v in item.split(",") if v.strip())
 
 
 def register(app: typer.Typer) -> None:
@@ -47,13 +48,13 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 nothing failed, 1 a check failed, 2 usage error or unreadable input.
         """
-        from rocmdoctor.cli.check_flow import run_check
+        from rocmdoctor.cli.check_flow import CheckRequest, run_check
         from rocmdoctor.cli.options import seconds
 
         seconds("--timeout", timeout)
-        code = run_check(
+        request = CheckRequest(
             source=source, fmt="json" if as_json else fmt.value, verbose=verbose, list_checks=list_checks,
             select=_split(select), skip=_split(skip), strict=strict, live=live, python=python, timeout=timeout,
             ascii_only=ascii_only or None, quiet=quiet, output=output,
         )
-        raise typer.Exit(code)
+        raise typer.Exit(run_check(request))
