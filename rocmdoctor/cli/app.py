@@ -13,7 +13,7 @@ import typer
 
 from rocmdoctor import __version__
 from rocmdoctor.cli.commands import capture, check, container, fleet, install, matrix, smoke
-from rocmdoctor.errors import EXIT_INTERNAL, EXIT_RESOURCES, EXIT_USAGE, RocmdoctorError
+from rocmdoctor.errors import EXIT_RESOURCES, EXIT_USAGE, RocmdoctorError, report_internal_error
 
 app = typer.Typer(
     name="rocmdoctor",
@@ -51,7 +51,8 @@ def _say_once(exc: Exception) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: maps our errors to exit 2/1 with one clear line, never a traceback."""
+    """Entry point: maps our errors to exit 2/1, out of memory to 4, a bug to 3, each with one clear line and
+    never a traceback (unless ROCMDOCTOR_DEBUG=1 or -v asks for it on a bug)."""
     for stream in (sys.stdout, sys.stderr):  # an ASCII-only terminal gets '?' for ✓/—, not a UnicodeEncodeError
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -85,9 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             return code if code else EXIT_USAGE
         if type(exc).__name__ == "Exit" and isinstance(code, int):
             return code
-        typer.echo(f"rocmdoctor: internal error: {type(exc).__name__}: {exc}", err=True)
-        typer.echo("Please report this at the rocmdoctor issue tracker with the command you ran.", err=True)
-        return EXIT_INTERNAL
+        return report_internal_error(exc, args)
     return rv if isinstance(rv, int) else 0
 
 
