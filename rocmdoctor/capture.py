@@ -36,6 +36,7 @@ import sys
 import tarfile
 import threading
 import time
+import typing
 
 FORMAT = "rocmdoctor-capture/1"
 # Kept equal to rocmdoctor.__version__ by a test: this file must not import rocmdoctor (remote hosts).
@@ -384,7 +385,8 @@ def _run_job(job: "_Job", argv: "list", timeout: "float", env: "dict") -> None:
     finally:
         for stream in (proc.stdout, proc.stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
     job.out, job.err = bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr])
@@ -627,7 +629,8 @@ def _env_allowed(key: "str") -> "bool":
 
 def _name_tables(root: "str") -> "tuple":
     """uid -> user name, gid -> group name, from the (possibly fake) root's /etc/passwd and /etc/group."""
-    users, groups = {}, {}
+    users = {}  # type: typing.Dict[int, str]
+    groups = {}  # type: typing.Dict[int, str]
     for path, table in (("/etc/passwd", users), ("/etc/group", groups)):
         try:
             text = _read_capped(_under(root, path)).decode("utf-8", "replace")
@@ -706,17 +709,18 @@ def collect(python: "str | None" = None, timeout: "float" = DEFAULT_TIMEOUT, roo
     specs = [s for s in command_specs(python, collect_env) if s.name not in skip]
     entries = col.run(specs)
     # stat-dev is Python, not a process: recorded like a command (capture-format.md names it).
-    stat_entry = {"name": "stat-dev", "argv": ["stat", "-c", "%n %a %U %G %u %g", "/dev/kfd", "/dev/dri/*"],
-                  "file": "cmd/stat-dev.txt", "exit": 0, "seconds": 0.0, "timed_out": False, "internal": True}
+    stat_argv = ["stat", "-c", "%n %a %U %G %u %g", "/dev/kfd", "/dev/dri/*"]
+    stat_entry = {"name": "stat-dev", "argv": stat_argv, "file": "cmd/stat-dev.txt", "exit": 0, "seconds": 0.0,
+                  "timed_out": False, "internal": True}  # type: typing.Dict[str, typing.Any]
     rec = _recorded(root, "stat-dev")
     if "stat-dev" in skip:
         pass
     elif rec is not None:
-        col._recorded_entry(stat_entry, Spec("stat-dev", stat_entry["argv"]), rec)
+        col._recorded_entry(stat_entry, Spec("stat-dev", stat_argv), rec)
     else:
         t0 = time.monotonic()
         res = col.stat_dev()
-        col._recorded_entry(stat_entry, Spec("stat-dev", stat_entry["argv"]), res)
+        col._recorded_entry(stat_entry, Spec("stat-dev", stat_argv), res)
         stat_entry.pop("recorded", None)
         stat_entry["seconds"] = round(time.monotonic() - t0, 3)
     if "stat-dev" not in skip:
@@ -953,24 +957,28 @@ class atomic_file:
 
     def __init__(self, path: "str") -> None:
         self.path = path
-        self.tmp = None  # type: ignore[assignment]
-        self.f = None  # type: ignore[assignment]
+        self.tmp = ""  # the temp file, once entered
+        self.f = None  # type: typing.Optional[typing.BinaryIO]
 
-    def __enter__(self) -> "object":
+    def __enter__(self) -> "typing.BinaryIO":
         import tempfile
 
         folder = os.path.dirname(os.path.abspath(self.path))
         fd, self.tmp = tempfile.mkstemp(prefix="." + os.path.basename(self.path) + ".", suffix=".part",
                                         dir=folder)
-        self.f = os.fdopen(fd, "wb")
-        return self.f
+        f = os.fdopen(fd, "wb")
+        self.f = f
+        return f
 
     def __exit__(self, exc_type: "object", exc: "object", tb: "object") -> None:
+        f = self.f
+        if f is None:  # never entered
+            return
         try:
             if exc_type is None:
-                self.f.flush()
-                os.fsync(self.f.fileno())
-            self.f.close()
+                f.flush()
+                os.fsync(f.fileno())
+            f.close()
             if exc_type is None:
                 os.chmod(self.tmp, 0o644)
                 os.replace(self.tmp, self.path)
@@ -982,22 +990,24 @@ class atomic_file:
 
     def _discard(self) -> None:
         try:
-            self.f.close()
+            if self.f is not None:
+                self.f.close()
         except (OSError, ValueError):
             pass
         try:
-            os.unlink(self.tmp)
+            if self.tmp:
+                os.unlink(self.tmp)
         except OSError:
             pass
 
 
-def write_tar(fileobj: "object", files: "dict", manifest: "dict",
+def write_tar(fileobj: "typing.BinaryIO", files: "dict", manifest: "dict",
               prefix: "str" = "rocmdoctor-capture") -> None:
     """Write the bundle as a .tar.gz stream of one directory ``prefix/`` (owner names left empty)."""
     items = dict(files)
     items["manifest.json"] = _manifest_bytes(manifest)
     now = int(time.time())
-    gz = gzip.GzipFile(filename="", mode="wb", fileobj=fileobj, mtime=now)  # type: ignore[arg-type]
+    gz = gzip.GzipFile(filename="", mode="wb", fileobj=fileobj, mtime=now)
     with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
         tar.addfile(_tarinfo(prefix, now, directory=True))
         dirs = set()
@@ -1087,7 +1097,7 @@ Capture this host into a rocmdoctor bundle (standard library only; safe to strea
 def main(argv: "list") -> int:
     """Standalone entry point (``python3 - --stdout-tar < capture.py``). Exit 0 ok, 2 usage/unwritable."""
     opts = {"out": None, "redact": False, "python": None, "timeout": DEFAULT_TIMEOUT, "budget": None,
-            "collect_env": False, "root": None, "quick": False}
+            "collect_env": False, "root": None, "quick": False}  # type: typing.Dict[str, typing.Any]
     it = iter(argv)
     try:
         for arg in it:

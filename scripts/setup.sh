@@ -42,7 +42,7 @@ if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then
   setsid $SUDO dockerd >/tmp/rocmdoctor-dockerd.log 2>&1 < /dev/null &
   [ -n "${ROCMDOCTOR_STARTED:-}" ] && echo "dockerd $!" >> "$ROCMDOCTOR_STARTED"
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
-  docker info >/dev/null 2>&1 || echo "setup: dockerd did not start; docker tests will be skipped (see /tmp/rocmdoctor-dockerd.log)" >&2
+  docker info >/dev/null 2>&1 || echo "setup: dockerd did not start; scripts/test.sh will stop unless ROCMDOCTOR_ALLOW_MISSING=docker (see /tmp/rocmdoctor-dockerd.log)" >&2
 fi
 
 rocmdoctor_venv

@@ -2,9 +2,13 @@
 # Set up (scripts/setup.sh: system packages, daemons, the project's .venv) and run the whole test suite in
 # that virtual environment. Exit 0 only when every test passed.
 #
+# Before the tests: `ruff check .` and `mypy rocmdoctor`; either failing fails the run.
+#
 # The suite needs a Docker daemon, OpenSSH's sshd, the CPU torch and ../shared (the capture contract and the
-# reference data); a missing one fails the run before any test, naming it. To run the rest anyway:
-#   ROCMDOCTOR_ALLOW_MISSING=docker,sshd bash scripts/test.sh      (or =all; their tests are then skipped)
+# reference data); a missing one fails the run before any test, naming it, and a test that still skips for
+# one of them at run time fails too (scripts/strict_skips.py). To run the rest anyway:
+#   ROCMDOCTOR_ALLOW_MISSING=docker,sshd bash scripts/test.sh      (names: docker, sshd, torch, shared; or =all;
+#                                                                   their tests are then skipped)
 #
 # The machine is left as found: daemons setup.sh started for this run are stopped, and images the suite
 # built (label io.rocmdoctor.test) that were not there before are removed (ROCMDOCTOR_KEEP_TEST_IMAGES=1
@@ -67,8 +71,11 @@ fi
 images_before=$(test_images)
 snapshot=1
 
-"$PY" -m ruff check . || exit 1
-"$PY" -m pytest -q -p no:cacheprovider "$@"
+"$PY" -m ruff check . || { echo "test: ruff found problems" >&2; exit 1; }
+"$PY" -m mypy rocmdoctor || { echo "test: mypy found type errors" >&2; exit 1; }
+# strict_skips (scripts/strict_skips.py): a test that skips for a missing prerequisite that was not let off
+# with ROCMDOCTOR_ALLOW_MISSING, over an empty parameter set, or for want of a bundled fixture fails instead.
+PYTHONPATH="scripts${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -q -p no:cacheprovider -p strict_skips "$@"
 rc=$?
 # pytest exits 5 when no test was collected: that is a broken suite, not a pass.
 if [ "$rc" -eq 5 ]; then echo "test: no tests were collected" >&2; exit 1; fi

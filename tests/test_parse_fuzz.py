@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -140,7 +141,10 @@ def test_huge_inputs_are_bounded():
 
 
 def test_real_captures_never_raise_anywhere():
+    if not Path(CAPTURES).is_dir():
+        pytest.skip(f"{CAPTURES} is absent (the shared captures sit beside the repository)")
     files = sorted(Path(CAPTURES).glob("*/*.txt"))
+    assert len(files) > 10, f"no capture text under {CAPTURES}: the test would pass over nothing"
     for path in files:
         text = path.read_bytes().decode("utf-8", "replace")
         for parse in PARSERS.values():

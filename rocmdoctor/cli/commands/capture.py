@@ -94,12 +94,9 @@ def register(app: typer.Typer) -> None:
                 raise BadInput(f"--python {python!r}: no such executable interpreter")
             python = os.path.abspath(found)
         _prepare(output)
-        kwargs = {"budget": budget, "collect_env": collect_env}
+        write = capture.capture_to_tar if _is_tar(output) else capture.capture_to_dir
         try:
-            if _is_tar(output):
-                manifest = capture.capture_to_tar(output, python, redact, timeout, **kwargs)
-            else:
-                manifest = capture.capture_to_dir(output, python, redact, timeout, **kwargs)
+            manifest = write(output, python, redact, timeout, budget=budget, collect_env=collect_env)
         except OSError as exc:
             raise BadInput(f"cannot write {output}: {exc.strerror or exc}") from exc
         where = "stdout" if output == "-" else output
