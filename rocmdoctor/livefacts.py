@@ -114,14 +114,29 @@ def containers(limit: int = MAX_CONTAINERS) -> Optional[list[dict[str, Any]]]:
     return out
 
 
+def _unavailable() -> tuple[type[BaseException], ...]:
+    """What "this machine would not tell" looks like: a library missing, the OS or psutil refusing."""
+    kinds: list[type[BaseException]] = [ImportError, OSError]
+    try:
+        import psutil
+
+        kinds.append(psutil.Error)  # AccessDenied, NoSuchProcess, ZombieProcess (not OSError subclasses)
+    except ImportError:
+        pass
+    return tuple(kinds)
+
+
 def gather() -> dict[str, Any]:
-    """Everything that could be seen; a part that fails is left out (never a crash, never a guess)."""
+    """Everything that could be seen; a part the machine would not tell is left out (= not captured, never a
+    guess). Any other exception is a bug of ours and propagates: the check ends as an internal error (exit 3)
+    instead of quietly reporting fewer facts."""
     facts: dict[str, Any] = {"schema": "rocmdoctor-live-facts/1"}
+    unavailable = _unavailable()
     for key, fn in (("memory", memory), ("kfd_holders", kfd_holders), ("cgroup", cgroup_limits),
                     ("containers", containers)):
         try:
             value = fn()
-        except Exception:  # ImportError (psutil/docker missing), OSError: not captured
+        except unavailable:
             continue
         if value is not None:
             facts[key] = value

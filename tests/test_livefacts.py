@@ -47,6 +47,23 @@ def test_gather_on_this_machine_with_psutil():
     assert parsed is not None and parsed.ram_bytes == facts["memory"]["ram_bytes"]
 
 
+def test_what_the_machine_will_not_tell_is_left_out_but_a_bug_is_not(monkeypatch):
+    import psutil
+
+    def denied():
+        raise psutil.AccessDenied(1)
+
+    monkeypatch.setattr(livefacts, "kfd_holders", denied)
+    assert "kfd_holders" not in livefacts.gather()
+
+    def bug():
+        raise TypeError("a bug of ours")
+
+    monkeypatch.setattr(livefacts, "memory", bug)
+    with pytest.raises(TypeError):
+        livefacts.gather()  # a crash (exit 3), not a host that simply has no memory facts
+
+
 def test_a_process_holding_the_device_is_found(tmp_path, monkeypatch):
     dev = tmp_path / "kfd"
     dev.write_text("")
