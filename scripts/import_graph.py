@@ -10,6 +10,7 @@ import of every module directly in that package).
     python scripts/import_graph.py            # package-level graph, layer by layer (violations marked !)
     python scripts/import_graph.py --modules  # module-level graph
     python scripts/import_graph.py --check    # list the violations; exit 1 when there is any
+    python scripts/import_graph.py --root DIR # the graph of another checkout (git archive REV | tar -x -C DIR)
 
 ``tests/test_layering.py`` uses :func:`violations` with its list of known, pending violations.
 """
@@ -303,8 +304,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--modules", action="store_true", help="draw modules, not packages")
     parser.add_argument("--check", action="store_true", help="list the violations; exit 1 when there is any")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the checkout to read (default: this one), e.g. an export of an older commit")
     args = parser.parse_args(argv)
-    edges = graph()
+    edges = graph(args.root)
     found = violations(edges)
     if args.check:
         for violation in found:
