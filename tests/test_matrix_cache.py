@@ -1,0 +1,136 @@
+"""The matrix cache: data only (JSON, never pickle), read only when it is ours alone, rebuilt otherwise.
+
+Each untrusted case plants a cache that is valid but carries one wrong fact (gfx1100 removed from its
+releases) and checks the answer is the true one; the trusted case plants the same file and checks it IS
+served, so the untrusted cases cannot pass merely because the cache is never read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor import matrix as mx
+
+mload = importlib.import_module("rocmdoctor.matrix.load")  # the module: the package re-exports its load()
+
+NOBODY = 65534
+
+
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    """A fresh, private cache directory and no in-process memo."""
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    monkeypatch.setenv("ROCMDOCTOR_CACHE_DIR", str(d))
+    monkeypatch.setattr(mload, "_LOADED", None)
+    return d
+
+
+def _fresh() -> mx.Matrix:
+    mload._LOADED = None
+    return mx.load()
+
+
+def _plant_wrong_fact(cache_dir: Path) -> Path:
+    """Write the cache load() would look for, with gfx1100 dropped from every release's supported list."""
+    raw = mx.load_raw()
+    for rel in raw["releases"]["release"]:
+        rel["gfx_supported"] = [g for g in rel["gfx_supported"] if g != "gfx1100"]
+    path = mload._cache_file(mload._data_files())
+    assert path is not None and path.parent == cache_dir
+    path.write_text(json.dumps({"format": mload.FORMAT_VERSION, "raw": raw}), encoding="utf-8")
+    os.chmod(path, 0o600)
+    return path
+
+
+def test_round_trip_writes_private_json_and_serves_it(cache):
+    first = _fresh()
+    files = list(cache.iterdir())
+    assert [p.suffix for p in files] == [".json"]
+    assert files[0].stat().st_mode & 0o777 == 0o600
+    doc = json.loads(files[0].read_text(encoding="utf-8"))
+    assert doc["format"] == mload.FORMAT_VERSION and set(doc["raw"]) == set(mx.load_raw())
+    assert _fresh() == first
+
+
+def test_a_trusted_cache_is_what_load_serves(cache):
+    """The control for the cases below: the planted wrong fact does come back when the file is ours."""
+    _plant_wrong_fact(cache)
+    assert _fresh().support_status("gfx1100", "6.2") == "never"
+
+
+@pytest.mark.parametrize("mode", [0o620, 0o602], ids=oct)
+def test_group_or_world_writable_cache_is_ignored(cache, mode):
+    path = _plant_wrong_fact(cache)
+    os.chmod(path, mode)
+    assert _fresh().support_status("gfx1100", "6.2") == mx.SupportStatus.SUPPORTED
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o707, 0o1777], ids=oct)
+def test_cache_in_a_directory_others_can_write_is_ignored_and_not_written(cache, mode):
+    path = _plant_wrong_fact(cache)
+    os.chmod(cache, mode)
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"
+    assert json.loads(path.read_text(encoding="utf-8"))["raw"] != mx.load_raw()  # not rewritten there either
+
+
+def _other_owner(path: Path, monkeypatch) -> None:
+    """Make ``path`` belong to someone else: really (chown to nobody) as root, else by changing who we are."""
+    if os.geteuid() == 0:
+        os.chown(path, NOBODY, NOBODY)
+    else:
+        me = os.geteuid()
+        monkeypatch.setattr(mload.os, "geteuid", lambda: me + 1)
+
+
+def test_cache_owned_by_another_user_is_ignored(cache, monkeypatch):
+    path = _plant_wrong_fact(cache)
+    _other_owner(path, monkeypatch)
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"
+
+
+def test_cache_directory_owned_by_another_user_is_ignored_and_left_alone(cache, monkeypatch):
+    """A root process run with a user's HOME reads nothing from the user's cache and writes nothing there."""
+    path = _plant_wrong_fact(cache)
+    _other_owner(cache, monkeypatch)
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"
+    assert [p.name for p in cache.iterdir()] == [path.name]
+
+
+def test_symlinked_cache_is_not_followed(cache, tmp_path):
+    target = _plant_wrong_fact(cache)
+    elsewhere = tmp_path / "elsewhere.json"
+    target.rename(elsewhere)
+    target.symlink_to(elsewhere)
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"
+
+
+@pytest.mark.parametrize("content", [
+    b"\x80\x04not json",  # what a pickle looks like: never unpickled, just not JSON
+    b'{"format": 6}',
+    b'{"format": 6, "raw": {"releases": []}}',  # JSON of the wrong shape: fails validation, rebuilt
+    b"[" * 100_000,  # nesting deeper than the parser's recursion limit
+])
+def test_corrupt_cache_is_rebuilt_not_fatal(cache, content):
+    path = mload._cache_file(mload._data_files())
+    path.write_bytes(content)
+    os.chmod(path, 0o600)
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == mload.FORMAT_VERSION  # replaced
+
+
+def test_the_package_imports_no_code_loading_serialiser():
+    """pickle/marshal/shelve can build code or call it on load; the cache must stay plain JSON."""
+    import ast
+
+    root = Path(mload.__file__).parent
+    for py in root.glob("*.py"):
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not {n.split(".")[0] for n in names} & {"pickle", "marshal", "shelve", "dill"}, py.name
