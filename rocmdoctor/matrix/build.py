@@ -267,15 +267,19 @@ def validate(raw: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def _check_channels(raw: dict[str, dict[str, Any]]) -> list[str]:
-    """A wheel row without its own index_base needs its channel's URL template (matrices/channels.toml)."""
+    """A wheel row without its own index_base needs its channel's URL template (matrices/channels.toml), and
+    `matrix update` needs the pytorch channel's root."""
     chfile, torch = raw.get("channels"), raw.get("torch")
     channels = chfile.get("channel") if isinstance(chfile, dict) else None
     wheels = torch.get("wheel") if isinstance(torch, dict) else None
     if not isinstance(channels, dict) or not isinstance(wheels, list):
         return []  # already reported by the schema check
-    return [f"torch.wheel[{i}]: channel {w.get('channel')!r} has no index template in channels.toml"
-            for i, w in enumerate(wheels)
-            if isinstance(w, dict) and "index_base" not in w and w.get("channel") not in channels]
+    errors = [f"torch.wheel[{i}]: channel {w.get('channel')!r} has no index template in channels.toml"
+              for i, w in enumerate(wheels)
+              if isinstance(w, dict) and "index_base" not in w and w.get("channel") not in channels]
+    if not isinstance(channels.get("pytorch"), dict) or not channels["pytorch"].get("root"):
+        errors.append("channels.channel.pytorch: missing, or without the root `matrix update` scans")
+    return errors
 
 
 def iter_sources(raw: Any, where: str = "") -> list[tuple[str, str]]:

@@ -105,7 +105,7 @@ class GpuTarget:
 class TorchVariant:
     torch: str  # "2.5.1"
     rocm: str  # "6.2"
-    index_url: str  # "https://download.pytorch.org/whl/rocm6.2"
+    index_url: str  # the pytorch channel for rocm 6.2: ".../whl/rocm6.2" (matrices/channels.toml)
     channel: str  # "pytorch" | "amd" | "nightly"
     triton_package: Optional[str]  # "pytorch-triton-rocm" | "triton-rocm"
     triton_version: Optional[str]
@@ -161,8 +161,8 @@ class Channel:
     """Where one torch wheel channel lives (``matrices/channels.toml``): the one home of its URL template."""
 
     name: str  # "pytorch" | "nightly" | "amd" | "therock"
-    index: str  # URL template, "{rocm}" = the ROCm variant: "https://download.pytorch.org/whl/rocm{rocm}"
-    root: str = ""  # the index root `matrix update` scans ("https://download.pytorch.org/whl")
+    index: str  # URL template, "{rocm}" = the ROCm variant: ".../whl/rocm{rocm}"
+    root: str = ""  # the index root `matrix update` scans (pytorch: ".../whl")
     source: str = ""
     note: str = ""
 

@@ -8,8 +8,6 @@ import typer
 
 from rocmdoctor.cli.options import OutputFormat, format_option, wants_json
 
-DEFAULT_INDEX = "https://download.pytorch.org/whl"
-
 
 def register(app: typer.Typer) -> None:
     """Add the `matrix` command group to the root app."""
@@ -73,7 +71,8 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("update")
     def update(
-        index_url: str = typer.Option(DEFAULT_INDEX, "--index-url", help="PEP 503/691 index root (…/whl)."),
+        index_url: Optional[str] = typer.Option(None, "--index-url", help=(
+            "PEP 503/691 index root (…/whl); default: the pytorch channel's root in matrices/channels.toml.")),
         output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the diff here (default: stdout)."),
         timeout: float = typer.Option(20.0, "--timeout", help="Seconds per HTTP request."),
         offline: bool = typer.Option(False, "--offline", help=(
@@ -100,7 +99,7 @@ def register(app: typer.Typer) -> None:
 
             diff, summary = run_offline()
         else:
-            diff, summary = run_update(index_url, timeout=timeout)
+            diff, summary = run_update(_pytorch_root() if index_url is None else index_url, timeout=timeout)
         typer.echo(summary, err=True)
         if output:
             try:
@@ -114,3 +113,10 @@ def register(app: typer.Typer) -> None:
             typer.echo(diff, nl=False)
 
     app.add_typer(sub, name="matrix")
+
+
+def _pytorch_root() -> str:
+    """The index root `matrix update` scans by default: the pytorch channel of matrices/channels.toml."""
+    from rocmdoctor.matrix import load
+
+    return load().channels["pytorch"].root
