@@ -134,3 +134,24 @@ def test_the_package_imports_no_code_loading_serialiser():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert not {n.split(".")[0] for n in names} & {"pickle", "marshal", "shelve", "dill"}, py.name
+
+
+def test_our_default_directory_left_group_writable_by_old_versions_is_tightened(tmp_path, monkeypatch):
+    """Pickling versions made ~/.cache/rocmdoctor with the umask's 0775: tighten it so the cache works again."""
+    monkeypatch.delenv("ROCMDOCTOR_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    d = tmp_path / "rocmdoctor"
+    d.mkdir()
+    os.chmod(d, 0o775)
+    (d / "matrix-0123456789abcdef.pickle").write_bytes(b"\x80\x04old")
+    _fresh()
+    assert d.stat().st_mode & 0o777 == 0o755
+    assert [p.suffix for p in d.iterdir()] == [".json"]  # the old pickle is gone, the JSON cache written
+    _plant_wrong_fact(d)
+    assert _fresh().support_status("gfx1100", "6.2") == "never"  # and now served
+
+
+def test_a_directory_named_by_the_environment_keeps_its_mode(cache):
+    os.chmod(cache, 0o775)
+    _fresh()
+    assert cache.stat().st_mode & 0o777 == 0o775 and list(cache.iterdir()) == []

@@ -103,11 +103,26 @@ def _read_cache(cache_file: Path) -> Optional[dict[str, dict[str, Any]]]:
     return doc["raw"]
 
 
+def _tighten_default_dir(directory: Path) -> None:
+    """Drop group/other write from our own default cache directory.
+
+    Versions that pickled created it with the umask's mode (0775 under Ubuntu's usual umask 002), which
+    the trust check would refuse forever.  Only the default location, and only when it is ours: a
+    directory named by ``$ROCMDOCTOR_CACHE_DIR`` keeps the permissions its owner chose (and no cache).
+    """
+    if os.environ.get("ROCMDOCTOR_CACHE_DIR"):
+        return
+    st = os.stat(directory, follow_symlinks=False)
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        os.chmod(directory, stat.S_IMODE(st.st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
+
+
 def _write_cache(cache_file: Path, raw: dict[str, dict[str, Any]]) -> None:
     """Best effort, atomically, into a directory only we can write: a read-only home must not break `check`."""
     directory = cache_file.parent
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _tighten_default_dir(directory)
         if not _trusted_dir(directory):  # e.g. root running with a user's HOME: leave that directory alone
             return
         for old in [*directory.glob(CACHE_GLOB), *directory.glob("matrix-*.pickle")]:
