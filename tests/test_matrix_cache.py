@@ -155,3 +155,9 @@ def test_a_directory_named_by_the_environment_keeps_its_mode(cache):
     os.chmod(cache, 0o775)
     _fresh()
     assert cache.stat().st_mode & 0o777 == 0o775 and list(cache.iterdir()) == []
+
+
+def test_without_user_ids_there_is_no_cache_and_no_crash(cache, monkeypatch):
+    monkeypatch.delattr(mload.os, "geteuid")
+    _plant_wrong_fact(cache)
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"

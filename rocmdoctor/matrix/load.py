@@ -54,9 +54,15 @@ def _cache_key(files: list[Path]) -> str:
     return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}"
 
 
+def _ours(st: os.stat_result) -> bool:
+    """Owned by the effective user (never on a system without uids)."""
+    geteuid = getattr(os, "geteuid", None)  # absent on Windows, where `check --from` may read a paste
+    return geteuid is not None and st.st_uid == geteuid()
+
+
 def _trusted(st: os.stat_result) -> bool:
     """Ours alone: owned by the effective user and not writable by group or others."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return _ours(st) and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 def _trusted_dir(directory: Path) -> bool:
@@ -113,7 +119,7 @@ def _tighten_default_dir(directory: Path) -> None:
     if os.environ.get("ROCMDOCTOR_CACHE_DIR"):
         return
     st = os.stat(directory, follow_symlinks=False)
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if stat.S_ISDIR(st.st_mode) and _ours(st) and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         os.chmod(directory, stat.S_IMODE(st.st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
 
 
