@@ -5,7 +5,8 @@ the parsed files (plain dicts, lists, strings and numbers) are cached as JSON in
 keyed by the data files' names, sizes and mtimes.  The cache is data, never code: no pickle, so reading a
 planted file can at worst give wrong facts — and it is read only when it and its directory belong to the
 current user and nobody else can write them (a root process run with a user's ``HOME`` ignores the user's
-cache and writes none there).  A stale, corrupt or untrusted cache is silently rebuilt.
+cache and writes none there).  The cached copy is schema-checked again (a few ms) before it is built, so a
+damaged one is rebuilt rather than half-used; a stale, corrupt or untrusted cache is silently rebuilt.
 """
 
 from __future__ import annotations
