@@ -21,13 +21,19 @@ mload = importlib.import_module("rocmdoctor.matrix.load")  # the module: the pac
 NOBODY = 65534
 
 
+@pytest.fixture(autouse=True)
+def _memo(monkeypatch):
+    """No in-process memo during a test, and the process's own memo back after it: the matrices these tests
+    load carry planted wrong facts, which must not leak into later tests."""
+    monkeypatch.setattr(mload, "_LOADED", None)
+
+
 @pytest.fixture()
 def cache(tmp_path, monkeypatch):
-    """A fresh, private cache directory and no in-process memo."""
+    """A fresh, private cache directory."""
     d = tmp_path / "cache"
     d.mkdir(mode=0o700)
     monkeypatch.setenv("ROCMDOCTOR_CACHE_DIR", str(d))
-    monkeypatch.setattr(mload, "_LOADED", None)
     return d
 
 
