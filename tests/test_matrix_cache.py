@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import zlib
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,15 @@ def _plant_wrong_fact(cache_dir: Path) -> Path:
         rel["gfx_supported"] = [g for g in rel["gfx_supported"] if g != "gfx1100"]
     path = mload._cache_file(mload._data_files())
     assert path is not None and path.parent == cache_dir
-    path.write_text(json.dumps({"format": mload.FORMAT_VERSION, "raw": raw}), encoding="utf-8")
+    path.write_bytes(mload._cache_document(raw))
     os.chmod(path, 0o600)
     return path
+
+
+def _cached_raw(path: Path) -> dict:
+    header, _, body = path.read_bytes().partition(b"\n")
+    assert json.loads(header)["format"] == mload.FORMAT_VERSION
+    return json.loads(body)
 
 
 def test_round_trip_writes_private_json_and_serves_it(cache):
@@ -59,8 +66,7 @@ def test_round_trip_writes_private_json_and_serves_it(cache):
     files = list(cache.iterdir())
     assert [p.suffix for p in files] == [".json"]
     assert files[0].stat().st_mode & 0o777 == 0o600
-    doc = json.loads(files[0].read_text(encoding="utf-8"))
-    assert doc["format"] == mload.FORMAT_VERSION and set(doc["raw"]) == set(mx.load_raw())
+    assert _cached_raw(files[0]) == mx.load_raw()
     assert _fresh() == first
 
 
@@ -82,7 +88,7 @@ def test_cache_in_a_directory_others_can_write_is_ignored_and_not_written(cache,
     path = _plant_wrong_fact(cache)
     os.chmod(cache, mode)
     assert _fresh().support_status("gfx1100", "6.2") == "supported"
-    assert json.loads(path.read_text(encoding="utf-8"))["raw"] != mx.load_raw()  # not rewritten there either
+    assert _cached_raw(path) != mx.load_raw()  # not rewritten there either
 
 
 def _other_owner(path: Path, monkeypatch) -> None:
@@ -116,18 +122,33 @@ def test_symlinked_cache_is_not_followed(cache, tmp_path):
     assert _fresh().support_status("gfx1100", "6.2") == "supported"
 
 
+def _header(**kw) -> bytes:
+    return json.dumps({"format": mload.FORMAT_VERSION, **kw}).encode()
+
+
 @pytest.mark.parametrize("content", [
-    b"\x80\x04not json",  # what a pickle looks like: never unpickled, just not JSON
-    b'{"format": 6}',
-    b'{"format": 6, "raw": {"releases": []}}',  # JSON of the wrong shape: fails validation, rebuilt
-    b"[" * 100_000,  # nesting deeper than the parser's recursion limit
-])
+    b"\x80\x04not json",  # what a pickle looks like: never unpickled, just not ours
+    _header(crc32=0),  # no body
+    _header(crc32=0) + b"\n{}",  # checksum does not hold
+    _header(crc32=zlib.crc32(b'{"releases": []}')) + b'\n{"releases": []}',  # holds, wrong shape: build fails
+    _header(crc32=zlib.crc32(b"[" * 100_000)) + b"\n" + b"[" * 100_000,  # deeper than the parser's limit
+    b'{"format": 5, "crc32": 0}\n{}',  # another format
+], ids=["pickle", "no-body", "bad-crc", "wrong-shape", "deep", "old-format"])
 def test_corrupt_cache_is_rebuilt_not_fatal(cache, content):
     path = mload._cache_file(mload._data_files())
     path.write_bytes(content)
     os.chmod(path, 0o600)
     assert _fresh().support_status("gfx1100", "6.2") == "supported"
-    assert json.loads(path.read_text(encoding="utf-8"))["format"] == mload.FORMAT_VERSION  # replaced
+    assert _cached_raw(path) == mx.load_raw()  # replaced by a good one
+
+
+def test_one_flipped_byte_in_the_payload_is_caught(cache):
+    path = _plant_wrong_fact(cache)
+    blob = bytearray(path.read_bytes())
+    at = blob.index(b'"gfx90a"')  # stays valid JSON: a different target name, no longer what was validated
+    blob[at + 6] = ord("b")
+    path.write_bytes(bytes(blob))
+    assert _fresh().support_status("gfx1100", "6.2") == "supported"
 
 
 def test_the_package_imports_no_code_loading_serialiser():
@@ -164,6 +185,6 @@ def test_a_directory_named_by_the_environment_keeps_its_mode(cache):
 
 
 def test_without_user_ids_there_is_no_cache_and_no_crash(cache, monkeypatch):
-    monkeypatch.delattr(mload.os, "geteuid")
     _plant_wrong_fact(cache)
+    monkeypatch.delattr(mload.os, "geteuid")
     assert _fresh().support_status("gfx1100", "6.2") == "supported"
