@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Optional
 
-from rocmdoctor import atomic, paths
+from rocmdoctor import paths
 from rocmdoctor.errors import OperationFailed
 from rocmdoctor.matrix.build import FILES, build, validate
 from rocmdoctor.matrix.query import Matrix
@@ -157,6 +157,8 @@ def _write_cache(cache_file: Path, raw: dict[str, dict[str, Any]]) -> None:
         for old in [*directory.glob(CACHE_GLOB), *directory.glob("matrix-*.pickle")]:
             if old != cache_file:
                 old.unlink(missing_ok=True)
+        from rocmdoctor import atomic  # here, not at the top: tempfile is only worth importing on a miss
+
         atomic.write_bytes(cache_file, _cache_document(raw), mode=0o600)
     except (OSError, TypeError, ValueError):  # TypeError/ValueError: a value JSON cannot hold (never in valid data)
         pass
