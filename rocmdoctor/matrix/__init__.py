@@ -2,13 +2,14 @@
 
 Re-exports only: the rows live in ``types``, the lookups in ``query``, reading/validating/caching in
 ``load``, the schema and build step in ``build``; ``derive``/``update`` refresh the data and ``view``
-prints it.  Submodules import each other directly, never this file.
+prints it.  Submodules import each other directly, never this file.  Note: ``rocmdoctor.matrix.load`` as an
+attribute is the function; reach the module with ``from rocmdoctor.matrix.load import ...`` or importlib.
 """
 
 from __future__ import annotations
 
 from rocmdoctor.matrix.load import load, load_raw, read_toml
-from rocmdoctor.matrix.query import KMD_RULE_YEAR_FROM, Matrix, _vtuple, kernel_matches
+from rocmdoctor.matrix.query import Matrix, _vtuple, kernel_matches
 from rocmdoctor.matrix.types import (
     Breakage,
     Channel,
@@ -22,8 +23,8 @@ from rocmdoctor.matrix.types import (
     TorchVariant,
 )
 
-__all__ = [
-    "KMD_RULE_YEAR_FROM", "Breakage", "Channel", "DkmsBuild", "GpuProduct", "GpuTarget", "KmdDeclaration",
+__all__ = [  # the row types are the public shape of Matrix's fields; _vtuple stays for the tests that use it
+    "Breakage", "Channel", "DkmsBuild", "GpuProduct", "GpuTarget", "KmdDeclaration",
     "Matrix", "OsSupport", "RocmRelease", "SupportStatus", "TorchVariant", "_vtuple", "kernel_matches", "load",
     "load_raw", "read_toml",
 ]
