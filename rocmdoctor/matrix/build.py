@@ -1,7 +1,7 @@
 """Schema of ``matrices/*.toml`` and the step that turns the parsed files into a ``Matrix``.
 
-Kept apart from ``rocmdoctor.matrix`` so that the common path (a cached, pickled ``Matrix``) never
-imports it.  The schema is deliberately small and our own (no jsonschema dependency): every table
+Pure (no file access except libdrm's ``amdgpu.ids``): ``load`` parses the files and hands them here.
+The schema is deliberately small and our own (no jsonschema dependency): every table
 entry names its fields, their types, and whether they are required; unknown fields are errors so a
 typo in a reviewed data file cannot silently drop data.
 """
@@ -11,19 +11,17 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Union
 
-from rocmdoctor.matrix import (
+from rocmdoctor.matrix.query import Matrix, _norm_pci, _norm_rev, _vtuple
+from rocmdoctor.matrix.types import (
     Breakage,
+    Channel,
     DkmsBuild,
     GpuProduct,
     GpuTarget,
     KmdDeclaration,
-    Matrix,
     OsSupport,
     RocmRelease,
     TorchVariant,
-    _norm_pci,
-    _norm_rev,
-    _vtuple,
 )
 
 # ---- schema -------------------------------------------------------------------------------
@@ -184,6 +182,13 @@ HEALTH_THRESHOLD: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
 }
 
+CHANNEL: dict[str, tuple[Spec, bool]] = {
+    "index": ("str", True),
+    "root": ("str", False),
+    "note": ("str", False),
+    "source": ("str", True),
+}
+
 # file stem -> {top-level key: (spec, required)}
 FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "releases": {"schema": ("int", True), "release": (("list", RELEASE), True)},
@@ -196,6 +201,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
                "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
     "health": {"schema": ("int", True), "threshold": (("list", HEALTH_THRESHOLD), True)},
+    "channels": {"schema": ("int", True), "channel": (("map", CHANNEL), True)},
 }
 
 
@@ -256,6 +262,23 @@ def validate(raw: dict[str, dict[str, Any]]) -> list[str]:
     for where, src in iter_sources(raw):
         if not SOURCE_RE.match(src):
             errors.append(f"{where}: source {src!r} is not '<file or URL> : <row/section>'")
+    errors.extend(_check_channels(raw))
+    return errors
+
+
+def _check_channels(raw: dict[str, dict[str, Any]]) -> list[str]:
+    """A wheel row without its own index_base needs its channel's URL template (matrices/channels.toml), and
+    `matrix update` needs the pytorch channel's root."""
+    chfile, torch = raw.get("channels"), raw.get("torch")
+    channels = chfile.get("channel") if isinstance(chfile, dict) else None
+    wheels = torch.get("wheel") if isinstance(torch, dict) else None
+    if not isinstance(channels, dict) or not isinstance(wheels, list):
+        return []  # already reported by the schema check
+    errors = [f"torch.wheel[{i}]: channel {w.get('channel')!r} has no index template in channels.toml"
+              for i, w in enumerate(wheels)
+              if isinstance(w, dict) and "index_base" not in w and w.get("channel") not in channels]
+    if not isinstance(channels.get("pytorch"), dict) or not channels["pytorch"].get("root"):
+        errors.append("channels.channel.pytorch: missing, or without the root `matrix update` scans")
     return errors
 
 
@@ -367,7 +390,8 @@ def _derived_key(channel: str, torch: str, rocm: str) -> tuple[str, str, str]:
     return (channel, ".".join(torch.split(".")[:2]), rocm)
 
 
-def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) -> tuple[TorchVariant, ...]:
+def _build_torch(raw: dict[str, Any], channels: dict[str, Channel],
+                 derived: Optional[dict[str, Any]] = None) -> tuple[TorchVariant, ...]:
     """Wheel rows x ROCm variants. The gfx list of a pytorch.org build comes from the derived per-release
     table (torch_builds.toml) when it has the pair; a row it lacks (a release `matrix update` just found) gets
     no gfx list and is marked uncertain, so the resolver refuses it rather than guess."""
@@ -377,12 +401,7 @@ def _build_torch(raw: dict[str, Any], derived: Optional[dict[str, Any]] = None) 
     for w in raw.get("wheel", []):
         for rocm in w["rocm"]:
             ch = w["channel"]
-            if ch == "amd":
-                base = w.get("index_base", "https://repo.radeon.com/rocm/manylinux/rocm-rel-{rocm}/")
-            elif ch == "nightly":
-                base = w.get("index_base", "https://download.pytorch.org/whl/nightly/rocm{rocm}")
-            else:
-                base = w.get("index_base", "https://download.pytorch.org/whl/rocm{rocm}")
+            base = w.get("index_base") or channels[ch].index
             gfx = w.get("gfx")
             unc = list(w["uncertain"])
             src = w["source"]
@@ -451,12 +470,16 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
     smoke = raw.get("smoke", {}).get("smoke_thresholds", {})
     declared = tuple(KmdDeclaration(driver=d["driver"], rocm=d["rocm"], user_space=_t(d["user_space"]),
                                     source=d["source"]) for d in driver.get("kmd_declared", []))
+    channels = {name: Channel(name=name, index=c["index"], root=c.get("root", ""), source=c["source"],
+                              note=c.get("note", ""))
+                for name, c in raw.get("channels", {}).get("channel", {}).items()}
     return Matrix(
-        releases=releases, gpus=gpus, torch=_build_torch(raw.get("torch", {}), raw.get("torch_builds")),
+        releases=releases, gpus=gpus, torch=_build_torch(raw.get("torch", {}), channels, raw.get("torch_builds")),
         breakages=breakages,
         smoke_thresholds={k: float(v) for k, v in smoke.get("thresholds", {}).items()},
         pci_names=_parse_amdgpu_ids(), pci_gfx=pci_gfx, dkms_builds=dkms,
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
+        channels=channels,
     )

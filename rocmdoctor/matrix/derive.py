@@ -130,7 +130,7 @@ class Sources:
 
 def load_sources(root: Path) -> Sources:
     """Every excerpt the derivation reads (``root`` = ``matrices/upstream``)."""
-    from rocmdoctor.matrix import read_toml
+    from rocmdoctor.matrix.load import read_toml
 
     ti: dict[str, Excerpt] = {}
     for p in sorted((root / "pytorch" / "test-infra").glob("*/generate_binary_build_matrix.py.excerpt")):

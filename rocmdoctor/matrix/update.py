@@ -296,7 +296,7 @@ def run_update(index_url: str, timeout: float = 20.0) -> tuple[str, str]:
     """(diff, one-line summary) for `rocmdoctor matrix update`."""
     from pathlib import Path
 
-    from rocmdoctor.matrix import read_toml
+    from rocmdoctor.matrix.load import read_toml
     from rocmdoctor.paths import MATRICES_DIR
 
     path = Path(MATRICES_DIR) / "torch.toml"

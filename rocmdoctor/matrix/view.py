@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional, Union
 
 from rocmdoctor.errors import BadInput
-from rocmdoctor.matrix import GpuTarget, Matrix, RocmRelease, TorchVariant, _vtuple
+from rocmdoctor.matrix.query import Matrix, _vtuple
+from rocmdoctor.matrix.types import GpuTarget, RocmRelease, SupportStatus, TorchVariant
 from rocmdoctor.report.tables import Column, print_table
 
 JSON_SCHEMA = "rocmdoctor-matrix/1"
@@ -56,7 +57,8 @@ def select(m: Matrix, rocm: Optional[str] = None, gpu: Optional[str] = None,
         raise BadInput(f"no torch release {torch!r} in the matrix")
     releases = [rel] if rel is not None else m._sorted_releases()
     if tgt is not None:
-        releases = [r for r in releases if r.gfx_known and m.support_status(tgt.gfx, r.version) != "never"]
+        never = SupportStatus.NEVER
+        releases = [r for r in releases if r.gfx_known and m.support_status(tgt.gfx, r.version) is not never]
     if torch:
         series = {".".join(v.rocm.split(".")[:2]) for v in wheels}
         releases = [r for r in releases if r.series in series]
@@ -226,29 +228,35 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
     tgt = resolve_gpu(m, gpu)
     rel = resolve_release(m, rocm)
     assert tgt is not None and rel is not None
-    lines: list[str] = []
-    works = True
     names = ", ".join(p.name for p in tgt.products[:3]) or "no named products"
     article = "an" if tgt.family[:1] in "AEIOU" else "a"
-    lines.append(f"{tgt.gfx} is {article} {tgt.family} {tgt.segment} target ({names}). [{tgt.source}]")
+    lines = [f"{tgt.gfx} is {article} {tgt.family} {tgt.segment} target ({names}). [{tgt.source}]"]
+    works = _explain_status(m, tgt, rel, lines)
+    if os_id and os_version:
+        works = _explain_os(m, tgt, rel, (os_id, os_version, kernel), lines) and works
+    lines.extend(_explain_wheels(m, tgt, rel))
+    lines.append("Verdict: works." if works else "Verdict: does not work as an AMD-supported combination.")
+    return works, lines
+
+
+def _explain_status(m: Matrix, tgt: GpuTarget, rel: RocmRelease, lines: list[str]) -> bool:
+    """The target's status in the release, the override when it does not run, and the release's notes."""
     status = m.support_status(tgt.gfx, rel.version)
     cite = f"[{rel.source}]"
-    if status == "supported":
+    works = status.runs
+    if status is SupportStatus.SUPPORTED:
         lines.append(f"ROCm {rel.version} supports {tgt.gfx}. {cite}")
-    elif status == "deprecated":
+    elif status is SupportStatus.DEPRECATED:
         lines.append(f"ROCm {rel.version} still runs {tgt.gfx} but marks it deprecated: support will be removed "
                      f"in a later release. {cite}")
-    elif status == "removed":
+    elif status is SupportStatus.REMOVED:
         later = [r.version for r in m._sorted_releases() if tgt.gfx in (*r.gfx_supported, *r.gfx_deprecated)]
         last = later[0] if later else "an earlier release"
         lines.append(f"ROCm {rel.version} no longer supports {tgt.gfx}; the last release listing it is {last}. {cite}")
-        works = False
-    elif status == "unknown":
+    elif status is SupportStatus.UNKNOWN:
         lines.append(f"The references give no GPU list for ROCm {rel.version}; support of {tgt.gfx} is unknown. {cite}")
-        works = False
     else:
         lines.append(f"{tgt.gfx} is not in the ROCm {rel.version} support matrix. {cite}")
-        works = False
         first = [r.version for r in sorted(m.releases.values(), key=lambda r: _vtuple(r.version))
                  if tgt.gfx in r.gfx_supported]
         if first:
@@ -259,46 +267,67 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
                          f"[{tgt.override_source}]")
         elif tgt.override_note:
             lines.append(f"HSA_OVERRIDE_GFX_VERSION: {tgt.override_note} [{tgt.override_source}]")
-    if "gfx_supported" in rel.uncertain or ("gfx_deprecated" in rel.uncertain and status == "deprecated"):
+    if "gfx_supported" in rel.uncertain or ("gfx_deprecated" in rel.uncertain and status is SupportStatus.DEPRECATED):
         lines.append("Note: this release's GPU status is marked uncertain in the matrix.")
     for n in rel.notes:
         if tgt.gfx in n or any(p.name.split()[-1] in n for p in tgt.products if p.name.startswith("MI")):
             lines.append(f"Note: {n}")
-    if os_id and os_version:
-        ok = m.os_supported(rel.version, os_id, os_version)
-        if ok is None:
-            lines.append(f"The matrix has no OS list for ROCm {rel.version}.")
-        elif not ok:
-            works = False
-            lines.append(f"{os_id} {os_version} is not a supported OS for ROCm {rel.version}. {cite}")
-        else:
-            allowed = m.gfx_os_allowed(rel.version, tgt.gfx, os_id, os_version)
-            if allowed is False:
-                works = False
-                lines.append(f"ROCm {rel.version} supports {os_id} {os_version} only for other GPUs "
-                             "(footnote restriction).")
-            else:
-                lines.append(f"{os_id} {os_version} is supported by ROCm {rel.version}.")
-            if kernel:
-                kv = m.kernel_validated(rel.version, os_id, os_version, kernel)
-                series = ", ".join(m.validated_kernels(rel.version, os_id, os_version)) or "none listed"
-                if kv is None:
-                    lines.append(f"No validated kernel list for {os_id} {os_version} in ROCm {rel.version}.")
-                elif kv:
-                    lines.append(f"Kernel {kernel} is in a validated series ({series}).")
-                else:
-                    lines.append(f"Kernel {kernel} is outside the validated series ({series}); amdgpu-dkms may "
-                                 "fail to build - use a validated kernel or the in-kernel driver (--no-dkms).")
-                if rel.dkms_base:
-                    major, minor, patch = [*_vtuple(rel.version), 0, 0, 0][:3]
-                    build = f"1:{rel.dkms_base}.{major}{minor:02d}{patch:02d}"  # this release's own dkms build
-                    for b in m.dkms_breakages(build, kernel, os_id):
-                        works = False
-                        span = f"{b.kernel_min}-{b.kernel_max}" if b.kernel_max else f">= {b.kernel_min}"
-                        fixed = f"; fixed in ROCm {b.fixed_in}" if b.fixed_in else ""
-                        lines.append(f"Known breakage: ROCm {rel.version}'s amdgpu-dkms {b.dkms_base} fails to build "
-                                     f"on kernel {span}{' on ' + ', '.join(b.distro) if b.distro else ''}{fixed}: "
-                                     f"{b.issue}")
+    return works
+
+
+def _explain_os(m: Matrix, tgt: GpuTarget, rel: RocmRelease, host: tuple[str, str, Optional[str]],
+                lines: list[str]) -> bool:
+    """The OS (and kernel) verdict; ``host`` is (os-release ID, VERSION_ID, kernel or None)."""
+    os_id, os_version, kernel = host
+    ok = m.os_supported(rel.version, os_id, os_version)
+    if ok is None:
+        lines.append(f"The matrix has no OS list for ROCm {rel.version}.")
+        return True
+    if not ok:
+        lines.append(f"{os_id} {os_version} is not a supported OS for ROCm {rel.version}. [{rel.source}]")
+        return False
+    works = True
+    if m.gfx_os_allowed(rel.version, tgt.gfx, os_id, os_version) is False:
+        works = False
+        lines.append(f"ROCm {rel.version} supports {os_id} {os_version} only for other GPUs "
+                     "(footnote restriction).")
+    else:
+        lines.append(f"{os_id} {os_version} is supported by ROCm {rel.version}.")
+    if kernel:
+        works = _explain_kernel(m, rel, (os_id, os_version, kernel), lines) and works
+    return works
+
+
+def _explain_kernel(m: Matrix, rel: RocmRelease, host: tuple[str, str, str], lines: list[str]) -> bool:
+    """Is the kernel validated, and does this release's own amdgpu-dkms build on it?"""
+    os_id, os_version, kernel = host
+    kv = m.kernel_validated(rel.version, os_id, os_version, kernel)
+    series = ", ".join(m.validated_kernels(rel.version, os_id, os_version)) or "none listed"
+    if kv is None:
+        lines.append(f"No validated kernel list for {os_id} {os_version} in ROCm {rel.version}.")
+    elif kv:
+        lines.append(f"Kernel {kernel} is in a validated series ({series}).")
+    else:
+        lines.append(f"Kernel {kernel} is outside the validated series ({series}); amdgpu-dkms may "
+                     "fail to build - use a validated kernel or the in-kernel driver (--no-dkms).")
+    if not rel.dkms_base:
+        return True
+    major, minor, patch = [*_vtuple(rel.version), 0, 0, 0][:3]
+    build = f"1:{rel.dkms_base}.{major}{minor:02d}{patch:02d}"  # this release's own dkms build
+    works = True
+    for b in m.dkms_breakages(build, kernel, os_id):
+        works = False
+        span = f"{b.kernel_min}-{b.kernel_max}" if b.kernel_max else f">= {b.kernel_min}"
+        fixed = f"; fixed in ROCm {b.fixed_in}" if b.fixed_in else ""
+        lines.append(f"Known breakage: ROCm {rel.version}'s amdgpu-dkms {b.dkms_base} fails to build "
+                     f"on kernel {span}{' on ' + ', '.join(b.distro) if b.distro else ''}{fixed}: "
+                     f"{b.issue}")
+    return works
+
+
+def _explain_wheels(m: Matrix, tgt: GpuTarget, rel: RocmRelease) -> list[str]:
+    """Which pytorch.org (or, failing that, TheRock) wheels carry the target."""
+    lines: list[str] = []
     wheels = m.torch_variants(gfx=tgt.gfx, rocm=rel.series, channel="pytorch")
     lacking = [v.torch for v in m.torch_variants(rocm=rel.series, channel="pytorch") if tgt.gfx not in v.gfx]
     if wheels and lacking:  # the gfx list is per torch release, not per index (matrices/torch_builds.toml)
@@ -322,8 +351,7 @@ def explain(m: Matrix, gpu: str, rocm: str, os_id: Optional[str] = None, os_vers
         lines.append(f"AMD's TheRock multi-arch index is the only source of prebuilt PyTorch with {tgt.gfx} code: "
                      f"torch[{extra}] from {rock[0].index_url} (rocmdoctor install torch --channel therock). "
                      f"[{rock[0].source.split(' ; ')[0]}]")
-    lines.append("Verdict: works." if works else "Verdict: does not work as an AMD-supported combination.")
-    return works, lines
+    return lines
 
 
 def wheel_summary(v: TorchVariant) -> str:
