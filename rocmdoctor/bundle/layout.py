@@ -28,6 +28,7 @@ from rocmdoctor.bundle.handlers import (
 from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.bundle.sysfs import SysfsGpus
 from rocmdoctor.errors import BadInput
+from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact
 from rocmdoctor.parse import dkms, health, secureboot
 from rocmdoctor.parse import logs as logscan
@@ -36,8 +37,7 @@ from rocmdoctor.parse.text import is_binary, src
 _LAYOUT_TOP = ("manifest.json", "env.txt")
 _IGNORED_LOOSE = re.compile(r"(?i)\.md$|^expected\.json$|^\.|\.(?:png|jpe?g|gif|pdf|zip|whl)$")
 _ROCM_INFO_VERSION = re.compile(r"/opt/(rocm[^/]*)/\.info/version")
-_MANIFEST_ERRORS = 50  # capture errors copied from the manifest into the notes
-_MANIFEST_ERROR_CHARS = 300  # ... each cut to this length
+_MANIFEST_ERROR_CHARS = 300  # a capture error copied from the manifest is cut to this length
 Entries = dict[str, dict[str, Any]]  # cmd name -> its manifest entry
 
 
@@ -115,7 +115,7 @@ def _read_manifest(acc: Acc, tree: Tree) -> Entries:
     errors = data.get("errors")
     if isinstance(errors, list):
         acc.host.parse_notes.extend(f"capture: {e}"[:_MANIFEST_ERROR_CHARS]
-                                    for e in errors[:_MANIFEST_ERRORS] if isinstance(e, str))
+                                    for e in errors[:LIMITS["manifest-errors"]] if isinstance(e, str))
     commands = data.get("commands")
     return _manifest_commands(acc, commands) if isinstance(commands, list) else {}
 

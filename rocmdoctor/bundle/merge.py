@@ -52,7 +52,6 @@ PRIORITY: dict[str, tuple[str, ...]] = {
     "gpu-records": MERGE_ORDER,
     "gpu-gfx": GFX_PRIORITY,
 }
-MAX_GPUS = LIMITS["gpus"]
 
 
 def rank(fact: str, source: str) -> int:
@@ -166,13 +165,14 @@ def _finish_kernel(acc: Acc) -> None:
 
 def _finish_gpus(acc: Acc) -> None:
     """No real node has more than a few dozen GPU agents; a pasted or hostile file with thousands would only make
-    every check slow (each GPU is judged against the matrix), so keep the first MAX_GPUS and say so."""
+    every check slow (each GPU is judged against the matrix), so keep the first ``LIMITS["gpus"]`` and say so."""
     host = acc.host
+    most = LIMITS["gpus"]
     for lists in acc.gpu_lists.values():
         for i, found in enumerate(lists):
-            if len(found) > MAX_GPUS:
-                host.parse_notes.append(f"{len(found)} GPU agents in one source; only the first {MAX_GPUS} kept")
-                lists[i] = found[:MAX_GPUS]
+            if len(found) > most:
+                host.parse_notes.append(f"{len(found)} GPU agents in one source; only the first {most} kept")
+                lists[i] = found[:most]
     host.gpus = merge_gpus(acc.gpu_lists, host.parse_notes)
 
 
