@@ -116,3 +116,13 @@ def test_gpus_beyond_the_cap_are_cut_and_noted(tmp_path):
     host = load_host(paste)
     assert len(host.gpus) == most
     assert f"{most + 44} GPU agents in one source; only the first {most} kept" in host.parse_notes
+
+
+def test_every_kind_a_command_or_a_paste_can_be_has_a_handler():
+    from rocmdoctor.bundle.handlers import CMD_KINDS, KIND_HANDLERS, SCAN_KINDS
+    from rocmdoctor.parse.sniff import _MARKERS
+
+    kinds = set(CMD_KINDS.values()) | {kind for kind, _ in _MARKERS} | set(SCAN_KINDS)
+    kinds |= {"torch-probe", "docker-info", "amd-smi", "pip-list", "rocm_agent_enumerator", "pip-freeze",
+              "rocm-info-version"}  # what sniff returns outside _MARKERS (JSON documents, bare lines)
+    assert kinds - set(KIND_HANDLERS) == set()

@@ -6,7 +6,8 @@ the facts found in free text, and :mod:`.merge` picks the best source of every f
 table. Only an unusable *path* (missing, unreadable, corrupt or unsafe archive, nothing recognisable)
 raises :class:`~rocmdoctor.errors.BadInput` (exit 2).
 
-Standard library only: this is on the path of ``rocmdoctor check --from``, which must stay fast.
+Standard library only (and :mod:`packaging` for package names, loaded when a package list is read): this is
+on the path of ``rocmdoctor check --from``, which must stay fast.
 """
 
 from __future__ import annotations
