@@ -116,7 +116,7 @@ def _text(field: bytes) -> str:
     return field.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
 
 
-def _checksum_ok(block: bytes) -> bool:
+def checksum_ok(block: bytes) -> bool:
     stored = block[148:156]
     if not stored.strip(b" \0"):
         return False
@@ -179,7 +179,7 @@ def members(stream: BinaryIO, label: str) -> Iterator[Member]:
             raise CorruptArchive(f"{label}: corrupt or truncated archive (unexpected end of data)")
         if block == bytes(BLOCK):
             return
-        if not _checksum_ok(block):
+        if not checksum_ok(block):
             raise CorruptArchive(f"{label}: corrupt or truncated archive (bad tar header checksum)")
         try:
             member = _one(src, block, label, pax)

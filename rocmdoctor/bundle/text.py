@@ -1,25 +1,24 @@
 """Fold the facts :mod:`rocmdoctor.parse.freetext` found in free text into the bundle's accumulator.
 
-Kept beside :mod:`rocmdoctor.bundle` (which calls :func:`fold` once, after every format parser ran) so
-the precedence rule lives in one place: a free-text fact is offered at :data:`PRIO` (worse than every
-format parser's priority), fills only what no capture told, and GPUs named in prose are used only when
-no enumeration source (rocminfo, kfd, drm, lspci, smi, collect_env) listed any GPU.
+Called once by :mod:`rocmdoctor.bundle.load`, after every format parser ran. A free-text fact is offered
+as source ``"text"``, last in every row of :data:`rocmdoctor.bundle.merge.PRIORITY`, so it fills only what
+no capture told; GPUs named in prose are used only when no enumeration source (rocminfo, kfd, drm, lspci,
+smi, collect_env) listed any GPU.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Union
 
+from rocmdoctor.bundle.merge import Acc
+from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
 from rocmdoctor.parse import kernel, osrelease
 from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, product_name, python_minor, torch_from_wheel
 
-if TYPE_CHECKING:
-    from rocmdoctor.bundle import _Acc
-
-PRIO = 9  # format parsers use 0..4; free text comes last
-MAX_TEXT_GPUS = 16
+AppGpu = tuple[Optional[str], Optional[str], Optional[str], Optional[str]]  # freetext.app_gpu's answer
+MAX_TEXT_GPUS = LIMITS["text-gpus"]
 _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "prompt.container": "container",
                   "service": "service", "container.run": "container-run", "container.compose": "compose",
                   "env.override.shell": "override-shell", "env.override.service": "override-service",
@@ -33,7 +32,7 @@ def _fact(f: TextFact, value: object = None) -> Fact:
     return Fact(f.value if value is None else value, f.source)
 
 
-def fold(acc: _Acc, facts: TextFacts) -> None:
+def fold(acc: Acc, facts: TextFacts) -> None:
     """Offer every free-text fact to ``acc`` below the format parsers' priority."""
     if not facts.facts:
         return
@@ -51,9 +50,7 @@ def fold(acc: _Acc, facts: TextFacts) -> None:
         prev = host.context["compose-items"]
         host.context["compose-items"] = Fact((prev.value + " " + f.value).strip(), prev.source)
     if "container" in host.context and not acc.container_seen:
-        acc.container.in_container = True
-        acc.container.source = host.context["container"].source
-        acc.container_seen = True
+        acc.in_container(host.context["container"].source)
     _torch(acc, facts)
     _python(acc, facts)
     _system(acc, facts)
@@ -61,7 +58,7 @@ def fold(acc: _Acc, facts: TextFacts) -> None:
     _env(acc, facts)
 
 
-def _torch(acc: _Acc, facts: TextFacts) -> None:
+def _torch(acc: Acc, facts: TextFacts) -> None:
     version_fact = facts.first("torch.version")
     version = version_fact.value if version_fact else None
     source: Optional[Source] = version_fact.source if version_fact else None
@@ -104,28 +101,28 @@ def _torch(acc: _Acc, facts: TextFacts) -> None:
             t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build
     if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
         return
-    acc.torches.append((PRIO, t))
+    acc.torch("text", t)
 
 
-def _python(acc: _Acc, facts: TextFacts) -> None:
+def _python(acc: Acc, facts: TextFacts) -> None:
     f = facts.first("python.version")
     if f is not None:
-        acc.offer("python", PRIO, PythonInfo(version=f.value, source=f.source))
+        acc.offer("python", "text", PythonInfo(version=f.value, source=f.source))
         return
     f = facts.first("python.minor")
     if f is not None:
-        acc.offer("python", PRIO + 1, PythonInfo(version=python_minor(f.value), source=f.source))
+        acc.offer("python", "text-minor", PythonInfo(version=python_minor(f.value), source=f.source))
 
 
-def _system(acc: _Acc, facts: TextFacts) -> None:
+def _system(acc: Acc, facts: TextFacts) -> None:
     f = facts.first("kernel.release")
     if f is not None:
-        acc.kernels.append((PRIO, KernelInfo(release=f.value, source=f.source, is_wsl=kernel.is_wsl_text(f.value))))
+        acc.kernel("text", KernelInfo(release=f.value, source=f.source, is_wsl=kernel.is_wsl_text(f.value)))
     for f in facts.all("os.name"):
         info = osrelease.os_from_prose(f.value, f.source.file, f.source.line)
         if info.id:
             info.source = f.source
-            acc.offer("os", PRIO, info)
+            acc.offer("os", "text", info)
             break
     kv = {f.value.split("=", 1)[0]: f for f in facts.all("os.release-kv")}
     if "NAME" in kv:
@@ -134,7 +131,7 @@ def _system(acc: _Acc, facts: TextFacts) -> None:
         info = osrelease.os_from_prose(f"{name} {version}".strip(), kv["NAME"].source.file, kv["NAME"].source.line)
         if info.id:
             info.source = kv["NAME"].source
-            acc.offer("os", PRIO - 1, info)
+            acc.offer("os", "text-os-release", info)
     if not acc.rocm_files:
         seen: set[str] = set()
         for f in facts.all("rocm.path"):
@@ -160,15 +157,15 @@ def _system(acc: _Acc, facts: TextFacts) -> None:
                 acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f.value, source=f.source))
     f = facts.first("hip.version")
     if f is not None:
-        acc.offer("hip_version", PRIO, _fact(f))
+        acc.offer("hip_version", "text", _fact(f))
 
 
-def _gpus(acc: _Acc, facts: TextFacts) -> None:
+def _gpus(acc: Acc, facts: TextFacts) -> None:
     """GPUs named in text, only when no enumeration source listed any (prose proves no absence)."""
     if any(lst for lists in acc.gpu_lists.values() for lst in lists):
         return
     gpus: list[GpuInfo] = []
-    seen: set[tuple] = set()
+    seen: set[Union[AppGpu, str]] = set()  # a GPU an application listed, or a gfx / PCI id / name already used
     for f in facts.all("gpu.app"):
         parsed = app_gpu(f.value)
         if parsed is None:
@@ -217,7 +214,7 @@ def _gpus(acc: _Acc, facts: TextFacts) -> None:
         acc.gpus("text", gpus[:MAX_TEXT_GPUS])
 
 
-def _env(acc: _Acc, facts: TextFacts) -> None:
+def _env(acc: Acc, facts: TextFacts) -> None:
     """HSA_OVERRIDE_GFX_VERSION as the failing process had it (ollama prints its own environment) or, failing
     that, as the user's shell exported it (not marked as a captured environment: other variables are unknown)."""
     host = acc.host

@@ -63,11 +63,11 @@ def parse_drm_card(card: str, files: dict[str, str], base: str) -> Optional[GpuI
     if product and product[1] not in ("", "N/A"):
         gpu.name = product[1]
     for attr, name, as_int in _LINK_FILES:
-        line = _first_line(files.get(name))
-        if line and line[1] not in ("", "Unknown", "N/A"):
-            setattr(gpu, attr, to_int(line[1]) if as_int else line[1])
+        first = _first_line(files.get(name))
+        if first and first[1] not in ("", "Unknown", "N/A"):
+            setattr(gpu, attr, to_int(first[1]) if as_int else first[1])
             if name == "current_link_width":
-                gpu.sources.append(src(f"{base}/{name}", line[0], line[1]))
+                gpu.sources.append(src(f"{base}/{name}", first[0], first[1]))
     serial = _first_line(files.get("serial_number"))
     if serial and serial[1] not in ("", "N/A"):
         gpu.serial = serial[1]

@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Optional
 
+from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact, GpuHealth
-from rocmdoctor.parse.smi import _gpu_items, load_json, na
+from rocmdoctor.parse.smi import _gpu_items, as_dict, load_json, na
 from rocmdoctor.parse.text import lines, src, to_int
 
-MAX_GPUS = 256
-MAX_BAD_PAGE_ROWS = 1_000_000  # the file is capped at 2 MiB by capture; rows beyond this are not counted
+MAX_GPUS = LIMITS["gpus"]
+MAX_BAD_PAGE_ROWS = LIMITS["bad-page-rows"]  # capture caps the file at 2 MiB; rows beyond are not counted
 
 _ERR_COUNT = re.compile(r"^\s*(ue|ce|de)\s*:\s*(\d{1,12})\s*$")
 _BAD_PAGE = re.compile(r"^\s*0x[0-9a-fA-F]+\s*:\s*0x[0-9a-fA-F]+\s*:\s*([RPF])\s*$")
@@ -45,8 +46,8 @@ def parse_amd_smi_metric(text: str, file: str = "cmd/amd-smi-metric.json") -> li
         idx = to_int(item.get("gpu"))
         label = f"gpu {idx if idx is not None else i}"
         h = GpuHealth(gpu=label)
-        ecc = item.get("ecc") if isinstance(item.get("ecc"), dict) else {}
-        blocks = item.get("ecc_blocks") if isinstance(item.get("ecc_blocks"), dict) else {}
+        ecc = as_dict(item.get("ecc"))
+        blocks = as_dict(item.get("ecc_blocks"))
         for attr, total_key, cache_key, block_key in (
             ("ecc_uncorrectable", "total_uncorrectable_count", "cache_uncorrectable_count", "uncorrectable_count"),
             ("ecc_correctable", "total_correctable_count", "cache_correctable_count", "correctable_count"),
@@ -68,7 +69,7 @@ def parse_amd_smi_metric(text: str, file: str = "cmd/amd-smi-metric.json") -> li
         if xgmi is not None:
             raw = str(item.get("xgmi_err"))[:80]
             h.xgmi_errors = Fact(xgmi, src(file, None, f"{label} xgmi_err: {raw}"))
-        power = item.get("power") if isinstance(item.get("power"), dict) else {}
+        power = as_dict(item.get("power"))
         throttle = na(power.get("throttle_status"))
         if isinstance(throttle, str):
             h.throttle = Fact(throttle.strip()[:40], src(file, None, f"{label} power.throttle_status: {throttle}"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact, KernelInfo
 from rocmdoctor.parse.text import lines, src, strip_prompt
 
@@ -17,7 +18,7 @@ _DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu
 # off the ordinary lines
 _DMESG_SECURE = re.compile(r"Key was rejected by service|Lockdown: .{0,40}unsigned module", re.I)
 _DMESG_VERSION = re.compile(r"\[drm\] amdgpu version:\s*(\S{1,64})")
-MAX_DMESG_LINES = 400
+MAX_DMESG_LINES = LIMITS["dmesg-lines"]
 
 
 def is_wsl_text(text: str) -> bool:

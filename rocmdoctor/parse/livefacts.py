@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import ContainerMapping, LiveFacts
-from rocmdoctor.parse.smi import load_json
+from rocmdoctor.parse.smi import as_dict, load_json
 from rocmdoctor.parse.text import src
 
-MAX_ITEMS = 256
+MAX_ITEMS = LIMITS["live-items"]
 
 
 def _int(v: Any) -> Optional[int]:
@@ -28,13 +29,13 @@ def parse(text: str, file: str = "cmd/live-facts.json") -> Optional[LiveFacts]:
     if not isinstance(data, dict) or data.get("schema") != "rocmdoctor-live-facts/1":
         return None
     out = LiveFacts(source=src(file, None, "live facts (psutil, cgroup, docker SDK)"))
-    mem = data.get("memory") if isinstance(data.get("memory"), dict) else {}
+    mem = as_dict(data.get("memory"))
     out.ram_bytes, out.shm_bytes = _int(mem.get("ram_bytes")), _int(mem.get("shm_bytes"))
     holders = data.get("kfd_holders")
     if isinstance(holders, list):
         out.kfd_holders = [f"{_int(h.get('pid'))} {str(h.get('name', ''))[:64]} ({str(h.get('user', ''))[:64]})"
                            for h in holders[:MAX_ITEMS] if isinstance(h, dict)]
-    cg = data.get("cgroup") if isinstance(data.get("cgroup"), dict) else {}
+    cg = as_dict(data.get("cgroup"))
     out.cgroup_memory_max = _int(cg.get("memory_max_bytes"))
     conts = data.get("containers")
     if isinstance(conts, list):

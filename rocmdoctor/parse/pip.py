@@ -11,12 +11,14 @@ from rocmdoctor.parse.text import MAX_CHARS, lines, src, strip_prompt
 
 _FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*(?:===?|@)\s*(\S.*)$")
 _COLUMNS = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)\s+(\d[\w.+!\-]*)(?:\s+\S.*)?$")
-_NAME = re.compile(r"[-_.]+")
 
 
 def normalize(name: str) -> str:
-    """PEP 503 name: lower case, runs of ``-_.`` become ``-``."""
-    return _NAME.sub("-", name).lower()
+    """PEP 503 name (lower case, runs of ``-_.`` become ``-``) by packaging's ``canonicalize_name``, the one
+    implementation in the project. Imported on first use: ``check --from`` does not otherwise load packaging."""
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name)
 
 
 def parse_pip_freeze(text: str) -> dict[str, str]:

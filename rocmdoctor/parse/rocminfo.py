@@ -63,18 +63,76 @@ class RocminfoResult:
     agents_seen: int = 0
 
 
+class _Reader:
+    """The agents of one rocminfo output, built line by line (an excerpt may lack the ``Agent N`` headers)."""
+
+    def __init__(self) -> None:
+        self.agents: list[_Agent] = []
+        self.cur: Optional[_Agent] = None
+        self.headers = False  # the output has "Agent N" lines: only they start an agent
+
+    def new(self, n: int, line: str) -> _Agent:
+        self.cur = _Agent(first_line=(n, line))
+        self.agents.append(self.cur)
+        return self.cur
+
+    def name(self, value: str, n: int, line: str) -> None:
+        """``Name:`` is either the agent's name or (``amdgcn-amd-amdhsa--gfx...``) one of its ISAs."""
+        cur = self.cur
+        if value.lower().startswith("amdgcn-") or "amdhsa" in value:
+            if "generic" in value:
+                return
+            if cur is None or (not self.headers and cur.isa is not None):
+                cur = self.new(n, line)
+            if cur.isa is None:
+                cur.isa = (value, n, line)
+            return
+        if cur is None or cur.name is not None:
+            cur = self.new(n, line)
+        cur.name = (value, n, line)
+
+    def key(self, key: str, value: str, n: int, line: str) -> None:
+        if key == "Name":
+            self.name(value, n, line)
+            return
+        cur = self.cur
+        if cur is None:
+            if key not in ("Marketing Name", "Device Type", "Uuid"):
+                return
+            cur = self.new(n, line)
+        if key == "Marketing Name" and cur.marketing is not None and not self.headers:
+            cur = self.new(n, line)
+        _set(cur, key, value)
+
+
+def _set(a: _Agent, key: str, value: str) -> None:
+    """One agent-level ``key: value`` into ``a``."""
+    if key == "Marketing Name":
+        a.marketing = value
+    elif key == "Device Type":
+        a.device_type = value
+    elif key == "Uuid":
+        a.uuid = value
+    elif key in _INT_KEYS:
+        setattr(a, _INT_KEYS[key], to_int(value))
+    elif key == "Segment":
+        a.segment = value.upper()
+    elif key == "Size":
+        if a.vram_kb is None and a.segment and "GLOBAL" in a.segment and "COARSE" in a.segment:
+            size = to_int(value)
+            if size is not None and "KB" in value.upper():
+                a.vram_kb = size
+    elif key == "Memory Properties":
+        a.apu_memory = "APU" in value.upper()
+
+
+_INT_KEYS = {"Chip ID": "chip_id", "BDFID": "bdfid", "Compute Unit": "compute_units", "Node": "node"}
+
+
 def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
     """GPUs (with ``gfx_by_source['rocminfo']``), CPU names and the ROCk (kfd driver) line."""
     res = RocminfoResult()
-    agents: list[_Agent] = []
-    cur: Optional[_Agent] = None
-    headers = False
-
-    def new(n: int, line: str) -> _Agent:
-        a = _Agent(first_line=(n, line))
-        agents.append(a)
-        return a
-
+    reader = _Reader()
     for n, line in lines(text):
         if "ROCk module" in line:
             m = _ROCK.search(line)
@@ -83,61 +141,15 @@ def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
                 if m.group(1):
                     res.rock_version = Fact(m.group(1), src(file, n, line))
             continue
-        m = _AGENT.match(line)
-        if m:
-            headers = True
-            cur = new(n, line)
+        if _AGENT.match(line):
+            reader.headers = True
+            reader.new(n, line)
             continue
         m = _KEY.match(line)
-        if m is None:
-            continue
-        key, value = m.group(1), m.group(2).strip()
-        if key == "Name":
-            if value.lower().startswith("amdgcn-") or "amdhsa" in value:
-                if "generic" in value:
-                    continue
-                if cur is None or (not headers and cur.isa is not None):
-                    cur = new(n, line)
-                if cur.isa is None:
-                    cur.isa = (value, n, line)
-                continue
-            if cur is None or cur.name is not None:
-                cur = new(n, line)
-            cur.name = (value, n, line)
-            continue
-        if cur is None:
-            if key in ("Marketing Name", "Device Type", "Uuid"):
-                cur = new(n, line)
-            else:
-                continue
-        if key == "Marketing Name":
-            if cur.marketing is not None and not headers:
-                cur = new(n, line)
-            cur.marketing = value
-        elif key == "Device Type":
-            cur.device_type = value
-        elif key == "Uuid":
-            cur.uuid = value
-        elif key == "Chip ID":
-            cur.chip_id = to_int(value)
-        elif key == "BDFID":
-            cur.bdfid = to_int(value)
-        elif key == "Compute Unit":
-            cur.compute_units = to_int(value)
-        elif key == "Node":
-            cur.node = to_int(value)
-        elif key == "Segment":
-            cur.segment = value.upper()
-        elif key == "Size":
-            if cur.vram_kb is None and cur.segment and "GLOBAL" in cur.segment and "COARSE" in cur.segment:
-                size = to_int(value)
-                if size is not None and "KB" in value.upper():
-                    cur.vram_kb = size
-        elif key == "Memory Properties":
-            cur.apu_memory = "APU" in value.upper()
-
-    res.agents_seen = len(agents)
-    for a in agents:
+        if m is not None:
+            reader.key(m.group(1), m.group(2).strip(), n, line)
+    res.agents_seen = len(reader.agents)
+    for a in reader.agents:
         if not a.is_gpu():
             label = a.marketing or (a.name[0] if a.name else "")
             is_cpu = a.device_type.upper().startswith("CPU") if a.device_type else bool(_CPU_MARKETING.search(label))

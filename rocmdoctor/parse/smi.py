@@ -58,9 +58,9 @@ def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
         if b:
             gpu.pci_bus = pci_bus(b.group(0))
     out = [gpus[k] for k in sorted(gpus)]
-    for i, g in enumerate(out):
-        g.index = i
-        g.gfx = g.gfx_by_source.get("rocm-smi")
+    for i, gpu in enumerate(out):
+        gpu.index = i
+        gpu.gfx = gpu.gfx_by_source.get("rocm-smi")
     return out
 
 
@@ -121,6 +121,11 @@ def quantity_bytes(value: Any) -> Optional[int]:
     return int(number * scale)
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one: a missing or mistyped section reads as absent."""
+    return value if isinstance(value, dict) else {}
+
+
 def _gpu_items(data: Any) -> list[dict[str, Any]]:
     if isinstance(data, dict):
         for key in ("gpu_data", "gpus", "data"):
@@ -159,13 +164,13 @@ def parse_amd_smi(text: str, file: str = "cmd/amd-smi-static.json") -> list[GpuI
         gpu = GpuInfo(index=len(out))
         idx = to_int(item.get("gpu"))
         gpu.sources.append(src(file, None, f"gpu {idx if idx is not None else i}"))
-        asic = item.get("asic") if isinstance(item.get("asic"), dict) else {}
+        asic = as_dict(item.get("asic"))
         gfx = na(asic.get("target_graphics_version"))
         if isinstance(gfx, str) and gfx_base(gfx):
             gpu.gfx_by_source["amd-smi"] = gfx_base(gfx) or ""
             gpu.gfx = gpu.gfx_by_source["amd-smi"]
         name = na(asic.get("market_name"))
-        board = item.get("board") if isinstance(item.get("board"), dict) else {}
+        board = as_dict(item.get("board"))
         name = name or na(board.get("product_name"))
         if isinstance(name, str):
             gpu.name = name
@@ -182,13 +187,13 @@ def parse_amd_smi(text: str, file: str = "cmd/amd-smi-static.json") -> list[GpuI
         serial = na(asic.get("asic_serial")) or na(board.get("product_serial"))
         if isinstance(serial, str):
             gpu.serial = serial
-        bus = item.get("bus") if isinstance(item.get("bus"), dict) else {}
+        bus = as_dict(item.get("bus"))
         bdf = na(bus.get("bdf")) or na(item.get("bdf"))
         if isinstance(bdf, str):
             gpu.pci_bus = pci_bus(bdf)
-        vram = item.get("vram") if isinstance(item.get("vram"), dict) else {}
+        vram = as_dict(item.get("vram"))
         gpu.vram_bytes = quantity_bytes(vram.get("size"))
-        mem = item.get("mem_usage") if isinstance(item.get("mem_usage"), dict) else {}
+        mem = as_dict(item.get("mem_usage"))
         if gpu.vram_bytes is None and mem:
             gpu.vram_bytes = quantity_bytes(mem.get("total_vram"))
         uuid = na(item.get("uuid")) or na((item.get("asic") or {}).get("uuid") if asic else None)

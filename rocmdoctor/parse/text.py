@@ -12,12 +12,13 @@ import re
 from collections.abc import Iterator
 from typing import Optional, Union
 
+from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Source
 
 # A parser never looks at more than this many characters of one input (or of one line): beyond it, text
 # is cut. This bounds the time and memory one huge paste can cost; no real tool output has longer lines.
-MAX_CHARS = 16 * 1024 * 1024
-MAX_LINE = 4096
+MAX_CHARS = LIMITS["text-chars"]
+MAX_LINE = LIMITS["line-chars"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
 # Shell prompts: "$ cmd", "# cmd", "λ cmd", "> cmd", "user@host:~$ cmd", "root@host:/# cmd", "(venv) $ cmd".
