@@ -27,7 +27,7 @@ from smoke_helpers import (
     run,
 )
 
-from rocmdoctor import smoke
+from rocmdoctor.smoke import runner as smoke
 from rocmdoctor.cli.app import main
 from rocmdoctor.model import Severity
 from rocmdoctor.smoke import PROGRAM, ProcessRun, SmokeOptions, _run_processes

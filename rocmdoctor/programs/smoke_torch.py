@@ -464,7 +464,7 @@ def scratch_dir(prefix):
 
 def load_triton():
     """Import triton and our kernels from a real file (triton reads kernel source with inspect)."""
-    import triton
+    import triton  # type: ignore[import-untyped, import-not-found, unused-ignore]  # optional, untyped
 
     tmp = scratch_dir("rocmdoctor-triton-")
     path = os.path.join(tmp, "rocmdoctor_triton_kernels.py")
