@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional, TextIO
 
 import typer
 
 from rocmdoctor.cli.options import quiet_option, wants_json
 
 if TYPE_CHECKING:
-    from rocmdoctor.smoke import SmokeOptions  # imported where used: the CLI starts without the smoke package
+    from rocmdoctor.model import Host
+    from rocmdoctor.smoke import SmokeOptions, SmokeReport  # imported where used: keeps CLI start-up light
 
 
 class SmokeFormat(str, Enum):
@@ -116,7 +117,7 @@ def run_request(req: SmokeRequest) -> None:
     raise typer.Exit(exit_code(report.findings))
 
 
-def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-untyped-def]
+def _write(report: SmokeReport, fmt: str, verbose: bool, output: Optional[str]) -> None:
     """JSON, HTML, or the terminal text into a file (``-o``)."""
     import io
     import json
@@ -136,10 +137,10 @@ def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-
     emit(text, output)
 
 
-def _live_host(python: str):
+def _live_host(python: str) -> Callable[[], Host]:
     """A live capture (run in a thread while the GPUs work) to compare torch's GPUs with the driver's."""
 
-    def capture():
+    def capture() -> Host:
         from rocmdoctor.cli.check_flow import load_source
 
         return load_source(None, python, timeout=10.0)
@@ -147,7 +148,7 @@ def _live_host(python: str):
     return capture
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool) -> Callable[[Optional[str]], None]:
     """Progress lines on stderr only (and only on a terminal); ``progress(None)`` ends it."""
     import sys
 
@@ -159,7 +160,7 @@ def _progress(quiet: bool):
     status = con.status("smoke: starting")
     state = {"started": False}
 
-    def update(msg):
+    def update(msg: Optional[str]) -> None:
         if msg is None:
             if state["started"]:
                 status.stop()
@@ -172,7 +173,7 @@ def _progress(quiet: bool):
     return update
 
 
-def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # type: ignore[no-untyped-def]
+def _render(report: SmokeReport, verbose: bool, quiet: bool = False, file: Optional[TextIO] = None) -> None:
     """Header, the per-GPU table (value, expected, % of peak), then the findings like `check` prints them."""
     import sys
 
@@ -203,7 +204,7 @@ def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # t
     render.render_terminal(None, report.findings, verbose=verbose, quiet=quiet, file=file)
 
 
-def _describe(report) -> str:
+def _describe(report: SmokeReport) -> str:
     """What the run found, and only that: 'torch 2.5.1 (ROCm 6.2), 2 GPUs, 3.1 s' or 'no torch, 0.3 s'."""
     statuses = {run.status for run in report.devices}
     t = report.torch or {}

@@ -1,8 +1,9 @@
-"""A Triton that is installed but does not import is a failed smoke check, never "not installed" or a skip.
+"""Smoke fails closed: what breaks is reported as broken, never as "not installed", "not compared" or healthy.
 
-Real processes and the real CPU torch: a fake ``triton`` package first on PYTHONPATH stands for a broken
-install (the real failure seen in the field: triton's ``__init__`` imports numpy, which is missing), and the
-smoke program must report ``smoke.triton-failed`` with the error text.
+A Triton that is installed but does not import is a failed check (real processes and the real CPU torch: a
+fake ``triton`` package first on PYTHONPATH stands for a broken install, as in the field when triton's
+``__init__`` imports numpy and numpy is missing). A host capture that fails with a bug, or a matrix that
+does not load, is an error of the run, not a quiet "host model not available" or "no peak known".
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from pathlib import Path
 import pytest
 from smoke_helpers import HAS_TORCH, TORCH_REASON, by_id, env_with, run
 
+from rocmdoctor.errors import BadInput
 from rocmdoctor.model import Severity
+from rocmdoctor.smoke import SmokeOptions, run_smoke
 
-pytestmark = pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
 
 BROKEN = {
     # the module triton needs really is missing: Python raises ModuleNotFoundError(name="rocmdoctor_no_such_dep")
@@ -27,6 +30,7 @@ BROKEN = {
 }
 
 
+@needs_torch
 @pytest.mark.parametrize("case", sorted(BROKEN))
 def test_a_triton_that_does_not_import_fails_the_triton_check(tmp_path: Path, case: str) -> None:
     body, says = BROKEN[case]
@@ -73,3 +77,38 @@ def test_only_triton_itself_missing_is_not_installed(monkeypatch: pytest.MonkeyP
     assert not absent(_import_error("numpy", monkeypatch))  # triton's dependency: a failure
     assert not absent(ImportError("cannot import name 'jit' from 'triton'", name="triton"))  # not "not found"
     assert not absent(RuntimeError("triton"))
+
+
+def _opts() -> SmokeOptions:
+    import sys
+
+    return SmokeOptions(python=sys.executable, level=1, cpu=True, timeout=120, quick=True, env=env_with())
+
+
+@needs_torch
+def test_a_capture_that_fails_as_captures_do_only_means_not_compared() -> None:
+    def capture() -> None:
+        raise BadInput("rocminfo: permission denied")
+
+    report = run_smoke(_opts(), host_source=capture)
+    assert report.devices and report.devices[0].completed
+
+
+@needs_torch
+def test_a_capture_that_fails_with_a_bug_is_raised_not_read_as_no_host() -> None:
+    def capture() -> None:
+        raise KeyError("a parser bug")
+
+    with pytest.raises(KeyError, match="a parser bug"):
+        run_smoke(_opts(), host_source=capture)
+
+
+def test_a_matrix_that_does_not_load_is_an_error_not_no_peaks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rocmdoctor.matrix
+
+    def broken(use_cache: bool = True) -> None:
+        raise ValueError("matrices/gpus.toml: broken")
+
+    monkeypatch.setattr(rocmdoctor.matrix, "load", broken)
+    with pytest.raises(ValueError, match="broken"):
+        run_smoke(_opts())
