@@ -17,6 +17,8 @@ PEAK_FIELDS = ("peak_hbm_bw_gbs", "peak_fp16_tflops", "peak_bf16_tflops")
 
 
 class _Product(Protocol):
+    """What this module reads of a product (``GpuProduct``; peaks are read by field name)."""
+
     @property
     def name(self) -> str: ...
     @property
@@ -24,11 +26,15 @@ class _Product(Protocol):
 
 
 class _Target(Protocol):
+    """What this module reads of a gfx target (``GpuTarget``)."""
+
     @property
     def products(self) -> Sequence[_Product]: ...
 
 
 class _Matrix(Protocol):
+    """What this module reads of the loaded matrix (``Matrix``)."""
+
     @property
     def gpus(self) -> Mapping[str, _Target]: ...
     def gpu(self, key: str) -> Optional[_Target]: ...
@@ -73,6 +79,7 @@ def product_compute_units(matrix: _Matrix) -> dict[str, int]:
 
 
 def _name_match(products: Iterable[_Product], name: Optional[str]) -> Optional[_Product]:
+    """The product whose whole name appears in ``name`` as words; the longest when several do."""
     if not name:
         return None
     low = f" {' '.join(name.lower().replace('/', ' ').split())} "  # "AMD Instinct MI250X/MI250": one GCD

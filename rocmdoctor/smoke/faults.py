@@ -31,6 +31,7 @@ def process_findings(report: SmokeReport, host: Optional[Host], matrix: Optional
 
 
 def _import_findings(report: SmokeReport) -> list[Finding]:
+    """The target interpreter has no torch, or its torch does not import: one finding per reason."""
     out: list[Finding] = []
     allruns = [*report.devices, *report.collectives]
     for reason, fid in IMPORT_FATAL.items():
@@ -44,6 +45,7 @@ def _import_findings(report: SmokeReport) -> list[Finding]:
 
 
 def _no_gpu_findings(report: SmokeReport) -> list[Finding]:
+    """torch runs but sees no GPU: nothing was verified, and the enumeration says why."""
     enum = report.enumeration
     no_gpu = [r for r in report.devices if r.fatal and r.fatal.get("reason") == "no-gpu"]
     if report.options.cpu or not (no_gpu or (enum is not None and not enum.get("available"))):
@@ -56,6 +58,7 @@ def _no_gpu_findings(report: SmokeReport) -> list[Finding]:
 
 
 def _timeout_findings(report: SmokeReport) -> list[Finding]:
+    """Programs killed at their timeout, each with the last check it finished (where it hung)."""
     timed = [r for r in [*report.devices, *report.collectives] if r.timed_out]
     if not timed:
         return []
@@ -98,6 +101,7 @@ def _stderr_findings(report: SmokeReport, host: Optional[Host], matrix: Optional
 
 def _add_hit(sig_hits: dict[str, tuple[SignatureHit, list[str], bool]], hit: SignatureHit, evidence: str,
              ended: bool) -> None:
+    """Merge one more sighting of a signature into its finding's evidence (by smoke finding id)."""
     fid = smoke_id(hit.signature.finding)
     prev = sig_hits.get(fid)
     if prev is None:
@@ -108,6 +112,7 @@ def _add_hit(sig_hits: dict[str, tuple[SignatureHit, list[str], bool]], hit: Sig
 
 def _signature_finding(fid: str, hit: SignatureHit, ev: list[str], failed: bool, report: SmokeReport,
                        host: Optional[Host], matrix: Optional[Matrix]) -> Finding:
+    """One known error as a finding, with check's fix (and, for no-binary, this GPU's override first)."""
     sig = hit.signature
     fix = check_fix(hit, host, matrix)
     if fid == "smoke.no-binary-for-gpu":
@@ -120,6 +125,7 @@ def _signature_finding(fid: str, hit: SignatureHit, ev: list[str], failed: bool,
 
 
 def _crash_finding(crashed: list[ProcessRun]) -> Finding:
+    """Runs that ended in a way nothing explains: signal or exit code and the end of stderr."""
     ev = []
     for r in crashed:
         how = r.signal_name or f"exit code {r.exit_code}"

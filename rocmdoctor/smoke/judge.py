@@ -86,6 +86,7 @@ def _device_share(run: ProcessRun, matrix: Optional[Matrix]) -> dict[str, float]
 
 
 def _row(rec: dict[str, Any], peaks: dict[str, float], thresholds: dict[str, float]) -> CheckRow:
+    """One result record judged: against the device's peak, its known error, the stability mark."""
     status = str(rec.get("status", "error"))
     value = rec.get("value")
     row = CheckRow(check=rec["check"], status=status, severity=_SEV.get(status, Severity.ERROR),
@@ -118,6 +119,7 @@ def _row(rec: dict[str, Any], peaks: dict[str, float], thresholds: dict[str, flo
 
 
 def _evidence(run: ProcessRun, row: CheckRow) -> str:
+    """One evidence line: device, check and its numbers against the peak (or why there is none)."""
     head = run.label if run.kind != "device" or not run.name else f"{run.label} ({run.name}, {run.arch})"
     if row.check in PEAKS or row.check == "stability":
         if row.expected:
@@ -159,6 +161,7 @@ def _check_findings(report: SmokeReport, host: Optional[Host], matrix: Optional[
 
 def _check_finding(fid: str, what: str, bad: str, items: list[tuple[ProcessRun, CheckRow]], host: Optional[Host],
                    matrix: Optional[Matrix]) -> Finding:
+    """One check id's finding across devices: the worst severity, titled with where it happened."""
     sev = max((row.severity for _r, row in items), key=lambda s: s.rank)
     fix: Optional[Fix] = None
     detail = ""

@@ -20,6 +20,8 @@ DEFAULT_TIMEOUT = {1: 60.0, 2: 300.0, 3: 1800.0}  # per process; level 1 itself 
 
 @dataclass
 class SmokeOptions:
+    """What to run: interpreter, level, devices (None: every GPU torch sees), limits."""
+
     python: str
     level: int = 1
     devices: Optional[list[int]] = None  # None: every GPU torch sees
@@ -87,6 +89,7 @@ def parse_devices(text: Optional[str]) -> Optional[list[int]]:
 
 
 def check_options(opts: SmokeOptions) -> None:
+    """BadInput (exit 2) for options that contradict each other or are out of range."""
     if opts.cpu and opts.devices:
         raise BadInput("--devices and --device cpu exclude each other")
     if opts.timeout is not None and not (0 < opts.timeout <= 86400):

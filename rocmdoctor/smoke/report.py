@@ -20,6 +20,8 @@ SCHEMA = "rocmdoctor-smoke/1"
 
 @dataclass
 class SmokeReport:
+    """One run: the per-device and collective processes, torch's enumeration, the findings."""
+
     options: SmokeOptions
     devices: list[ProcessRun] = field(default_factory=list)
     collectives: list[ProcessRun] = field(default_factory=list)

@@ -275,12 +275,14 @@ def _collective_phase(report: SmokeReport, say: Callable[[str], None]) -> None:
 
 
 def _free_port() -> int:
+    """A free TCP port on 127.0.0.1 for the all-reduce rendezvous."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
 def _argv(opts: SmokeOptions, *extra: str) -> list[str]:
+    """The command line of one program run (level, --quick, --duration and ``extra``)."""
     argv = [opts.python, "-u", str(PROGRAM), "--level", str(opts.level), *extra]
     if opts.quick:
         argv.append("--quick")
@@ -351,6 +353,7 @@ def collective_plan(usable: list[str], opts: SmokeOptions) -> tuple[list[str], l
 
 
 def _device_run(opts: SmokeOptions, spec: str, enumerate_first: bool, tol_arg: list[str]) -> ProcessRun:
+    """The run for one device (``cuda:N`` or ``cpu``); the first one also enumerates."""
     extra = ["--mode", "device", "--device", spec, *tol_arg]
     if enumerate_first:
         extra.append("--enumerate")
@@ -359,6 +362,7 @@ def _device_run(opts: SmokeOptions, spec: str, enumerate_first: bool, tol_arg: l
 
 
 def _describe(run: ProcessRun, enum: Optional[dict[str, Any]]) -> None:
+    """Fill the run's name, arch, memory and compute units from torch's enumeration of its device."""
     for dev in (enum or {}).get("devices", []) or []:
         if not isinstance(dev, dict):
             continue
