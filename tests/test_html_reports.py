@@ -171,7 +171,7 @@ def _smoke_report():
 
 
 def test_smoke_bars_are_measured_against_peak_and_threshold():
-    from rocmdoctor.report.html import measured_vs_peak
+    from rocmdoctor.smoke import measured_vs_peak
 
     rep, m = _smoke_report()
     peak = m.product("MI300X").peak_hbm_bw_gbs

@@ -27,10 +27,10 @@ from smoke_helpers import (
     run,
 )
 
-from rocmdoctor import smoke
 from rocmdoctor.cli.app import main
 from rocmdoctor.model import Severity
 from rocmdoctor.smoke import PROGRAM, ProcessRun, SmokeOptions, _run_processes
+from rocmdoctor.smoke import runner as smoke
 
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason=TORCH_REASON)
 

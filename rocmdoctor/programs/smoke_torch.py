@@ -464,7 +464,7 @@ def scratch_dir(prefix):
 
 def load_triton():
     """Import triton and our kernels from a real file (triton reads kernel source with inspect)."""
-    import triton
+    import triton  # type: ignore[import-untyped, import-not-found, unused-ignore]  # optional, untyped
 
     tmp = scratch_dir("rocmdoctor-triton-")
     path = os.path.join(tmp, "rocmdoctor_triton_kernels.py")
@@ -476,20 +476,23 @@ def load_triton():
     return triton, mod
 
 
+def triton_absent(exc):
+    """True only when triton itself is not installed (a skip). Any other error while importing it, including a
+    module triton needs that is missing (``No module named 'numpy'``), is a broken triton: a failed check, or a
+    torch whose compile path is broken would pass smoke as "triton not installed"."""
+    return isinstance(exc, ModuleNotFoundError) and exc.name == "triton"
+
+
 def check_triton(torch, dev, mm_n, tolerances):
     try:
         triton, kernels = load_triton()
-    except ImportError as exc:
-        # "not installed" only when triton itself is missing; a dependency it lacks (numpy) is said as such
-        missing = getattr(exc, "name", None)
-        what = ("triton is not installed in this interpreter" if missing in (None, "triton")
-                else f"triton cannot be imported: it needs {missing}, which is not installed")
-        for name in ("triton:add", "triton:matmul"):
-            result(name, "skip", f"{what} ({exc})")
-        return
-    except Exception as exc:
-        for name in ("triton:add", "triton:matmul"):
-            result(name, "fail", "importing triton failed: " + _short(exc))
+    except Exception as exc:  # whatever importing triton raises is this check's result
+        if triton_absent(exc):
+            for name in ("triton:add", "triton:matmul"):
+                result(name, "skip", f"triton is not installed in this interpreter ({exc})")
+        else:  # a triton that is there but does not import (numpy missing, a broken build) fails the check
+            for name in ("triton:add", "triton:matmul"):
+                result(name, "fail", "importing triton failed: " + _short(exc))
         return
     mode = "interpreter" if os.environ.get("TRITON_INTERPRET") == "1" else "compiled"
     version = getattr(triton, "__version__", None)

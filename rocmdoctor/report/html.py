@@ -3,17 +3,16 @@
 The same groups as the terminal (one section per area, its worst problem first, the fix commands under each
 problem), the host's facts on top, root causes when the judge grouped findings under one (a ``cause`` on a
 finding; absent, the section is not drawn), and, when smoke tests ran, each GPU's measured bandwidth and
-TFLOPS drawn against the product's peak and the warn threshold. jinja2 is imported only when this runs.
+TFLOPS drawn against the product's peak and the warn threshold (smoke hands that section over as data, see
+:class:`SmokePage`). jinja2 is imported only when this runs.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from rocmdoctor import __version__
 from rocmdoctor.model import Finding, Host, Severity
-
-MEASURED_TITLES = {"bandwidth": "memory bandwidth", "tflops:fp16": "GEMM fp16", "tflops:bf16": "GEMM bf16"}
 
 
 def _causes(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -77,65 +76,30 @@ def _facts(host: Host) -> list[tuple[str, Any]]:
     ]
 
 
-def _num(v: Optional[float]) -> str:
-    return "?" if v is None else f"{v:.4g}"
+class SmokePage(Protocol):
+    """What the page needs from a smoke run: its section as plain data (``SmokeReport.html_context``). A
+    protocol, because smoke sits above report and report must not import it."""
+
+    def html_context(self) -> dict[str, Any]: ...
 
 
-def measured_vs_peak(report: Any) -> list[dict[str, Any]]:
-    """Per GPU, each throughput measured, with the product's peak and the warn threshold, ready to draw.
-
-    Bars share one scale per row: the longer of measured and peak is the full width, so a result above the
-    datasheet peak (a wrong peak, or a partition) is visible as such.
-    """
-    from rocmdoctor.smoke import PEAKS
-
-    gpus = []
-    for run in report.devices:
-        rows = []
-        for r in run.rows:
-            if r.check not in PEAKS or r.value is None:
-                continue
-            scale = max(r.value, r.expected or 0.0) or 1.0
-            rows.append({
-                "check": r.check, "title": MEASURED_TITLES.get(r.check, r.check), "unit": r.unit or "",
-                "value": _num(r.value), "expected": _num(r.expected) if r.expected else None,
-                "fraction": f"{r.fraction:.0%}" if r.fraction is not None else None,
-                "threshold": f"{r.threshold:.0%}" if r.threshold is not None else None,
-                "severity": r.severity.value,
-                "w_value": 100.0 * r.value / scale,
-                "x_peak": 100.0 * r.expected / scale if r.expected else None,
-                "x_threshold": 100.0 * r.expected * r.threshold / scale if r.expected and r.threshold else None,
-            })
-        gpus.append({"label": run.label, "name": run.name, "arch": run.arch, "product": run.product,
-                     "status": run.status, "rows": rows,
-                     "share": f"{run.peak_share:.0%}" if run.peak_share else None})
-    return gpus
-
-
-def smoke_context(report: Any) -> dict[str, Any]:
-    from rocmdoctor.smoke import table_rows
-
-    t = report.torch or {}
-    return {"level": report.options.level, "python": report.options.python, "torch": t.get("version"),
-            "hip": t.get("hip"), "cuda": t.get("cuda"), "cpu": report.options.cpu,
-            "elapsed": f"{report.elapsed_s:.1f}", "gpus": measured_vs_peak(report), "rows": table_rows(report)}
-
-
-def to_html(host: Optional[Host], findings: list[Finding], smoke: Any = None, title: Optional[str] = None) -> str:
+def to_html(host: Optional[Host], findings: list[Finding], smoke: Optional[SmokePage] = None,
+            title: Optional[str] = None) -> str:
     """The page: header, host facts, root causes, one section per area, smoke measurements when given."""
     from rocmdoctor.report.htmlpage import render
     from rocmdoctor.report.render import gpu_summary, summary, summary_line
 
+    ctx = smoke.html_context() if smoke is not None else None
     where = (host.hostname or host.origin or "this host") if host is not None else None
     if title is None:
         if host is not None:
             title = f"rocmdoctor {__version__} — {where}: {gpu_summary(host) or 'no AMD GPU seen'}"
-        elif smoke is not None:
-            title = f"rocmdoctor {__version__} smoke level {smoke.options.level} — {smoke.options.python}"
+        elif ctx is not None:
+            title = f"rocmdoctor {__version__} smoke level {ctx['level']} — {ctx['python']}"
         else:
             title = f"rocmdoctor {__version__} report"
     counts = summary(findings)
     return render("host.html.j2", title=title, facts=_facts(host) if host is not None else [],
                   counts=[(s, counts[s]) for s in ("error", "fail", "warn", "info", "ok", "skip") if counts[s]],
                   summary_line=summary_line(findings), causes=_causes(findings), areas=_areas(findings),
-                  smoke=smoke_context(smoke) if smoke is not None else None)
+                  smoke=ctx)

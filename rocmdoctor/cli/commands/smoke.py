@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
+from typing import TYPE_CHECKING, Callable, Optional, TextIO
 
 import typer
 
 from rocmdoctor.cli.options import quiet_option, wants_json
+
+if TYPE_CHECKING:
+    from rocmdoctor.model import Host
+    from rocmdoctor.smoke import SmokeOptions, SmokeReport  # imported where used: keeps CLI start-up light
 
 
 class SmokeFormat(str, Enum):
@@ -48,41 +53,71 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 nothing failed, 1 a check failed or no usable GPU (nothing verified), 2 usage error.
         """
-        from rocmdoctor.errors import BadInput
-        from rocmdoctor.smoke import SmokeOptions, check_options, parse_devices, resolve_python, run_smoke
-
-        fmt_name = "json" if wants_json(fmt, as_json) else fmt.value
-        if device is not None and device != "cpu":
-            raise BadInput(f"--device {device!r}: only 'cpu' is accepted (use --devices 0,2 for GPUs)")
-        opts = SmokeOptions(python=resolve_python(python), level=level, devices=parse_devices(devices),
-                            cpu=device == "cpu", timeout=timeout, quick=quick, duration=duration)
-        check_options(opts)
-        if output is not None:
-            from pathlib import Path
-
-            from rocmdoctor.cli.options import writable_file
-
-            writable_file("--output", Path(output))
-        if python is not None:
-            from rocmdoctor.smoke import ensure_python3
-
-            ensure_python3(opts.python)
-        progress = _progress(fmt_name != "text" or quiet)
-        host_source = None if opts.cpu else _live_host(opts.python)
-        try:
-            report = run_smoke(opts, host_source=host_source, progress=progress)
-        finally:
-            progress(None)
-        if fmt_name == "text" and output is None:
-            _render(report, verbose, quiet)
-        else:
-            _write(report, fmt_name, verbose, output)
-        from rocmdoctor.report.render import exit_code
-
-        raise typer.Exit(exit_code(report.findings))
+        run_request(SmokeRequest(python=python, level=level, devices=devices, device=device, fmt=fmt,
+                                 as_json=as_json, quiet=quiet, output=output, timeout=timeout, duration=duration,
+                                 verbose=verbose, quick=quick))
 
 
-def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-untyped-def]
+@dataclass(frozen=True)
+class SmokeRequest:
+    """``rocmdoctor smoke``'s flags as one typed value (the callback builds it and does nothing else)."""
+
+    python: Optional[str] = None
+    level: int = 1
+    devices: Optional[str] = None  # "0,2", validated by parse_devices
+    device: Optional[str] = None  # "cpu" or None
+    fmt: SmokeFormat = SmokeFormat.text
+    as_json: bool = False
+    quiet: bool = False
+    output: Optional[str] = None
+    timeout: Optional[float] = None
+    duration: Optional[float] = None
+    verbose: bool = False
+    quick: bool = False
+
+
+def _options(req: SmokeRequest) -> SmokeOptions:
+    """The runner's options from the flags; BadInput (exit 2) for any flag that does not make sense."""
+    from rocmdoctor.errors import BadInput
+    from rocmdoctor.smoke import SmokeOptions, check_options, ensure_python3, parse_devices, resolve_python
+
+    if req.device is not None and req.device != "cpu":
+        raise BadInput(f"--device {req.device!r}: only 'cpu' is accepted (use --devices 0,2 for GPUs)")
+    opts = SmokeOptions(python=resolve_python(req.python), level=req.level, devices=parse_devices(req.devices),
+                        cpu=req.device == "cpu", timeout=req.timeout, quick=req.quick, duration=req.duration)
+    check_options(opts)
+    if req.output is not None:
+        from pathlib import Path
+
+        from rocmdoctor.cli.options import writable_file
+
+        writable_file("--output", Path(req.output))
+    if req.python is not None:
+        ensure_python3(opts.python)
+    return opts
+
+
+def run_request(req: SmokeRequest) -> None:
+    """Validate, run, render; ends with ``typer.Exit`` carrying the documented exit code."""
+    from rocmdoctor.report.render import exit_code
+    from rocmdoctor.smoke import run_smoke
+
+    fmt_name = "json" if wants_json(req.fmt, req.as_json) else req.fmt.value
+    opts = _options(req)
+    progress = _progress(fmt_name != "text" or req.quiet)
+    host_source = None if opts.cpu else _live_host(opts.python)
+    try:
+        report = run_smoke(opts, host_source=host_source, progress=progress)
+    finally:
+        progress(None)
+    if fmt_name == "text" and req.output is None:
+        _render(report, req.verbose, req.quiet)
+    else:
+        _write(report, fmt_name, req.verbose, req.output)
+    raise typer.Exit(exit_code(report.findings))
+
+
+def _write(report: SmokeReport, fmt: str, verbose: bool, output: Optional[str]) -> None:
     """JSON, HTML, or the terminal text into a file (``-o``)."""
     import io
     import json
@@ -102,10 +137,10 @@ def _write(report, fmt: str, verbose: bool, output) -> None:  # type: ignore[no-
     emit(text, output)
 
 
-def _live_host(python: str):
+def _live_host(python: str) -> Callable[[], Host]:
     """A live capture (run in a thread while the GPUs work) to compare torch's GPUs with the driver's."""
 
-    def capture():
+    def capture() -> Host:
         from rocmdoctor.cli.check_flow import load_source
 
         return load_source(None, python, timeout=10.0)
@@ -113,7 +148,7 @@ def _live_host(python: str):
     return capture
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool) -> Callable[[Optional[str]], None]:
     """Progress lines on stderr only (and only on a terminal); ``progress(None)`` ends it."""
     import sys
 
@@ -125,7 +160,7 @@ def _progress(quiet: bool):
     status = con.status("smoke: starting")
     state = {"started": False}
 
-    def update(msg):
+    def update(msg: Optional[str]) -> None:
         if msg is None:
             if state["started"]:
                 status.stop()
@@ -138,7 +173,7 @@ def _progress(quiet: bool):
     return update
 
 
-def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # type: ignore[no-untyped-def]
+def _render(report: SmokeReport, verbose: bool, quiet: bool = False, file: Optional[TextIO] = None) -> None:
     """Header, the per-GPU table (value, expected, % of peak), then the findings like `check` prints them."""
     import sys
 
@@ -169,7 +204,7 @@ def _render(report, verbose: bool, quiet: bool = False, file=None) -> None:  # t
     render.render_terminal(None, report.findings, verbose=verbose, quiet=quiet, file=file)
 
 
-def _describe(report) -> str:
+def _describe(report: SmokeReport) -> str:
     """What the run found, and only that: 'torch 2.5.1 (ROCm 6.2), 2 GPUs, 3.1 s' or 'no torch, 0.3 s'."""
     statuses = {run.status for run in report.devices}
     t = report.torch or {}
