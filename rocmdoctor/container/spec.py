@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from packaging.utils import canonicalize_name
+
 from rocmdoctor import __version__
 from rocmdoctor.errors import BadInput
 from rocmdoctor.install.plan import Plan, Requirement
@@ -248,10 +250,6 @@ def label_json(obj: Any) -> str:
     return text.replace("\\ue000", "\\u0022").replace("\\ue001", "\\u005c")
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 MAX_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: the last second datetime can print
 
 
@@ -304,9 +302,9 @@ def build_spec(
         if not _ENV_KEY_RE.match(key):
             raise BadInput(f"plan env {key!r}: not an environment variable name")
 
-    reqs = sorted(plan.requirements, key=lambda r: _norm(r.name))
-    main = tuple(_wheel(r, hashed) for r in reqs if _norm(r.name) != SELF)
-    tool = tuple(_wheel(r, hashed) for r in reqs if _norm(r.name) == SELF)
+    reqs = sorted(plan.requirements, key=lambda r: canonicalize_name(r.name))
+    main = tuple(_wheel(r, hashed) for r in reqs if canonicalize_name(r.name) != SELF)
+    tool = tuple(_wheel(r, hashed) for r in reqs if canonicalize_name(r.name) == SELF)
     if healthcheck and not tool:
         raise BadInput(
             f"the plan does not include rocmdoctor, which the image's HEALTHCHECK runs: resolve with "
@@ -394,20 +392,22 @@ def plan_from_json(data: Any, lock_text: Optional[str] = None) -> Plan:
         raise BadInput(f"plan file: malformed ({exc})") from None
     hashes: dict[str, list[str]] = {}
     if isinstance(data.get("hashes"), dict):  # our own io.rocmdoctor.plan label carries them
-        hashes = {_norm(str(k)): [str(h) for h in v] for k, v in data["hashes"].items() if isinstance(v, list)}
+        hashes = {canonicalize_name(str(k)): [str(h) for h in v]
+                  for k, v in data["hashes"].items() if isinstance(v, list)}
     if lock_text is not None:
         lock_index, links, locked = read_lock(lock_text)
         plan.index_url = plan.index_url or (lock_index or "")
         plan.find_links = plan.find_links or list(links)
-        have = {_norm(r.name) for r in plan.requirements}
+        have = {canonicalize_name(r.name) for r in plan.requirements}
         for name, (version, hs) in locked.items():
-            hashes[_norm(name)] = hs
-            if _norm(name) not in have:  # the lock is the full closure: its extra pins belong in the image
+            hashes[canonicalize_name(name)] = hs
+            # the lock is the full closure: its extra pins belong in the image
+            if canonicalize_name(name) not in have:
                 plan.requirements.append(Requirement(name=name, version=version))
     for req in plan.requirements:
         if not req.name or not req.version:
             raise BadInput(f"plan requirement {req.pin()!r}: expected NAME==VERSION")
-        req.sha256 = list(req.sha256) or hashes.get(_norm(req.name), [])
+        req.sha256 = list(req.sha256) or hashes.get(canonicalize_name(req.name), [])
     return _validated(plan, "plan file")
 
 

@@ -16,6 +16,7 @@ from typing import Any, Optional
 from rocmdoctor.fleet.baseline import Baseline, compare
 from rocmdoctor.fleet.baseline import facts as baseline_facts
 from rocmdoctor.fleet.hosts import compress, natural_key
+from rocmdoctor.fleet.status import HostStatus
 from rocmdoctor.model import Finding, Host, Severity
 
 FINGERPRINT_FIELDS = ("kernel", "driver", "rocm", "torch", "torch_hip", "gpus")
@@ -29,20 +30,21 @@ FIELD_TITLES = {
 }
 
 # transport status -> (finding id, title, one-line fix) — data, not an if-chain
-TRANSPORT_FINDINGS: dict[str, tuple[str, str, str]] = {
-    "unreachable": ("fleet.unreachable", "Host unreachable over SSH", "check the host is up and sshd listens"),
-    "auth-failed": (
+TRANSPORT_FINDINGS: dict[HostStatus, tuple[str, str, str]] = {
+    HostStatus.UNREACHABLE: ("fleet.unreachable", "Host unreachable over SSH", "check the host is up and sshd listens"),
+    HostStatus.AUTH_FAILED: (
         "fleet.auth-failed",
         "SSH authentication failed",
         "install the audit key / known_hosts entry for this host (BatchMode never prompts)",
     ),
-    "timeout": ("fleet.timeout", "Host did not answer in time", "log in and look for a hung driver or full disk"),
-    "bad-capture": (
+    HostStatus.TIMEOUT: (
+        "fleet.timeout", "Host did not answer in time", "log in and look for a hung driver or full disk"),
+    HostStatus.BAD_CAPTURE: (
         "fleet.bad-capture",
         "Host returned no usable capture bundle",
         "run `rocmdoctor capture` on the host by hand and read its stderr",
     ),
-    "interrupted": ("fleet.not-audited", "Audit interrupted before this host finished", "rerun the audit"),
+    HostStatus.INTERRUPTED: ("fleet.not-audited", "Audit interrupted before this host finished", "rerun the audit"),
 }
 
 
@@ -51,7 +53,7 @@ class HostAudit:
     """Everything known about one host after the audit."""
 
     name: str
-    status: str  # transport status: ok / unreachable / auth-failed / timeout / bad-capture / interrupted
+    status: HostStatus  # the transport's outcome (or bad-capture when the bundle did not load)
     seconds: float = 0.0
     detail: str = ""
     host: Optional[Host] = None
@@ -67,7 +69,7 @@ class HostAudit:
 
     @property
     def up(self) -> bool:
-        return self.status == "ok"
+        return self.status == HostStatus.OK
 
 
 def fingerprint(host: Host) -> dict[str, Optional[str]]:
@@ -139,7 +141,7 @@ def transport_finding(audit: HostAudit) -> Optional[Finding]:
     fid, title, fix = spec
     from rocmdoctor.model import Fix
 
-    sev = Severity.SKIP if audit.status == "interrupted" else Severity.FAIL
+    sev = Severity.SKIP if audit.status == HostStatus.INTERRUPTED else Severity.FAIL
     return Finding(id=fid, severity=sev, title=title, detail=audit.detail or title,
                    evidence=[audit.detail] if audit.detail else [], fix=Fix(explanation=fix))
 

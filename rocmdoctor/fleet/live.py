@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
+from rocmdoctor import smoke
 from rocmdoctor.fleet import transport
+from rocmdoctor.fleet.hosts import Target
 from rocmdoctor.model import Finding, Fix, Severity
-
-if TYPE_CHECKING:
-    from rocmdoctor.fleet.audit import AuditOptions
-    from rocmdoctor.fleet.hosts import Target
 
 NO_TORCH_EXIT = 86
 LIVE_TIMEOUT_S = 60.0
@@ -89,15 +87,8 @@ finally:
 
 
 def program() -> Optional[Path]:
-    """The shipped smoke program, or None if this rocmdoctor has none."""
-    try:
-        from rocmdoctor import smoke
-
-        p = Path(smoke.PROGRAM)
-    except (ImportError, AttributeError):
-        from rocmdoctor.paths import PROGRAMS_DIR
-
-        p = Path(PROGRAMS_DIR) / "smoke_torch.py"
+    """The shipped smoke program, or None if it is missing from this install (each host then says so)."""
+    p = Path(smoke.PROGRAM)
     return p if p.is_file() else None
 
 
@@ -106,8 +97,6 @@ def payload(prog_text: str, per_process_timeout: float) -> bytes:
     if f"\n{_PROG_EOF}\n" in f"\n{prog_text}\n":
         raise ValueError("program contains the here-document delimiter")
     import inspect
-
-    from rocmdoctor import smoke
 
     driver = (inspect.getsource(smoke.gpu_count_hint) + _DRIVER).replace("'", "'\\''")
     return (
@@ -124,8 +113,6 @@ def _skip(detail: str) -> list[Finding]:
 
 def judge_records(lines: list[dict[str, Any]]) -> list[Finding]:
     """Rebuild one ProcessRun per device from the tagged lines and judge them like `rocmdoctor smoke`."""
-    from rocmdoctor import smoke
-
     runs: dict[int, Any] = {}
     report = smoke.SmokeReport(options=smoke.SmokeOptions(python="python3", level=1))
     for item in lines:
@@ -158,18 +145,21 @@ def judge_records(lines: list[dict[str, Any]]) -> list[Finding]:
     return smoke.judge(report, None, None)
 
 
-async def run_live(target: Target, opts: AuditOptions, prog: Optional[Path]) -> list[Finding]:
-    """Smoke level 1 on ``target``: findings from the smoke judge, a skip when torch is absent there."""
+async def run_live(target: Target, ssh: transport.SshSettings, timeout: float,
+                   prog: Optional[Path]) -> list[Finding]:
+    """Smoke level 1 on ``target``: findings from the smoke judge, a skip when torch is absent there.
+
+    ``timeout`` is the audit's per-host timeout; each smoke process gets at most :data:`LIVE_TIMEOUT_S`."""
     if prog is None:
         return [Finding(id="fleet.live-skipped", severity=Severity.SKIP, title="No smoke program shipped",
                         detail="this rocmdoctor has no programs/smoke_torch.py")]
-    limit = min(opts.timeout, LIVE_TIMEOUT_S)
+    limit = min(timeout, LIVE_TIMEOUT_S)
     try:
         data = payload(prog.read_text(encoding="utf-8"), limit)
     except (OSError, ValueError) as exc:
         return [Finding(id="fleet.live-failed", severity=Severity.ERROR, title="Smoke program unreadable",
                         detail=str(exc))]
-    res = await transport.run_ssh(transport.ssh_argv(opts.ssh, target), data, limit * 2 + 10)
+    res = await transport.run_ssh(transport.ssh_argv(ssh, target), data, limit * 2 + 10)
     if res.timed_out:
         return [Finding(id="fleet.live-timeout", severity=Severity.FAIL, title="Live smoke tests did not finish",
                         detail=f"no answer within {limit * 2 + 10:g} s")]
