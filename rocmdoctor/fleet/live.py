@@ -18,72 +18,14 @@ from rocmdoctor import smoke
 from rocmdoctor.fleet import transport
 from rocmdoctor.fleet.hosts import Target
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.paths import PROGRAMS_DIR
 
 NO_TORCH_EXIT = 86
 LIVE_TIMEOUT_S = 60.0
 _PROG_EOF = "__ROCMDOCTOR_SMOKE_EOF__"
 
-# Runs on the host under python3 (3.6+), after the source of rocmdoctor.smoke.gpu_count_hint (see payload);
-# argv[1] = per-process timeout, argv[2:] = extra program args. One process per GPU that sysfs shows starts at
-# once (GPU 0 enumerates); GPUs torch counts beyond that start when GPU 0 is done. Each program runs in its own
-# session so that a hang is killed with its whole group, and nothing already printed by the others is lost.
-_DRIVER = r'''
-import json, os, signal, subprocess, sys, tempfile, threading
-prog = sys.stdin.read()
-try:
-    import importlib.util
-    if importlib.util.find_spec("torch") is None:
-        raise ImportError
-except Exception:
-    sys.stderr.write("rocmdoctor: torch not importable by python3\n"); sys.exit(86)
-fd, path = tempfile.mkstemp(suffix=".py"); os.write(fd, prog.encode()); os.close(fd)
-limit = float(sys.argv[1]); extra = sys.argv[2:]
-env = dict(os.environ, PYTORCH_TUNABLEOP_ENABLED="0")  # no GEMM tuning inside the timed checks
-lock = threading.Lock()
-def run(dev, first):
-    argv = [sys.executable, "-u", path, "--level", "1", "--mode", "device", "--device", "cuda:%d" % dev] + extra
-    if first:
-        argv.append("--enumerate")
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    to = False
-    try:
-        out, err = p.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        to = True
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            out, err = p.communicate(timeout=5)
-        except subprocess.TimeoutExpired as exc:  # stuck in the driver with its pipes open: keep what it said
-            out, err = exc.stdout or b"", exc.stderr or b""
-    with lock:
-        for line in out.decode("utf-8", "replace").splitlines():
-            print(json.dumps({"dev": dev, "line": line}))
-        print(json.dumps({"dev": dev, "exit": p.returncode, "timed_out": to,
-                          "stderr": err.decode("utf-8", "replace")[-4000:]}))
-        sys.stdout.flush()
-    return out
-try:
-    guess = max(1, gpu_count_hint())
-    ts = [threading.Thread(target=run, args=(i, False)) for i in range(1, guess)]
-    for t in ts: t.start()
-    first = run(0, True)
-    count = 1
-    for line in first.decode("utf-8", "replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and rec.get("type") == "enumeration" and rec.get("available"):
-            count = int(rec.get("count") or 1)
-    more = [threading.Thread(target=run, args=(i, False)) for i in range(guess, count)]
-    for t in more: t.start()
-    for t in ts + more: t.join()
-finally:
-    os.unlink(path)
-'''
+# Runs on the host under python3 -c, after the source of rocmdoctor.smoke.gpu_count_hint (see payload).
+DRIVER = PROGRAMS_DIR / "fleet_smoke_driver.py"
 
 
 def program() -> Optional[Path]:
@@ -98,7 +40,8 @@ def payload(prog_text: str, per_process_timeout: float) -> bytes:
         raise ValueError("program contains the here-document delimiter")
     import inspect
 
-    driver = (inspect.getsource(smoke.gpu_count_hint) + _DRIVER).replace("'", "'\\''")
+    source = inspect.getsource(smoke.gpu_count_hint) + "\n\n" + DRIVER.read_text(encoding="utf-8")
+    driver = source.replace("'", "'\\''")
     return (
         "command -v python3 >/dev/null 2>&1 || { echo 'rocmdoctor: no python3' >&2; exit 86; }\n"
         f"python3 -c '{driver}' {float(per_process_timeout):g} <<'{_PROG_EOF}'\n{prog_text}\n{_PROG_EOF}\n"
