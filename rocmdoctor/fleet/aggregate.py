@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from rocmdoctor.fleet.baseline import Baseline, compare
 from rocmdoctor.fleet.baseline import facts as baseline_facts
@@ -46,6 +46,9 @@ TRANSPORT_FINDINGS: dict[HostStatus, tuple[str, str, str]] = {
     ),
     HostStatus.INTERRUPTED: ("fleet.not-audited", "Audit interrupted before this host finished", "rerun the audit"),
 }
+
+
+ReferenceKind = Literal["majority", "baseline", "none"]  # what drift is measured against (JSON: reference.kind)
 
 
 @dataclass
@@ -174,7 +177,7 @@ class FleetReport:
     findings: list[FleetFinding]
     drain: list[tuple[str, str, Severity]]  # host, one-line reason, worst severity
     reference: Optional[dict[str, Optional[str]]]
-    reference_kind: str  # "majority" | "baseline" | "none"
+    reference_kind: ReferenceKind
     interrupted: bool = False
     created: str = ""
     seconds: float = 0.0
@@ -236,7 +239,7 @@ def aggregate(
               for gid, members in by_fp.items()]
     groups.sort(key=lambda g: (-len(g.hosts), natural_key(g.hosts[0])))
     ref: Optional[dict[str, Optional[str]]] = None
-    kind = "none"
+    kind: ReferenceKind = "none"
     if expect is not None:
         kind = "baseline"
     elif baseline is not None:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Optional, cast
+from typing import Any, BinaryIO, Callable, Literal, Optional, cast
 
 from rocmdoctor.fleet.hosts import Target, validate_host
 from rocmdoctor.fleet.status import HostStatus
@@ -261,7 +261,7 @@ class Pacer:
             self._next = max(now, self._next) + self.interval
 
 
-ProgressHook = Callable[[str, Target, Optional[HostResult]], None]  # event: "start" | "done"
+ProgressHook = Callable[[Literal["start", "done"], Target, Optional[HostResult]], None]
 
 
 HostStep = Callable[[HostResult], Awaitable[None]]

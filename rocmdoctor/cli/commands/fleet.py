@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 import typer
 
@@ -317,7 +317,7 @@ def _run_with_progress(targets: list[Target], opts: AuditOptions, base_fp: Optio
                   disable=quiet or not err.is_terminal) as progress:
         task = progress.add_task("audit", total=len(targets), info="")
 
-        def hook(event: str, target: Target, res: Optional[HostResult]) -> None:
+        def hook(event: Literal["start", "done"], target: Target, res: Optional[HostResult]) -> None:
             if event == "start":
                 counts["flight"] += 1
             else:
