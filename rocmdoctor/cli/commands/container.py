@@ -83,6 +83,7 @@ def dockerfile_cmd(
                             app_dir=app_dir, user=user, uid=uid, source_date_epoch=sde)
     write_outputs(render_context(spec_from_options(opts, read_host)), "Dockerfile", output)
 
+
 @container_app.command("apptainer")
 def apptainer_cmd(
     source: Optional[str] = _opt_source(),
@@ -115,6 +116,7 @@ def apptainer_cmd(
     files = {"rocm.def": render_apptainer(spec), **{lk.filename: lk.text() for lk in spec.locks}}
     write_outputs(files, "rocm.def", output)
 
+
 @container_app.command("compose")
 def compose_cmd(
     image: str = typer.Option("rocm-app:dev", "--image", help="Image name for the service."),
@@ -134,6 +136,7 @@ def compose_cmd(
     gid, notes = render_options(source, render_gid, read_host)
     opts = RunOptions(access=access, render_gid=gid, shm_size=shm_size, gpus=gpus, notes=notes)
     write_outputs({"compose.yaml": render_compose(opts, image, service)}, "compose.yaml", output)
+
 
 @container_app.command("run-args")
 def run_args_cmd(
@@ -168,6 +171,7 @@ def run_args_cmd(
     else:
         typer.echo(render_text(opts, image, cmd), nl=False)
 
+
 @container_app.command("ci")
 def ci_cmd(
     github: bool = typer.Option(False, "--github", help="GitHub Actions workflow."),
@@ -192,6 +196,7 @@ def ci_cmd(
     else:
         text, name = render_gitlab(image, tuple(runner_label) or ("amd-gpu",), dockerfile), ".gitlab-ci.yml"
     write_outputs({name: text}, name, output)
+
 
 @container_app.command("lint")
 def lint_cmd(
@@ -219,6 +224,7 @@ def lint_cmd(
     else:
         typer.echo(render_text(path, issues) or f"{path}: no issues\n", nl=False)
     raise typer.Exit(1 if issues else 0)
+
 
 @container_app.command("test")
 def test_cmd(

@@ -244,6 +244,7 @@ def node_check(
     typer.echo(line)
     raise typer.Exit(code)
 
+
 @fleet_app.command("k8s")
 def k8s(
     image: str = typer.Option(..., "--image", help="Pinned image with rocmdoctor on PATH (name:tag or @sha256)."),
