@@ -30,6 +30,8 @@ from rocmdoctor.model import Finding, Host, Severity
 
 @dataclass
 class AuditOptions:
+    """How one audit runs (the CLI's flags after checking, or a test's): fan-out limits, ssh, what to judge."""
+
     jobs: int = 64
     timeout: float = 60.0
     live: bool = False
