@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Literal, Optional, cast
+from typing import Any, BinaryIO, Callable, Literal, Optional, TypeVar, cast
 
 from rocmdoctor.fleet.hosts import Target, validate_host
 from rocmdoctor.fleet.status import HostStatus
@@ -286,6 +286,24 @@ class FanOutRequest:
     post: Optional[HostStep] = None
 
 
+_T = TypeVar("_T")
+
+
+async def _to_the_end(step: Awaitable[_T]) -> tuple[_T, bool]:
+    """Await ``step`` to its end even when the fan-out is interrupted meanwhile (Ctrl-C, SIGTERM): an answer that
+    has arrived is kept, not turned into ``interrupted`` by a signal during its few milliseconds of local work.
+    Returns the result and whether an interrupt came in (the caller stops after recording the host)."""
+    task = asyncio.ensure_future(step)
+    interrupted = False
+    while True:
+        try:
+            return await asyncio.shield(task), interrupted
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            interrupted = True
+
+
 async def fan_out(req: FanOutRequest, results: dict[str, HostResult]) -> dict[str, HostResult]:
     """Audit every target with at most ``req.jobs`` ssh processes at once; fill ``results`` as hosts finish.
 
@@ -301,14 +319,18 @@ async def fan_out(req: FanOutRequest, results: dict[str, HostResult]) -> dict[st
                 req.hook("start", t, None)
             out = await run_ssh(ssh_argv(req.settings, t), req.payload, req.timeout)
             # decompressing and validating a reply is CPU work: off the loop, so other hosts' timeouts hold
-            res = await asyncio.get_running_loop().run_in_executor(None, classify, t, out, req.timeout)
-            if req.after is not None and res.status == OK:
+            res, stop = await _to_the_end(asyncio.get_running_loop().run_in_executor(
+                None, classify, t, out, req.timeout))
+            if req.after is not None and res.status == OK and not stop:  # no new ssh after an interrupt
                 await req.after(res)
         if req.post is not None:
-            await req.post(res)
+            _, cancelled = await _to_the_end(req.post(res))
+            stop = stop or cancelled
         results[t.name] = res
         if req.hook:
             req.hook("done", t, res)
+        if stop:
+            raise asyncio.CancelledError
 
     await asyncio.gather(*(one(t) for t in req.targets))
     return results
