@@ -16,6 +16,7 @@ from typing import Callable, Optional
 from rocmdoctor.bundle import load_host
 from rocmdoctor.diagnose import judge_host
 from rocmdoctor.fleet.aggregate import FleetReport, HostAudit, aggregate
+from rocmdoctor.fleet.status import HostStatus
 from rocmdoctor.model import Finding, Host
 from rocmdoctor.paths import FIXTURES_DIR
 
@@ -35,13 +36,14 @@ class Variant:
     fixture: str
     every: int  # every Nth node (after the ones before it in VARIANTS claimed theirs)
     change: Optional[Callable[[Host], None]] = None
-    status: str = "ok"
+    status: HostStatus = HostStatus.OK
     detail: str = ""
 
 
 # Order matters: the first variant whose `every` divides the node number wins; the rest are the majority.
 VARIANTS = (
-    Variant(HEALTHY, 997, status="unreachable", detail="ssh: connect to host {host} port 22: Connection refused"),
+    Variant(HEALTHY, 997, status=HostStatus.UNREACHABLE,
+            detail="ssh: connect to host {host} port 22: Connection refused"),
     Variant(HEALTHY, 331, _gpu_lost),
     Variant("derived-mi100-user-not-in-render", 211),
     Variant(HEALTHY, 97, _newer_kernel),
@@ -67,11 +69,11 @@ def synthetic_audits(n: int, prefix: str = "node") -> list[HostAudit]:
     for i in range(1, n + 1):
         name = f"{prefix}{i:0{width}d}"
         v = next((v for v in VARIANTS if i % v.every == 0), Variant(HEALTHY, 1))
-        if v.status != "ok":
+        if v.status != HostStatus.OK:
             out.append(HostAudit(name=name, status=v.status, seconds=10.0, detail=v.detail.format(host=name)))
             continue
         host, findings = _judged(v, cache)
-        out.append(HostAudit(name=name, status="ok", seconds=1.5 + (i % 7) / 10, host=host,
+        out.append(HostAudit(name=name, status=HostStatus.OK, seconds=1.5 + (i % 7) / 10, host=host,
                              findings=list(findings), bundle_path=f"bundles/{name}.tar.gz"))
     return out
 

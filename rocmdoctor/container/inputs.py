@@ -1,13 +1,21 @@
 """Inputs of the container commands: the plan (given, or resolved here), its hash lock, and writing outputs.
 
 Kept out of :mod:`rocmdoctor.cli.commands.container` so the typer layer stays thin and this stays testable.
+The resolver is :mod:`rocmdoctor.install.resolve` itself (pure); the host it resolves for comes from the
+caller's :data:`~rocmdoctor.container.request.HostReader`. Progress notes go to stderr.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Optional
+from typing import Optional
+
+from packaging.utils import canonicalize_name
+
+from rocmdoctor.container.request import ContainerOptions, HostReader, PlanRequest
+from rocmdoctor.container.spec import ContainerSpec, SpecOptions
+from rocmdoctor.install.plan import Plan
 
 
 def _echo(message: str, err: bool = False, nl: bool = True) -> None:
@@ -55,12 +63,10 @@ def split_with(with_: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     return companions, pins
 
 
-def load_plan(plan_file: Optional[str], lock_file: Optional[str], source: Optional[str], torch: Optional[str],
-              rocm: Optional[str], python: Optional[str], with_: list[str], index_url: Optional[str],
-              self_install: bool, no_hashes: bool = False) -> Any:
+def load_plan(req: PlanRequest, read_host: HostReader) -> Plan:
     """The locked Plan: from --plan/--lock files, or resolved here for --from BUNDLE / this host.
 
-    ``no_hashes``: version pins only, no hash lock (and so no index needed after the plan).
+    ``req.no_hashes``: version pins only, no hash lock (and so no index needed after the plan).
     """
     import json
 
@@ -69,49 +75,46 @@ def load_plan(plan_file: Optional[str], lock_file: Optional[str], source: Option
     from rocmdoctor.errors import BadInput
     from rocmdoctor.install.plan import Requirement
 
-    if no_hashes and lock_file:
+    if req.no_hashes and req.lock_file:
         raise BadInput("--no-hashes and --lock contradict each other: the lock's hashes are the point of it")
-    lock_text = read(lock_file, "--lock") if lock_file else None
-    companions, pins = split_with(with_)
-    if self_install and not any(n.lower() == "rocmdoctor" for n, _ in pins):
+    lock_text = read(req.lock_file, "--lock") if req.lock_file else None
+    companions, pins = split_with(list(req.with_))
+    if req.self_install and not any(canonicalize_name(n) == "rocmdoctor" for n, _ in pins):
         pins.append(("rocmdoctor", __version__))
-    if plan_file:
+    if req.plan_file:
         try:
-            data = json.loads(read(plan_file, "--plan"))
+            data = json.loads(read(req.plan_file, "--plan"))
         except ValueError as exc:
-            raise BadInput(f"--plan {plan_file}: not JSON ({exc})") from None
+            raise BadInput(f"--plan {req.plan_file}: not JSON ({exc})") from None
         plan = plan_from_json(data, None)
-    elif lock_text is not None and not (source or torch):
-        if not python or not rocm:
+    elif lock_text is not None and not (req.source or req.torch):
+        if not req.python or not req.rocm:
             raise BadInput("--lock without --plan needs --python X.Y and --rocm X.Y (the lock does not say them)")
-        plan = plan_from_lock(lock_text, python, rocm)
+        plan = plan_from_lock(lock_text, req.python, req.rocm)
     else:
-        plan = resolve_here(source, torch, rocm, python, companions, index_url)
-    have = {r.name.lower().replace("_", "-") for r in plan.requirements}
+        plan = resolve_here(req, companions, read_host)
+    have = {canonicalize_name(r.name) for r in plan.requirements}
     for name, version in pins:
-        if name.lower().replace("_", "-") not in have:
+        if canonicalize_name(name) not in have:
             plan.requirements.append(Requirement(name=name, version=version))
-    if no_hashes:
+    if req.no_hashes:
         return plan
-    if lock_text is None and any(not r.sha256 for r in plan.requirements) and not plan_file:
-        lock_text = lock_here(plan, index_url)
+    if lock_text is None and any(not r.sha256 for r in plan.requirements) and not req.plan_file:
+        lock_text = lock_here(plan, req.index_url)
     if lock_text is not None:
         plan = plan_from_json({**plan.to_dict(), "hashes": {r.name: r.sha256 for r in plan.requirements if r.sha256}},
                               lock_text)
     return plan
 
 
-def resolve_here(source: Optional[str], torch: Optional[str], rocm: Optional[str], python: Optional[str],
-                  companions: list[str], index_url: Optional[str]) -> Any:
+def resolve_here(req: PlanRequest, companions: list[str], read_host: HostReader) -> Plan:
+    """Resolve the plan as ``install torch`` would, for the --from bundle's host or this one."""
+    from rocmdoctor import matrix as matrix_mod
     from rocmdoctor.errors import BadInput
+    from rocmdoctor.install.resolve import ResolveOptions, resolve
 
-    try:
-        from rocmdoctor import matrix as matrix_mod
-        from rocmdoctor.install.flow import capture_local_host, load_bundle_host
-        from rocmdoctor.install.resolve import ResolveOptions, resolve
-    except ImportError as exc:
-        raise BadInput(f"the install resolver is not available in this build ({exc}); pass --plan and --lock") from None
-    host = load_bundle_host(source) if source is not None else capture_local_host(sys.executable)
+    source, python = req.source, req.python
+    host = read_host(source)
     if not python and host.python.version:
         python = ".".join(host.python.version.split(".")[:2])
     elif not python and source is None:  # this host: the interpreter running rocmdoctor is its Python
@@ -120,12 +123,12 @@ def resolve_here(source: Optional[str], torch: Optional[str], rocm: Optional[str
         raise BadInput(f"the bundle {source} does not say which Python the image is for; pass --python X.Y")
     if python and not source:
         _echo(f"Python {python} in the image (this host's; --python X.Y for another)", err=True)
-    options = ResolveOptions(torch_spec=torch, rocm=rocm, companions=tuple(companions), python_version=python,
-                             index_url=index_url)
+    options = ResolveOptions(torch_spec=req.torch, rocm=req.rocm, companions=tuple(companions),
+                             python_version=python, index_url=req.index_url)
     return resolve(host, matrix_mod.load(), options)
 
 
-def lock_here(plan: Any, index_url: Optional[str] = None) -> str:
+def lock_here(plan: Plan, index_url: Optional[str] = None) -> str:
     """Resolve the full closure against the plan's index and write the hash lock (as `install --lock` does).
 
     When that fails (no index reachable, a mirror without the wheels), the error names the three ways
@@ -198,30 +201,28 @@ def write_outputs(files: dict[str, str], main_name: str, output: Optional[str]) 
     _echo(f"wrote {main_path} and {', '.join(n for n in files if n != main_name) or 'nothing else'}", err=True)
 
 
-def spec_from_options(plan_file: Optional[str], lock: Optional[str], source: Optional[str], torch: Optional[str],
-          rocm: Optional[str], python: Optional[str], base: Optional[str], with_: list[str], apt_pin: list[str],
-          os_package: list[str], app: Optional[str], user: str, uid: int, sde: int, healthcheck: bool,
-          index_url: Optional[str], no_hashes: bool = False) -> Any:
+def spec_from_options(opts: ContainerOptions, read_host: HostReader) -> ContainerSpec:
+    """The spec for ``container dockerfile|apptainer``: the plan (loaded or resolved), then the image around it."""
     from rocmdoctor.container.spec import build_spec, parse_image
 
-    if base:
-        parse_image(base)  # refuse latest/untagged before any resolving work
-    plan = load_plan(plan_file, lock, source, torch, rocm, python, with_, index_url, healthcheck, no_hashes)
-    return build_spec(plan, base=base, apt_pins=apt_pins(apt_pin), extra_os_packages=tuple(os_package),
-                      app_dir=app, user=user, uid=uid, source_date_epoch=sde, healthcheck=healthcheck,
-                      hashed=not no_hashes)
+    if opts.base:
+        parse_image(opts.base)  # refuse latest/untagged before any resolving work
+    plan = load_plan(opts.plan, read_host)
+    return build_spec(plan, SpecOptions(
+        base=opts.base, apt_pins=apt_pins(list(opts.apt_pin)), extra_os_packages=tuple(opts.os_package),
+        app_dir=opts.app_dir, user=opts.user, uid=opts.uid, source_date_epoch=opts.source_date_epoch,
+        healthcheck=opts.plan.self_install, hashed=not opts.plan.no_hashes))
 
 
-def render_options(source: Optional[str], render_gid: Optional[int]) -> tuple[Optional[int], tuple[str, ...]]:
+def render_options(source: Optional[str], render_gid: Optional[int],
+                   read_host: HostReader) -> tuple[Optional[int], tuple[str, ...]]:
     """The host's render gid: --render-gid, else the bundle's, else this machine's (with a note when none)."""
     from rocmdoctor.container.render_runargs import render_gid_from_host, render_gid_live
 
     if render_gid is not None:
         return render_gid, ()
     if source is not None:
-        from rocmdoctor.install.flow import load_bundle_host
-
-        gid, why = render_gid_from_host(load_bundle_host(source))
+        gid, why = render_gid_from_host(read_host(source))
     else:
         gid, why = render_gid_live()
     if gid is None:

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
+
+from packaging.utils import canonicalize_name
 
 from rocmdoctor import __version__
 from rocmdoctor.errors import BadInput
@@ -248,43 +251,71 @@ def label_json(obj: Any) -> str:
     return text.replace("\\ue000", "\\u0022").replace("\\ue001", "\\u005c")
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 MAX_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: the last second datetime can print
 
 
-def build_spec(
-    plan: Plan,
-    base: Optional[str] = None,
-    apt_pins: Optional[dict[str, str]] = None,
-    extra_os_packages: tuple[str, ...] = (),
-    app_dir: Optional[str] = None,
-    user: str = "rocm",
-    uid: int = 1000,
-    source_date_epoch: int = 0,
-    healthcheck: bool = True,
-    hashed: bool = True,
-) -> ContainerSpec:
+@dataclass(frozen=True)
+class SpecOptions:
+    """What shapes the image beyond the plan: the base, OS packages, the user, the app, timestamps, and whether
+    rocmdoctor (the HEALTHCHECK) and hashes are in. The defaults are the CLI's."""
+
+    base: Optional[str] = None  # NAME:TAG[@sha256:D]; None: AMD's dev image for the plan's ROCm series
+    apt_pins: Mapping[str, str] = field(default_factory=dict)  # OS package -> version
+    extra_os_packages: tuple[str, ...] = ()
+    app_dir: Optional[str] = None  # build-context path copied to /app last
+    user: str = "rocm"
+    uid: int = 1000
+    source_date_epoch: int = 0
+    healthcheck: bool = True
+    hashed: bool = True  # False: --no-hashes, version pins only (said in every file)
+
+
+def build_spec(plan: Plan, options: Optional[SpecOptions] = None, **fields: Any) -> ContainerSpec:
     """Turn a locked plan into a spec, refusing anything that would make the image irreproducible.
 
+    ``options`` or, as a shorthand, its fields by keyword (``build_spec(plan, base=..., hashed=False)``).
     ``hashed=False`` (``--no-hashes``) is the one exception, asked for by name: version pins without
     hashes, said in the lock files, the Dockerfile and the image's description label.
     """
+    opts = options if options is not None else SpecOptions(**fields)
     plan = _validated(plan, "plan")
     if not _PY_RE.match(plan.python or ""):
         raise BadInput(f"plan python {plan.python!r}: expected X.Y such as 3.11")
-    if not 0 <= source_date_epoch <= MAX_EPOCH:
-        raise BadInput(f"--source-date-epoch {source_date_epoch}: seconds since 1970 (0 to {MAX_EPOCH})")
-    image = parse_image(base) if base else default_base(plan.rocm, plan.python)
+    if not 0 <= opts.source_date_epoch <= MAX_EPOCH:
+        raise BadInput(f"--source-date-epoch {opts.source_date_epoch}: seconds since 1970 (0 to {MAX_EPOCH})")
+    image = parse_image(opts.base) if opts.base else default_base(plan.rocm, plan.python)
     family = pkg_family(image)
-    pins = dict(apt_pins or {})
+    os_packages = _os_packages(plan.python, family, opts)
+    _check_user_and_app(opts)
+    for key in plan.env:
+        if not _ENV_KEY_RE.match(key):
+            raise BadInput(f"plan env {key!r}: not an environment variable name")
+    return ContainerSpec(
+        base=image,
+        family=family,
+        python=plan.python,
+        rocm=plan.rocm,
+        os_packages=os_packages,
+        locks=_locks(plan, opts),
+        env=tuple(sorted(plan.env.items())),
+        user=opts.user,
+        uid=opts.uid,
+        app_dir=opts.app_dir.rstrip("/") if opts.app_dir else None,
+        healthcheck=("rocmdoctor", "smoke", "--level", "1") if opts.healthcheck else (),
+        source_date_epoch=opts.source_date_epoch,
+        plan_json=plan_label(plan),
+        labels=_labels(image, plan, opts),
+    )
+
+
+def _os_packages(python: str, family: str, opts: SpecOptions) -> tuple[OsPackage, ...]:
+    """The family's Python packages, then --os-package extras, each pinned where --apt-pin names it."""
+    pins = dict(opts.apt_pins)
     for name, version in pins.items():
         if not _PKG_RE.match(name) or not _APT_VERSION_RE.match(version):
             raise BadInput(f"--apt-pin {name + '=' + version!r}: not a package name and version")
-    names = [p.format(py=plan.python) for p in PKG_FAMILIES[family]["python_packages"]]
-    for extra in extra_os_packages:
+    names = [p.format(py=python) for p in PKG_FAMILIES[family]["python_packages"]]
+    for extra in opts.extra_os_packages:
         if not _PKG_RE.match(extra):
             raise BadInput(f"--os-package {extra!r}: not a package name")
         if extra not in names:
@@ -292,22 +323,26 @@ def build_spec(
     unknown = sorted(set(pins) - set(names))
     if unknown:
         raise BadInput(f"--apt-pin for {', '.join(unknown)}: not installed by this spec (add --os-package)")
-    os_packages = tuple(OsPackage(n, pins.get(n)) for n in names)
-    if not _USER_RE.match(user) or user == "root":
-        raise BadInput(f"--user {user!r}: need a non-root user name (lower-case letters, digits, -, _)")
-    if not 1 <= uid < 2**31 - 1:
-        raise BadInput(f"--uid {uid}: must be a positive, non-root uid")
-    if app_dir is not None and (not app_dir or app_dir.startswith(("-", "/")) or ".." in app_dir.split("/")
-                                or any(c.isspace() or c in "\"'\\$`" for c in app_dir)):
-        raise BadInput(f"--app {app_dir!r}: must be a relative path inside the build context")
-    for key, _ in plan.env.items():
-        if not _ENV_KEY_RE.match(key):
-            raise BadInput(f"plan env {key!r}: not an environment variable name")
+    return tuple(OsPackage(n, pins.get(n)) for n in names)
 
-    reqs = sorted(plan.requirements, key=lambda r: _norm(r.name))
-    main = tuple(_wheel(r, hashed) for r in reqs if _norm(r.name) != SELF)
-    tool = tuple(_wheel(r, hashed) for r in reqs if _norm(r.name) == SELF)
-    if healthcheck and not tool:
+
+def _check_user_and_app(opts: SpecOptions) -> None:
+    if not _USER_RE.match(opts.user) or opts.user == "root":
+        raise BadInput(f"--user {opts.user!r}: need a non-root user name (lower-case letters, digits, -, _)")
+    if not 1 <= opts.uid < 2**31 - 1:
+        raise BadInput(f"--uid {opts.uid}: must be a positive, non-root uid")
+    app = opts.app_dir
+    if app is not None and (not app or app.startswith(("-", "/")) or ".." in app.split("/")
+                            or any(c.isspace() or c in "\"'\\$`" for c in app)):
+        raise BadInput(f"--app {app!r}: must be a relative path inside the build context")
+
+
+def _locks(plan: Plan, opts: SpecOptions) -> tuple[Lock, ...]:
+    """The plan's wheels, then rocmdoctor's own in a second lock (its own layer), from the plan's index."""
+    reqs = sorted(plan.requirements, key=lambda r: canonicalize_name(r.name))
+    main = tuple(_wheel(r, opts.hashed) for r in reqs if canonicalize_name(r.name) != SELF)
+    tool = tuple(_wheel(r, opts.hashed) for r in reqs if canonicalize_name(r.name) == SELF)
+    if opts.healthcheck and not tool:
         raise BadInput(
             f"the plan does not include rocmdoctor, which the image's HEALTHCHECK runs: resolve with "
             f"--with rocmdoctor=={__version__} (or pass --no-healthcheck)"
@@ -316,34 +351,23 @@ def build_spec(
     for url in (plan.index_url, *links):
         if not url or url.startswith("-") or any(c.isspace() for c in url):
             raise BadInput(f"plan index {url!r}: missing or malformed")
-    locks = [Lock(LOCK_FILE, plan.index_url, links, main, hashed)]
+    locks = [Lock(LOCK_FILE, plan.index_url, links, main, opts.hashed)]
     if tool:
-        locks.append(Lock(TOOL_LOCK_FILE, plan.index_url, links, tool, hashed))
+        locks.append(Lock(TOOL_LOCK_FILE, plan.index_url, links, tool, opts.hashed))
+    return tuple(locks)
+
+
+def _labels(image: ImageRef, plan: Plan, opts: SpecOptions) -> tuple[tuple[str, str], ...]:
     labels = (
         ("org.opencontainers.image.base.name", image.tagged),
         ("org.opencontainers.image.base.digest", image.digest or ""),
-        ("org.opencontainers.image.created", _iso(source_date_epoch)),
+        ("org.opencontainers.image.created", _iso(opts.source_date_epoch)),
         ("org.opencontainers.image.title", f"ROCm {plan.rocm} PyTorch (Python {plan.python})"),
         ("org.opencontainers.image.description", "Generated by rocmdoctor from a "
-         + ("hash-locked" if hashed else "version-pinned (NOT hash-locked)") + " install plan"),
+         + ("hash-locked" if opts.hashed else "version-pinned (NOT hash-locked)") + " install plan"),
         ("io.rocmdoctor.version", __version__),
     )
-    return ContainerSpec(
-        base=image,
-        family=family,
-        python=plan.python,
-        rocm=plan.rocm,
-        os_packages=os_packages,
-        locks=tuple(locks),
-        env=tuple(sorted(plan.env.items())),
-        user=user,
-        uid=uid,
-        app_dir=app_dir.rstrip("/") if app_dir else None,
-        healthcheck=("rocmdoctor", "smoke", "--level", "1") if healthcheck else (),
-        source_date_epoch=source_date_epoch,
-        plan_json=plan_label(plan),
-        labels=tuple((k, v) for k, v in labels if v),
-    )
+    return tuple((k, v) for k, v in labels if v)
 
 
 def _iso(epoch: int) -> str:
@@ -394,20 +418,22 @@ def plan_from_json(data: Any, lock_text: Optional[str] = None) -> Plan:
         raise BadInput(f"plan file: malformed ({exc})") from None
     hashes: dict[str, list[str]] = {}
     if isinstance(data.get("hashes"), dict):  # our own io.rocmdoctor.plan label carries them
-        hashes = {_norm(str(k)): [str(h) for h in v] for k, v in data["hashes"].items() if isinstance(v, list)}
+        hashes = {canonicalize_name(str(k)): [str(h) for h in v]
+                  for k, v in data["hashes"].items() if isinstance(v, list)}
     if lock_text is not None:
         lock_index, links, locked = read_lock(lock_text)
         plan.index_url = plan.index_url or (lock_index or "")
         plan.find_links = plan.find_links or list(links)
-        have = {_norm(r.name) for r in plan.requirements}
+        have = {canonicalize_name(r.name) for r in plan.requirements}
         for name, (version, hs) in locked.items():
-            hashes[_norm(name)] = hs
-            if _norm(name) not in have:  # the lock is the full closure: its extra pins belong in the image
+            hashes[canonicalize_name(name)] = hs
+            # the lock is the full closure: its extra pins belong in the image
+            if canonicalize_name(name) not in have:
                 plan.requirements.append(Requirement(name=name, version=version))
     for req in plan.requirements:
         if not req.name or not req.version:
             raise BadInput(f"plan requirement {req.pin()!r}: expected NAME==VERSION")
-        req.sha256 = list(req.sha256) or hashes.get(_norm(req.name), [])
+        req.sha256 = list(req.sha256) or hashes.get(canonicalize_name(req.name), [])
     return _validated(plan, "plan file")
 
 

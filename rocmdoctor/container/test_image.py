@@ -43,7 +43,7 @@ def sdk_run_kwargs(opts: RunOptions) -> dict[str, Any]:
         kw["runtime"] = "amd"
         kw["environment"] = {"AMD_VISIBLE_DEVICES": opts.gpus}
     else:
-        from docker.types import DeviceRequest
+        from docker.types import DeviceRequest  # type: ignore[import-untyped]  # docker-py ships no types
 
         kw["device_requests"] = [DeviceRequest(driver="cdi", device_ids=[f"amd.com/gpu={opts.gpus}"])]
     return kw
@@ -112,7 +112,7 @@ def test_image(
     findings: list[Finding] = []
     if client is None:
         try:
-            import docker
+            import docker  # type: ignore[import-untyped]  # docker-py ships no types
 
             client = docker.from_env(timeout=int(timeout) + 30)
             client.ping()
@@ -149,7 +149,7 @@ def test_image(
                                     title=f"passing {', '.join(opts.devices)} to the container"))
     kwargs = sdk_run_kwargs(opts)
     runs: list[InnerRun] = []
-    commands = [("check", ("rocmdoctor", "check", "--json"))]
+    commands: list[tuple[str, tuple[str, ...]]] = [("check", ("rocmdoctor", "check", "--json"))]
     if smoke:
         commands.append(("smoke", ("rocmdoctor", "smoke", "--level", "1", "--json")))
     for what, argv in commands:

@@ -11,11 +11,12 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from rocmdoctor.fleet.baseline import Baseline, compare
 from rocmdoctor.fleet.baseline import facts as baseline_facts
 from rocmdoctor.fleet.hosts import compress, natural_key
+from rocmdoctor.fleet.status import HostStatus
 from rocmdoctor.model import Finding, Host, Severity
 
 FINGERPRINT_FIELDS = ("kernel", "driver", "rocm", "torch", "torch_hip", "gpus")
@@ -29,21 +30,25 @@ FIELD_TITLES = {
 }
 
 # transport status -> (finding id, title, one-line fix) — data, not an if-chain
-TRANSPORT_FINDINGS: dict[str, tuple[str, str, str]] = {
-    "unreachable": ("fleet.unreachable", "Host unreachable over SSH", "check the host is up and sshd listens"),
-    "auth-failed": (
+TRANSPORT_FINDINGS: dict[HostStatus, tuple[str, str, str]] = {
+    HostStatus.UNREACHABLE: ("fleet.unreachable", "Host unreachable over SSH", "check the host is up and sshd listens"),
+    HostStatus.AUTH_FAILED: (
         "fleet.auth-failed",
         "SSH authentication failed",
         "install the audit key / known_hosts entry for this host (BatchMode never prompts)",
     ),
-    "timeout": ("fleet.timeout", "Host did not answer in time", "log in and look for a hung driver or full disk"),
-    "bad-capture": (
+    HostStatus.TIMEOUT: (
+        "fleet.timeout", "Host did not answer in time", "log in and look for a hung driver or full disk"),
+    HostStatus.BAD_CAPTURE: (
         "fleet.bad-capture",
         "Host returned no usable capture bundle",
         "run `rocmdoctor capture` on the host by hand and read its stderr",
     ),
-    "interrupted": ("fleet.not-audited", "Audit interrupted before this host finished", "rerun the audit"),
+    HostStatus.INTERRUPTED: ("fleet.not-audited", "Audit interrupted before this host finished", "rerun the audit"),
 }
+
+
+ReferenceKind = Literal["majority", "baseline", "none"]  # what drift is measured against (JSON: reference.kind)
 
 
 @dataclass
@@ -51,7 +56,7 @@ class HostAudit:
     """Everything known about one host after the audit."""
 
     name: str
-    status: str  # transport status: ok / unreachable / auth-failed / timeout / bad-capture / interrupted
+    status: HostStatus  # the transport's outcome (or bad-capture when the bundle did not load)
     seconds: float = 0.0
     detail: str = ""
     host: Optional[Host] = None
@@ -67,7 +72,7 @@ class HostAudit:
 
     @property
     def up(self) -> bool:
-        return self.status == "ok"
+        return self.status == HostStatus.OK
 
 
 def fingerprint(host: Host) -> dict[str, Optional[str]]:
@@ -139,7 +144,7 @@ def transport_finding(audit: HostAudit) -> Optional[Finding]:
     fid, title, fix = spec
     from rocmdoctor.model import Fix
 
-    sev = Severity.SKIP if audit.status == "interrupted" else Severity.FAIL
+    sev = Severity.SKIP if audit.status == HostStatus.INTERRUPTED else Severity.FAIL
     return Finding(id=fid, severity=sev, title=title, detail=audit.detail or title,
                    evidence=[audit.detail] if audit.detail else [], fix=Fix(explanation=fix))
 
@@ -172,7 +177,7 @@ class FleetReport:
     findings: list[FleetFinding]
     drain: list[tuple[str, str, Severity]]  # host, one-line reason, worst severity
     reference: Optional[dict[str, Optional[str]]]
-    reference_kind: str  # "majority" | "baseline" | "none"
+    reference_kind: ReferenceKind
     interrupted: bool = False
     created: str = ""
     seconds: float = 0.0
@@ -224,6 +229,23 @@ def aggregate(
             a.facts = baseline_facts(a.host)
         if expect is not None and a.facts is not None:
             a.findings.extend(compare(a.facts, expect))
+    groups = _groups(audits)
+    ref, kind = _reference(groups, baseline, expect)
+    if ref is not None:
+        ref_id = fingerprint_id(ref)
+        for g in groups:
+            g.reference = g.id == ref_id
+        against = "the baseline" if kind == "baseline" else "the fleet majority"
+        for a in audits:
+            if a.fingerprint is not None:
+                a.findings.extend(drift_findings(a.fingerprint, ref, against))
+    return FleetReport(hosts=audits, groups=groups, findings=_fold(audits), drain=_drain(audits), reference=ref,
+                       reference_kind=kind, interrupted=interrupted,
+                       expect=dict(expect.expect) if expect is not None else None)
+
+
+def _groups(audits: list[HostAudit]) -> list[Group]:
+    """One group per fingerprint (each host's ``group`` set), largest first."""
     by_fp: dict[str, list[HostAudit]] = {}
     for a in audits:
         if a.fingerprint is not None:
@@ -233,25 +255,24 @@ def aggregate(
     groups = [Group(id=gid, fingerprint=members[0].fingerprint or {}, hosts=[m.name for m in members])
               for gid, members in by_fp.items()]
     groups.sort(key=lambda g: (-len(g.hosts), natural_key(g.hosts[0])))
-    ref: Optional[dict[str, Optional[str]]] = None
-    kind = "none"
+    return groups
+
+
+def _reference(groups: list[Group], baseline: Optional[dict[str, Optional[str]]],
+               expect: Optional[Baseline]) -> tuple[Optional[dict[str, Optional[str]]], ReferenceKind]:
+    """What drift is measured against: a baseline file (compared per host, no fingerprint), a known-good
+    node's fingerprint, the strict majority, or nothing (a tie: no majority to call the others drifted)."""
     if expect is not None:
-        kind = "baseline"
-    elif baseline is not None:
-        ref, kind = baseline, "baseline"
-    elif groups and (len(groups) == 1 or len(groups[0].hosts) > len(groups[1].hosts)):
-        ref, kind = groups[0].fingerprint, "majority"
-    elif groups:
-        kind = "none"  # a tie: no majority to call the others drifted
-    if ref is not None:
-        ref_id = fingerprint_id(ref)
-        for g in groups:
-            g.reference = g.id == ref_id
-        against = "the baseline" if kind == "baseline" else "the fleet majority"
-        for a in audits:
-            if a.fingerprint is not None:
-                a.findings.extend(drift_findings(a.fingerprint, ref, against))
-    # fold per-finding host lists (only what needs attention: info and worse, no ok/skip noise)
+        return None, "baseline"
+    if baseline is not None:
+        return baseline, "baseline"
+    if groups and (len(groups) == 1 or len(groups[0].hosts) > len(groups[1].hosts)):
+        return groups[0].fingerprint, "majority"
+    return None, "none"
+
+
+def _fold(audits: list[HostAudit]) -> list[FleetFinding]:
+    """Per-finding host lists (only what needs attention: info and worse, no ok/skip noise), worst first."""
     folded: dict[tuple[str, Severity], FleetFinding] = {}
     for a in audits:
         seen: set[tuple[str, Severity]] = set()
@@ -266,7 +287,11 @@ def aggregate(
                                                       details={}))
             ff.hosts.append(a.name)
             ff.details[a.name] = (_specific(f).splitlines() or [""])[0][:200]
-    findings = sorted(folded.values(), key=lambda x: (-x.severity.rank, -len(x.hosts), x.id))
+    return sorted(folded.values(), key=lambda x: (-x.severity.rank, -len(x.hosts), x.id))
+
+
+def _drain(audits: list[HostAudit]) -> list[tuple[str, str, Severity]]:
+    """Each host with a fail/error finding, the worst one as its one-line reason."""
     drain: list[tuple[str, str, Severity]] = []
     for a in audits:
         bad = [f for f in a.findings if f.severity.rank >= Severity.FAIL.rank]
@@ -278,6 +303,4 @@ def aggregate(
         if len(bad) > 1:
             reason += f" (+{len(bad) - 1} more)"
         drain.append((a.name, reason, first.severity))
-    return FleetReport(hosts=audits, groups=groups, findings=findings, drain=drain, reference=ref,
-                       reference_kind=kind, interrupted=interrupted,
-                       expect=dict(expect.expect) if expect is not None else None)
+    return drain

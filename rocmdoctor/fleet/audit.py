@@ -14,17 +14,24 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from rocmdoctor import atomic
+from rocmdoctor import matrix as matrix_mod
+from rocmdoctor.bundle import load_host
+from rocmdoctor.diagnose import judge_host
 from rocmdoctor.errors import BadInput
 from rocmdoctor.fleet import remote, transport
 from rocmdoctor.fleet.aggregate import FleetReport, HostAudit, aggregate, fingerprint
 from rocmdoctor.fleet.baseline import Baseline
 from rocmdoctor.fleet.baseline import facts as baseline_facts
 from rocmdoctor.fleet.hosts import Target
+from rocmdoctor.fleet.status import HostStatus
+from rocmdoctor.matrix import Matrix
 from rocmdoctor.model import Finding, Host, Severity
 
 
 @dataclass
 class AuditOptions:
+    """How one audit runs (the CLI's flags after checking, or a test's): fan-out limits, ssh, what to judge."""
+
     jobs: int = 64
     timeout: float = 60.0
     live: bool = False
@@ -40,34 +47,19 @@ def load_bundle(path: Path) -> Host:
     """A node's saved bundle as a :class:`Host` (:func:`rocmdoctor.bundle.load_host`: BadInput on garbage).
 
     No fallback reader: a broken install must crash (exit 3), never judge a node from fewer facts."""
-    from rocmdoctor.bundle import load_host
-
     return load_host(path)
 
 
-def _judge(host: Host, opts: AuditOptions, matrix: object) -> list[Finding]:
+def _judge(host: Host, opts: AuditOptions, matrix: Matrix) -> list[Finding]:
+    """The checks of ``rocmdoctor check`` on one host. Never "no findings" for a check that did not run:
+    an exception (NotImplementedError included) is an ``error`` finding that puts the host on the drain list."""
     try:
-        from rocmdoctor.diagnose import judge_host
-    except ImportError:
-        return []
-    try:
-        return judge_host(host, select=opts.select, skip=opts.skip, matrix=matrix)  # type: ignore[arg-type]
-    except NotImplementedError:
-        return []
+        return judge_host(host, select=opts.select, skip=opts.skip, matrix=matrix)
     except BadInput:
         raise
     except Exception as exc:  # one host's odd bundle must not stop the audit of the others
         return [Finding(id="fleet.check-crashed", severity=Severity.ERROR, title="Checks crashed on this host",
                         detail=f"{type(exc).__name__}: {exc}")]
-
-
-def _matrix() -> object:
-    try:
-        from rocmdoctor import matrix as matrix_mod
-
-        return matrix_mod.load()
-    except Exception:
-        return None
 
 
 def safe_filename(name: str) -> str:
@@ -101,14 +93,14 @@ def run_audit(
     payload = remote.capture_script(opts.timeout)
     after = None
     if opts.live:
-        from rocmdoctor.fleet import live
+        from rocmdoctor.fleet import live  # only with --live: it imports the smoke package
 
         prog = opts.live_program or live.program()
 
         async def after(res: transport.HostResult) -> None:
-            res.extra["live"] = await live.run_live(res.target, opts, prog)
+            res.extra["live"] = await live.run_live(res.target, opts.ssh, opts.timeout, prog)
 
-    matrix = _matrix()
+    matrix = matrix_mod.load()  # a broken matrix is a crash (exit 3), not a fleet of unjudged "ok" hosts
     keep = opts.save_bundles
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
@@ -120,7 +112,7 @@ def run_audit(
         def process(res: transport.HostResult) -> None:
             t = res.target
             audit = HostAudit(name=t.name, status=res.status, seconds=res.seconds, detail=res.detail)
-            if res.status == transport.OK:
+            if res.status == HostStatus.OK:
                 _load_and_judge(audit, res, where, keep is not None, opts, matrix)
             done[t.name] = audit
 
@@ -128,13 +120,13 @@ def run_audit(
             await asyncio.get_running_loop().run_in_executor(pool, process, res)
 
         try:
-            _results, interrupted = transport.run_fan_out(
+            _results, interrupted = transport.run_fan_out(transport.FanOutRequest(
                 targets, opts.ssh, payload, opts.jobs, opts.timeout, hook=hook, stagger=opts.stagger,
                 after=after, post=post,
-            )
+            ))
         finally:
             pool.shutdown(wait=True)
-    audits = [done.get(t.name) or HostAudit(name=t.name, status=transport.INTERRUPTED, detail="not finished")
+    audits = [done.get(t.name) or HostAudit(name=t.name, status=HostStatus.INTERRUPTED, detail="not finished")
               for t in targets]
     report = aggregate(audits, baseline=baseline, interrupted=interrupted, expect=expect)
     report.created = created
@@ -143,7 +135,7 @@ def run_audit(
 
 
 def _load_and_judge(audit: HostAudit, res: transport.HostResult, where: Path, keep: bool,
-                    opts: AuditOptions, matrix: object) -> None:
+                    opts: AuditOptions, matrix: Matrix) -> None:
     path = where / f"{safe_filename(audit.name)}.tar.gz"
     atomic.write_bytes(path, res.bundle)
     if keep:
@@ -151,11 +143,11 @@ def _load_and_judge(audit: HostAudit, res: transport.HostResult, where: Path, ke
     try:
         host = load_bundle(path)
     except BadInput as exc:
-        audit.status = transport.BAD_CAPTURE
+        audit.status = HostStatus.BAD_CAPTURE
         audit.detail = f"bundle could not be read: {exc}"
         return
     except Exception as exc:
-        audit.status = transport.BAD_CAPTURE
+        audit.status = HostStatus.BAD_CAPTURE
         audit.detail = f"bundle could not be read: {type(exc).__name__}: {exc}"
         return
     if not host.hostname:

@@ -205,8 +205,8 @@ def _fold(rows: set[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
     for prefix, lasts in by_prefix.items():
         by_last.setdefault(tuple(sorted(lasts)), set()).add(prefix)
     out: list[list[tuple[int, ...]]] = []
-    for lasts, prefixes in by_last.items():
-        out.extend([*pattern, lasts] for pattern in _fold(prefixes))
+    for last_values, prefixes in by_last.items():
+        out.extend([*pattern, last_values] for pattern in _fold(prefixes))
     return out
 
 

@@ -46,13 +46,13 @@ def _mask(text: str, name: str) -> str:
     return text.replace(name, HOST_MARK) if name and text else text
 
 
-def _finding_key(f: Finding, name: str) -> tuple:
+def _finding_key(f: Finding, name: str) -> tuple[Any, ...]:
     fix = (f.fix.explanation, tuple(f.fix.commands), f.fix.url) if f.fix else None
     return (f.id, f.severity.value, _mask(f.title, name), _mask(f.detail, name),
             tuple(_mask(e, name) for e in f.evidence), fix)
 
 
-def _class_key(a: HostAudit) -> tuple:
+def _class_key(a: HostAudit) -> tuple[Any, ...]:
     return (a.group, a.status, tuple(_finding_key(f, a.name) for f in a.findings))
 
 
@@ -76,15 +76,10 @@ def _thresholds(worst_rank: int) -> list[str]:
     return [s for s in FILTER_SEVERITIES if worst_rank >= Severity(s).rank]
 
 
-def context(report: FleetReport) -> dict[str, Any]:
-    """Everything the template draws, computed once (the template only loops and escapes)."""
-    n_hosts = max(1, len(report.hosts))
+def _node_classes(report: FleetReport) -> dict[tuple[Any, ...], NodeClass]:
+    """Fold the hosts into node classes (same configuration, status and findings), in report order."""
     config_index = {g.id: i for i, g in enumerate(report.groups)}
-    check_ids = list(dict.fromkeys(f.id for f in report.findings))
-    check_index = {cid: i for i, cid in enumerate(check_ids)}
-
-    classes: dict[tuple, NodeClass] = {}
-    host_class: dict[str, NodeClass] = {}
+    classes: dict[tuple[Any, ...], NodeClass] = {}
     for a in report.hosts:
         key = _class_key(a)
         nc = classes.get(key)
@@ -92,11 +87,17 @@ def context(report: FleetReport) -> dict[str, Any]:
             nc = classes[key] = NodeClass(anchor=f"n{len(classes) + 1}", hosts=[], audit=a,
                                           config=config_index.get(a.group or ""))
         nc.hosts.append(a.name)
-        host_class[a.name] = nc
+    return classes
+
+
+def _fill_classes(classes: list[NodeClass], check_index: dict[str, int]) -> dict[str, Any]:
+    """Each class's findings (inline, or as links into the catalogue beyond INLINE_CLASSES) and filter marks.
+
+    Returns the catalogue and the passed-check sets (empty when inline)."""
     inline = len(classes) <= INLINE_CLASSES
-    catalogue: dict[tuple, dict[str, Any]] = {}
-    passed_sets: dict[tuple, dict[str, Any]] = {}
-    for nc in classes.values():
+    catalogue: dict[tuple[Any, ...], dict[str, Any]] = {}
+    passed_sets: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for nc in classes:
         nc.hostset = compress(nc.hosts)
         nc.worst = shown_worst(nc.audit)
         a, shared = nc.audit, len(nc.hosts) > 1
@@ -121,19 +122,19 @@ def context(report: FleetReport) -> dict[str, Any]:
         if nc.config is not None:
             marks.append(f"g{nc.config}")
         nc.filter_classes = " ".join(marks)
-    ordered = sorted(classes.values(), key=lambda c: (-c.audit.worst.rank, -len(c.hosts), c.anchor))
     for e in catalogue.values():
         f, name = e.pop("first")
         e["view"] = _view(f, name, e["nodes"] > 1)
     for e in passed_sets.values():
         items, name = e.pop("first")
         e["entries"] = [_view(f, name, e["nodes"] > 1) for f in items]
+    return {"inline": inline,
+            "catalogue": sorted(catalogue.values(), key=lambda e: -Severity(e["view"]["severity"]).rank),
+            "passed_sets": list(passed_sets.values())}
 
-    by_worst = {s: 0 for s in ("error", "fail", "warn", "info", "skip", "ok")}
-    for a in report.hosts:
-        by_worst[shown_worst(a)] += 1
-    overview = [{"sev": s, "n": n, "share": n / n_hosts} for s, n in by_worst.items()]
 
+def _configs(report: FleetReport, n_hosts: int) -> list[dict[str, Any]]:
+    """The drift picture: one row per configuration, each fact marked where it deviates from the reference."""
     ref = report.reference or {}
     configs = []
     for i, g in enumerate(report.groups):
@@ -146,43 +147,73 @@ def context(report: FleetReport) -> dict[str, Any]:
                         "share": len(g.hosts) / n_hosts, "hostset": compress(g.hosts), "reference": g.reference,
                         "facts": facts,
                         "deviations": sum(1 for f in facts if f["dev"])})
-    uncaptured = [a.name for a in report.hosts if a.fingerprint is None]
+    return configs
 
+
+def _config_marks(names: list[str], host_class: dict[str, NodeClass]) -> list[str]:
+    found = {host_class[h].config for h in names if h in host_class}
+    return [f"g{c}" for c in sorted(c for c in found if c is not None)]
+
+
+def _checks(report: FleetReport, n_hosts: int, check_index: dict[str, int],
+            host_class: dict[str, NodeClass]) -> list[dict[str, Any]]:
     checks = []
-    for f in report.findings:
-        cfgs = {host_class[h].config for h in f.hosts if h in host_class} - {None}
-        marks = ["f", *(f"s-{s}" for s in _thresholds(f.severity.rank)), f"k{check_index[f.id]}",
-                 *(f"g{c}" for c in sorted(cfgs))]  # type: ignore[type-var]
-        checks.append({"id": f.id, "sev": f.severity.value, "title": f.title, "n": len(f.hosts),
-                       "share": len(f.hosts) / n_hosts, "hostset": f.hostset, "filter_classes": " ".join(marks)})
+    for ff in report.findings:
+        marks = ["f", *(f"s-{s}" for s in _thresholds(ff.severity.rank)), f"k{check_index[ff.id]}",
+                 *_config_marks(ff.hosts, host_class)]
+        checks.append({"id": ff.id, "sev": ff.severity.value, "title": ff.title, "n": len(ff.hosts),
+                       "share": len(ff.hosts) / n_hosts, "hostset": ff.hostset, "filter_classes": " ".join(marks)})
+    return checks
 
+
+def _drain_groups(report: FleetReport, check_index: dict[str, int],
+                  host_class: dict[str, NodeClass]) -> list[dict[str, Any]]:
+    """The drain list grouped by the first failing check (the reason starts with its id), worst first."""
+    by_reason: dict[str, list[tuple[str, Severity]]] = {}
+    for h, r, sev in report.drain:
+        by_reason.setdefault(r.split(":", 1)[0], []).append((h, sev))
+    rows: list[tuple[Severity, str, list[str]]] = []
+    for cid, members in by_reason.items():
+        rows.append((max((sev for _, sev in members), key=lambda x: x.rank), cid, [h for h, _ in members]))
+    rows.sort(key=lambda row: (-row[0].rank, -len(row[2]), row[1]))
+    groups = []
+    for worst, cid, names in rows:
+        marks = ["f", *(f"s-{x}" for x in _thresholds(worst.rank)),
+                 *([f"k{check_index[cid]}"] if cid in check_index else []), *_config_marks(names, host_class)]
+        groups.append({"id": cid, "sev": worst.value, "n": len(names), "hostset": compress(names),
+                       "anchor": host_class[names[0]].anchor, "filter_classes": " ".join(marks)})
+    return groups
+
+
+def context(report: FleetReport) -> dict[str, Any]:
+    """Everything the template draws, computed once (the template only loops and escapes)."""
+    n_hosts = max(1, len(report.hosts))
+    config_index = {g.id: i for i, g in enumerate(report.groups)}
+    check_ids = list(dict.fromkeys(f.id for f in report.findings))
+    check_index = {cid: i for i, cid in enumerate(check_ids)}
+    classes = _node_classes(report)
+    host_class = {h: nc for nc in classes.values() for h in nc.hosts}
+    folded = _fill_classes(list(classes.values()), check_index)
+    ordered = sorted(classes.values(), key=lambda c: (-c.audit.worst.rank, -len(c.hosts), c.anchor))
+
+    by_worst = {s: 0 for s in ("error", "fail", "warn", "info", "skip", "ok")}
+    for a in report.hosts:
+        by_worst[shown_worst(a)] += 1
+    uncaptured = [a.name for a in report.hosts if a.fingerprint is None]
     drain = [{"host": h, "reason": r, "sev": s.value, "anchor": host_class[h].anchor,
               "filter_classes": host_class[h].filter_classes} for h, r, s in report.drain]
-    by_reason: dict[str, list[tuple[str, Severity]]] = {}
-    for h, r, sev in report.drain:  # the reason starts with the first failing check's id
-        by_reason.setdefault(r.split(":", 1)[0], []).append((h, sev))
-    drain_groups = []
-    for cid, members in by_reason.items():
-        worst = max((sev for _, sev in members), key=lambda x: x.rank)
-        names = [h for h, _ in members]
-        cfgs = sorted({host_class[h].config for h in names} - {None})  # type: ignore[type-var]
-        marks = ["f", *(f"s-{x}" for x in _thresholds(worst.rank)),
-                 *([f"k{check_index[cid]}"] if cid in check_index else []), *(f"g{c}" for c in cfgs)]
-        drain_groups.append({"id": cid, "sev": worst.value, "n": len(names), "hostset": compress(names),
-                             "anchor": host_class[names[0]].anchor, "filter_classes": " ".join(marks)})
-    drain_groups.sort(key=lambda g: (-Severity(g["sev"]).rank, -g["n"], g["id"]))
-    hosts = [{"name": a.name, "status": a.status, "worst": shown_worst(a), "seconds": a.seconds,
+    hosts = [{"name": a.name, "status": str(a.status), "worst": shown_worst(a), "seconds": a.seconds,
               "config": f"C{config_index[a.group] + 1}" if a.group in config_index else "–",
               "anchor": host_class[a.name].anchor, "detail": a.detail} for a in report.hosts]
     return {
         "report": report, "summary": report.summary(), "created": report.created,
         "reference_kind": report.reference_kind,
         "fact_titles": [FIELD_TITLES[k] for k in FINGERPRINT_FIELDS],
-        "overview": overview, "configs": configs, "uncaptured": compress(uncaptured), "n_uncaptured": len(uncaptured),
-        "checks": checks, "check_ids": check_ids, "classes": ordered, "drain": drain, "drain_groups": drain_groups,
-        "hosts": hosts,
-        "inline": inline, "catalogue": sorted(catalogue.values(), key=lambda e: -Severity(e["view"]["severity"]).rank),
-        "passed_sets": list(passed_sets.values()),
+        "overview": [{"sev": s, "n": n, "share": n / n_hosts} for s, n in by_worst.items()],
+        "configs": _configs(report, n_hosts), "uncaptured": compress(uncaptured), "n_uncaptured": len(uncaptured),
+        "checks": _checks(report, n_hosts, check_index, host_class), "check_ids": check_ids, "classes": ordered,
+        "drain": drain, "drain_groups": _drain_groups(report, check_index, host_class),
+        "hosts": hosts, **folded,
         "filter_severities": FILTER_SEVERITIES,
         "drain_hostset": compress([h for h, _, _ in report.drain]),
     }

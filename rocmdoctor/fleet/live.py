@@ -12,92 +12,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
+from rocmdoctor import smoke
 from rocmdoctor.fleet import transport
+from rocmdoctor.fleet.hosts import Target
 from rocmdoctor.model import Finding, Fix, Severity
-
-if TYPE_CHECKING:
-    from rocmdoctor.fleet.audit import AuditOptions
-    from rocmdoctor.fleet.hosts import Target
+from rocmdoctor.paths import PROGRAMS_DIR
 
 NO_TORCH_EXIT = 86
 LIVE_TIMEOUT_S = 60.0
 _PROG_EOF = "__ROCMDOCTOR_SMOKE_EOF__"
 
-# Runs on the host under python3 (3.6+), after the source of rocmdoctor.smoke.gpu_count_hint (see payload);
-# argv[1] = per-process timeout, argv[2:] = extra program args. One process per GPU that sysfs shows starts at
-# once (GPU 0 enumerates); GPUs torch counts beyond that start when GPU 0 is done. Each program runs in its own
-# session so that a hang is killed with its whole group, and nothing already printed by the others is lost.
-_DRIVER = r'''
-import json, os, signal, subprocess, sys, tempfile, threading
-prog = sys.stdin.read()
-try:
-    import importlib.util
-    if importlib.util.find_spec("torch") is None:
-        raise ImportError
-except Exception:
-    sys.stderr.write("rocmdoctor: torch not importable by python3\n"); sys.exit(86)
-fd, path = tempfile.mkstemp(suffix=".py"); os.write(fd, prog.encode()); os.close(fd)
-limit = float(sys.argv[1]); extra = sys.argv[2:]
-env = dict(os.environ, PYTORCH_TUNABLEOP_ENABLED="0")  # no GEMM tuning inside the timed checks
-lock = threading.Lock()
-def run(dev, first):
-    argv = [sys.executable, "-u", path, "--level", "1", "--mode", "device", "--device", "cuda:%d" % dev] + extra
-    if first:
-        argv.append("--enumerate")
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    to = False
-    try:
-        out, err = p.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        to = True
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            out, err = p.communicate(timeout=5)
-        except subprocess.TimeoutExpired as exc:  # stuck in the driver with its pipes open: keep what it said
-            out, err = exc.stdout or b"", exc.stderr or b""
-    with lock:
-        for line in out.decode("utf-8", "replace").splitlines():
-            print(json.dumps({"dev": dev, "line": line}))
-        print(json.dumps({"dev": dev, "exit": p.returncode, "timed_out": to,
-                          "stderr": err.decode("utf-8", "replace")[-4000:]}))
-        sys.stdout.flush()
-    return out
-try:
-    guess = max(1, gpu_count_hint())
-    ts = [threading.Thread(target=run, args=(i, False)) for i in range(1, guess)]
-    for t in ts: t.start()
-    first = run(0, True)
-    count = 1
-    for line in first.decode("utf-8", "replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and rec.get("type") == "enumeration" and rec.get("available"):
-            count = int(rec.get("count") or 1)
-    more = [threading.Thread(target=run, args=(i, False)) for i in range(guess, count)]
-    for t in more: t.start()
-    for t in ts + more: t.join()
-finally:
-    os.unlink(path)
-'''
+# Runs on the host under python3 -c, after the source of rocmdoctor.smoke.gpu_count_hint (see payload).
+DRIVER = PROGRAMS_DIR / "fleet_smoke_driver.py"
 
 
 def program() -> Optional[Path]:
-    """The shipped smoke program, or None if this rocmdoctor has none."""
-    try:
-        from rocmdoctor import smoke
-
-        p = Path(smoke.PROGRAM)
-    except (ImportError, AttributeError):
-        from rocmdoctor.paths import PROGRAMS_DIR
-
-        p = Path(PROGRAMS_DIR) / "smoke_torch.py"
+    """The shipped smoke program, or None if it is missing from this install (each host then says so)."""
+    p = Path(smoke.PROGRAM)
     return p if p.is_file() else None
 
 
@@ -107,9 +40,8 @@ def payload(prog_text: str, per_process_timeout: float) -> bytes:
         raise ValueError("program contains the here-document delimiter")
     import inspect
 
-    from rocmdoctor import smoke
-
-    driver = (inspect.getsource(smoke.gpu_count_hint) + _DRIVER).replace("'", "'\\''")
+    source = inspect.getsource(smoke.gpu_count_hint) + "\n\n" + DRIVER.read_text(encoding="utf-8")
+    driver = source.replace("'", "'\\''")
     return (
         "command -v python3 >/dev/null 2>&1 || { echo 'rocmdoctor: no python3' >&2; exit 86; }\n"
         f"python3 -c '{driver}' {float(per_process_timeout):g} <<'{_PROG_EOF}'\n{prog_text}\n{_PROG_EOF}\n"
@@ -124,8 +56,6 @@ def _skip(detail: str) -> list[Finding]:
 
 def judge_records(lines: list[dict[str, Any]]) -> list[Finding]:
     """Rebuild one ProcessRun per device from the tagged lines and judge them like `rocmdoctor smoke`."""
-    from rocmdoctor import smoke
-
     runs: dict[int, Any] = {}
     report = smoke.SmokeReport(options=smoke.SmokeOptions(python="python3", level=1))
     for item in lines:
@@ -158,18 +88,21 @@ def judge_records(lines: list[dict[str, Any]]) -> list[Finding]:
     return smoke.judge(report, None, None)
 
 
-async def run_live(target: Target, opts: AuditOptions, prog: Optional[Path]) -> list[Finding]:
-    """Smoke level 1 on ``target``: findings from the smoke judge, a skip when torch is absent there."""
+async def run_live(target: Target, ssh: transport.SshSettings, timeout: float,
+                   prog: Optional[Path]) -> list[Finding]:
+    """Smoke level 1 on ``target``: findings from the smoke judge, a skip when torch is absent there.
+
+    ``timeout`` is the audit's per-host timeout; each smoke process gets at most :data:`LIVE_TIMEOUT_S`."""
     if prog is None:
         return [Finding(id="fleet.live-skipped", severity=Severity.SKIP, title="No smoke program shipped",
                         detail="this rocmdoctor has no programs/smoke_torch.py")]
-    limit = min(opts.timeout, LIVE_TIMEOUT_S)
+    limit = min(timeout, LIVE_TIMEOUT_S)
     try:
         data = payload(prog.read_text(encoding="utf-8"), limit)
     except (OSError, ValueError) as exc:
         return [Finding(id="fleet.live-failed", severity=Severity.ERROR, title="Smoke program unreadable",
                         detail=str(exc))]
-    res = await transport.run_ssh(transport.ssh_argv(opts.ssh, target), data, limit * 2 + 10)
+    res = await transport.run_ssh(transport.ssh_argv(ssh, target), data, limit * 2 + 10)
     if res.timed_out:
         return [Finding(id="fleet.live-timeout", severity=Severity.FAIL, title="Live smoke tests did not finish",
                         detail=f"no answer within {limit * 2 + 10:g} s")]

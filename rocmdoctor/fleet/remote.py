@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from rocmdoctor.paths import PROGRAMS_DIR
+
 CAPTURE_PY = Path(__file__).resolve().parent.parent / "capture.py"
 _PY_EOF = "__ROCMDOCTOR_CAPTURE_PY_EOF__"
 
@@ -44,37 +46,7 @@ FALLBACK_COMMANDS = (
     ("mokutil-sb-state", "mokutil --sb-state"),
 )
 
-_FALLBACK = r"""
-R="${ROCMDOCTOR_ROOT:-}"
-P=$(mktemp -d 2>/dev/null) || P="/tmp/rocmdoctor-capture.$$"
-trap 'rm -rf "$P"' EXIT HUP INT TERM
-T="$P/rocmdoctor-capture"
-mkdir -p "$T/root" "$T/cmd" || exit 97
-for pat in @FILES@; do
-  for f in "$R"/$pat; do
-    [ -f "$f" ] || continue
-    rel=${f#"$R"/}
-    mkdir -p "$T/root/$(dirname "$rel")" && cat "$f" > "$T/root/$rel" 2>/dev/null
-  done
-done
-rd_cmd() {  # name command...
-  n=$1; shift
-  if [ -n "$R" ] && [ -f "$R/.cmd/$n.txt" ]; then cat "$R/.cmd/$n.txt" > "$T/cmd/$n.txt"; return; fi
-  if [ -n "$R" ] && [ -f "$R/.cmd/$n.json" ]; then cat "$R/.cmd/$n.json" > "$T/cmd/$n.json"; return; fi
-  command -v "$1" >/dev/null 2>&1 || { echo "$1" >> "$P/missing"; return; }
-  if command -v timeout >/dev/null 2>&1; then timeout @CMD_TIMEOUT@ "$@" > "$T/cmd/$n.txt" 2> "$T/cmd/$n.stderr"
-  else "$@" > "$T/cmd/$n.txt" 2> "$T/cmd/$n.stderr"; fi
-  [ -s "$T/cmd/$n.stderr" ] || rm -f "$T/cmd/$n.stderr"
-}
-@COMMANDS@
-h=$(cat "$R/etc/hostname" 2>/dev/null || uname -n 2>/dev/null)
-h=$(printf '%s' "$h" | head -n 1 | tr -cd 'A-Za-z0-9._-')
-{ printf '{"schema": "rocmdoctor-capture/1", "format": "rocmdoctor-capture/1", "tool": "rocmdoctor-sh-fallback", '
-  printf '"hostname": "%s", "commands": [], ' "$h"
-  printf '"errors": ["no python3 on this host: raw files only (sh fallback)"]}\n'; } > "$T/manifest.json"
-command -v tar >/dev/null 2>&1 || { echo "rocmdoctor: no python3 and no tar on this host" >&2; exit 98; }
-cd "$P" && tar -cf - rocmdoctor-capture | gzip -c
-"""
+FALLBACK_SH = PROGRAMS_DIR / "capture_fallback.sh"  # a template: @FILES@, @COMMANDS@, @CMD_TIMEOUT@
 
 
 def command_timeout(host_timeout: float) -> int:
@@ -87,7 +59,8 @@ def fallback_script(host_timeout: float = 60.0) -> str:
     """The POSIX sh capture used when the host has no python3 (raw files + recorded/real commands)."""
     files = " ".join(FALLBACK_FILES)
     cmds = "\n".join(f"rd_cmd {name} {argv}" for name, argv in FALLBACK_COMMANDS)
-    return (_FALLBACK.replace("@FILES@", files).replace("@COMMANDS@", cmds)
+    template = FALLBACK_SH.read_text(encoding="utf-8")
+    return (template.replace("@FILES@", files).replace("@COMMANDS@", cmds)
             .replace("@CMD_TIMEOUT@", str(command_timeout(host_timeout))))
 
 

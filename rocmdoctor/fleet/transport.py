@@ -19,22 +19,23 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, BinaryIO, Callable, Literal, Optional, TypeVar, cast
 
 from rocmdoctor.fleet.hosts import Target, validate_host
+from rocmdoctor.fleet.status import HostStatus
 from rocmdoctor.limits import LIMITS
 
 MAX_BUNDLE_BYTES = LIMITS["reply-bytes"]
 MAX_STDERR_BYTES = 64 * 1024
 DEFAULT_STAGGER_S = 0.01  # at most ~100 new connections a second: keeps a bastion's MaxStartups happy
 
-# status values, also the suffix of the fleet.* finding ids
-OK = "ok"
-UNREACHABLE = "unreachable"
-AUTH_FAILED = "auth-failed"
-TIMEOUT = "timeout"
-BAD_CAPTURE = "bad-capture"
-INTERRUPTED = "interrupted"
+# the statuses by their old names (callers and tests use transport.OK & co.)
+OK = HostStatus.OK
+UNREACHABLE = HostStatus.UNREACHABLE
+AUTH_FAILED = HostStatus.AUTH_FAILED
+TIMEOUT = HostStatus.TIMEOUT
+BAD_CAPTURE = HostStatus.BAD_CAPTURE
+INTERRUPTED = HostStatus.INTERRUPTED
 
 _AUTH_PATTERNS = (
     "permission denied",
@@ -91,12 +92,12 @@ class HostResult:
     """One host's audit transport result: status, the bundle bytes when ok, and why when not."""
 
     target: Target
-    status: str
+    status: HostStatus
     bundle: bytes = b""
     detail: str = ""
     seconds: float = 0.0
     rc: Optional[int] = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # "live": the --live smoke findings
 
 
 async def _read_capped(stream: Optional[asyncio.StreamReader], cap: int) -> tuple[bytes, bool]:
@@ -194,7 +195,7 @@ def check_targz(data: bytes) -> Optional[str]:
         return "not a tar.gz: the host printed " + repr(head[0][:60] if head else data[:20])
     count = 0
     try:
-        for _ in tarstream.members(gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb"), "reply"):
+        for _ in tarstream.members(cast(BinaryIO, gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")), "reply"):
             count += 1
     except tarstream.CorruptArchive as exc:
         return f"the stream ended early or is corrupt ({str(exc).split('archive (', 1)[-1].rstrip(')')[:80]})"
@@ -214,18 +215,22 @@ def _last_line(text: str) -> str:
 
 def classify(target: Target, out: Outcome, timeout: float) -> HostResult:
     """Map an ssh outcome to a status (ok / unreachable / auth-failed / timeout / bad-capture)."""
-    base = {"target": target, "seconds": out.seconds, "rc": out.rc}
+
+    def result(status: HostStatus, detail: str = "", bundle: bytes = b"") -> HostResult:
+        return HostResult(target=target, status=status, bundle=bundle, detail=detail, seconds=out.seconds,
+                          rc=out.rc)
+
     if out.timed_out:
-        return HostResult(status=TIMEOUT, detail=f"no complete answer within {timeout:g} s; killed", **base)
+        return result(TIMEOUT, f"no complete answer within {timeout:g} s; killed")
     low = out.stderr.lower()
     if out.rc is None:
-        return HostResult(status=UNREACHABLE, detail=_last_line(out.stderr), **base)
+        return result(UNREACHABLE, _last_line(out.stderr))
     if out.rc == 255 and not out.stdout:
         if any(p in low for p in _AUTH_PATTERNS):
-            return HostResult(status=AUTH_FAILED, detail=_last_line(out.stderr), **base)
-        return HostResult(status=UNREACHABLE, detail=_last_line(out.stderr) or "ssh exit 255", **base)
+            return result(AUTH_FAILED, _last_line(out.stderr))
+        return result(UNREACHABLE, _last_line(out.stderr) or "ssh exit 255")
     if out.truncated:
-        return HostResult(status=BAD_CAPTURE, detail=f"bundle larger than {MAX_BUNDLE_BYTES} bytes", **base)
+        return result(BAD_CAPTURE, f"bundle larger than {MAX_BUNDLE_BYTES} bytes")
     problem = check_targz(out.stdout)
     if problem is not None:
         why = problem
@@ -234,8 +239,8 @@ def classify(target: Target, out: Outcome, timeout: float) -> HostResult:
         tail = _last_line(out.stderr)
         if tail:
             why += f"; stderr: {tail}"
-        return HostResult(status=BAD_CAPTURE, detail=why, **base)
-    return HostResult(status=OK, bundle=out.stdout, **base)
+        return result(BAD_CAPTURE, why)
+    return result(OK, bundle=out.stdout)
 
 
 class Pacer:
@@ -256,47 +261,78 @@ class Pacer:
             self._next = max(now, self._next) + self.interval
 
 
-ProgressHook = Callable[[str, Target, Optional[HostResult]], None]  # event: "start" | "done"
+ProgressHook = Callable[[Literal["start", "done"], Target, Optional[HostResult]], None]
 
 
-async def fan_out(
-    targets: list[Target],
-    settings: SshSettings,
-    payload: bytes,
-    jobs: int,
-    timeout: float,
-    results: dict[str, HostResult],
-    hook: Optional[ProgressHook] = None,
-    stagger: float = DEFAULT_STAGGER_S,
-    after: Optional[Callable[[HostResult], Awaitable[None]]] = None,
-    post: Optional[Callable[[HostResult], Awaitable[None]]] = None,
-) -> dict[str, HostResult]:
-    """Audit every target with at most ``jobs`` ssh processes at once; fill ``results`` as hosts finish.
+HostStep = Callable[[HostResult], Awaitable[None]]
 
-    ``results`` is filled in place so that an interrupted run still has everything gathered so far.
-    ``after`` runs (inside the same slot) for each ok host, e.g. the ``--live`` smoke programs;
+
+@dataclass(frozen=True)
+class FanOutRequest:
+    """One fan-out: who, how (ssh settings, payload, limits) and what to do with each host's result.
+
+    ``after`` runs (inside the host's slot) for each ok host, e.g. the ``--live`` smoke programs;
     ``post`` runs for every host after its slot is freed (local judging overlaps the fan-out).
     """
-    sem = asyncio.Semaphore(max(1, jobs))
-    pacer = Pacer(stagger)
+
+    targets: list[Target]
+    settings: SshSettings
+    payload: bytes
+    jobs: int = 64
+    timeout: float = 60.0
+    hook: Optional[ProgressHook] = None
+    stagger: float = DEFAULT_STAGGER_S
+    after: Optional[HostStep] = None
+    post: Optional[HostStep] = None
+
+
+_T = TypeVar("_T")
+
+
+async def _to_the_end(step: Awaitable[_T]) -> tuple[_T, bool]:
+    """Await ``step`` to its end even when the fan-out is interrupted meanwhile (Ctrl-C, SIGTERM): an answer that
+    has arrived is kept, not turned into ``interrupted`` by a signal during its few milliseconds of local work.
+    Returns the result and whether an interrupt came in (the caller stops after recording the host)."""
+    task = asyncio.ensure_future(step)
+    interrupted = False
+    while True:
+        try:
+            return await asyncio.shield(task), interrupted
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            interrupted = True
+
+
+async def fan_out(req: FanOutRequest, results: dict[str, HostResult]) -> dict[str, HostResult]:
+    """Audit every target with at most ``req.jobs`` ssh processes at once; fill ``results`` as hosts finish.
+
+    ``results`` is filled in place so that an interrupted run still has everything gathered so far.
+    """
+    sem = asyncio.Semaphore(max(1, req.jobs))
+    pacer = Pacer(req.stagger)
 
     async def one(t: Target) -> None:
         async with sem:
             await pacer.wait()
-            if hook:
-                hook("start", t, None)
-            out = await run_ssh(ssh_argv(settings, t), payload, timeout)
+            if req.hook:
+                req.hook("start", t, None)
+            out = await run_ssh(ssh_argv(req.settings, t), req.payload, req.timeout)
             # decompressing and validating a reply is CPU work: off the loop, so other hosts' timeouts hold
-            res = await asyncio.get_running_loop().run_in_executor(None, classify, t, out, timeout)
-            if after is not None and res.status == OK:
-                await after(res)
-        if post is not None:
-            await post(res)
+            res, stop = await _to_the_end(asyncio.get_running_loop().run_in_executor(
+                None, classify, t, out, req.timeout))
+            if req.after is not None and res.status == OK and not stop:  # no new ssh after an interrupt
+                await req.after(res)
+        if req.post is not None:
+            _, cancelled = await _to_the_end(req.post(res))
+            stop = stop or cancelled
         results[t.name] = res
-        if hook:
-            hook("done", t, res)
+        if req.hook:
+            req.hook("done", t, res)
+        if stop:
+            raise asyncio.CancelledError
 
-    await asyncio.gather(*(one(t) for t in targets))
+    await asyncio.gather(*(one(t) for t in req.targets))
     return results
 
 
@@ -315,14 +351,14 @@ def raise_fd_limit(jobs: int) -> None:
         pass
 
 
-def run_fan_out(*args, **kwargs) -> tuple[dict[str, HostResult], bool]:
+def run_fan_out(req: FanOutRequest) -> tuple[dict[str, HostResult], bool]:
     """Run :func:`fan_out` to completion; on Ctrl-C return what was gathered and ``interrupted=True``."""
-    raise_fd_limit(int(args[3]) if len(args) > 3 else int(kwargs.get("jobs", 64)))
-    results: dict[str, HostResult] = kwargs.pop("results", None) or {}
+    raise_fd_limit(req.jobs)
+    results: dict[str, HostResult] = {}
     interrupted = False
     loop = asyncio.new_event_loop()
-    task = loop.create_task(fan_out(*args, results=results, **kwargs))
-    handled = []
+    task = loop.create_task(fan_out(req, results))
+    handled: list[signal.Signals] = []
     for sig in (signal.SIGINT, signal.SIGTERM):  # SIGTERM (a batch scheduler, kill) keeps the partial report too
         try:
             loop.add_signal_handler(sig, task.cancel)

@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 import typer
 
 from rocmdoctor.cli.options import deprecated, quiet_option
+
+if TYPE_CHECKING:
+    from rocmdoctor.fleet.aggregate import FleetReport
+    from rocmdoctor.fleet.audit import AuditOptions
+    from rocmdoctor.fleet.baseline import Baseline
+    from rocmdoctor.fleet.hosts import Target
+    from rocmdoctor.fleet.transport import HostResult
 
 
 class FleetFormat(str, Enum):
@@ -56,179 +64,230 @@ def legacy_argv(argv: list[str]) -> list[str]:
     return out
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``rocmdoctor fleet audit`` to the root app."""
-    fleet_app = typer.Typer(help="Audit many hosts over SSH (agentless) and tell what to drain.",
-                            no_args_is_help=True)
+fleet_app = typer.Typer(help="Audit many hosts over SSH (agentless) and tell what to drain.", no_args_is_help=True)
 
-    @fleet_app.command("audit")
-    def audit(
-        hosts: Optional[list[str]] = typer.Argument(None, help="Hosts or ranges, e.g. node[001-128]."),
-        hostfile: Optional[Path] = typer.Option(None, "--hostfile", help="File with one host/range a line."),
-        inventory: Optional[Path] = typer.Option(None, "--inventory", help="Ansible INI inventory."),
-        ssh_config: Optional[Path] = typer.Option(None, "--ssh-config", help="ssh -F FILE (default: ~/.ssh/config)."),
-        jobs: int = typer.Option(64, "-j", "--jobs", min=1, max=4096, help="At most N ssh connections at once."),
-        timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Per-host timeout in seconds."),
-        live: bool = typer.Option(False, "--live", help="Also run smoke level 1 where torch exists remotely."),
-        baseline: Optional[Path] = typer.Option(
-            None, "--baseline", help="A rocmdoctor-baseline/1 JSON file, or a bundle of a known-good node."),
-        write_baseline: Optional[Path] = typer.Option(
-            None, "--write-baseline", help="Write the fleet's majority configuration as a baseline file."),
-        as_json: bool = typer.Option(False, "--json", help="The rocmdoctor-fleet/1 JSON on stdout (no table)."),
-        output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="PATH",
-                                              help="Write the report here, in --format (default: json)."),
-        fmt: FleetFormat = typer.Option(FleetFormat.json, "--format", metavar="json|html",
-                                        help="Format of -o: rocmdoctor-fleet/1 JSON or a self-contained HTML page."),
-        html_file: Optional[Path] = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
-        prometheus: Optional[Path] = typer.Option(None, "--prometheus", help="Write DIR/rocmdoctor.prom."),
-        save_bundles: Optional[Path] = typer.Option(None, "--save-bundles", help="Keep each host's bundle here."),
-        accept_new: bool = typer.Option(False, "--accept-new-host-keys",
-                                        help="StrictHostKeyChecking=accept-new (first contact only)."),
-        quiet: bool = quiet_option(),
-    ) -> None:
-        """Capture every host over SSH, judge locally, group configurations, report drift and a drain list.
 
-        Exit 0 if no host has a fail/error finding, 1 otherwise, 2 for usage errors.
-        """
-        from rocmdoctor.cli.options import seconds, writable_file
-        from rocmdoctor.errors import BadInput
-        from rocmdoctor.fleet import audit as audit_mod
-        from rocmdoctor.fleet import hosts as hosts_mod
-        from rocmdoctor.fleet import transport
+@dataclass(frozen=True)
+class AuditRequest:
+    """Every flag of ``fleet audit``, as given (the typer callback builds it; :func:`run_audit_command` acts)."""
 
-        seconds("--timeout", timeout, minimum=1.0)
-        json_file = output if output is not None and fmt == FleetFormat.json else None
-        if output is not None and fmt == FleetFormat.html:
-            if html_file is not None:
-                raise BadInput("give the HTML report once: -o PATH --format html, or --html PATH")
-            html_file = output
-        for name, p in (("--ssh-config", ssh_config), ("--hostfile", hostfile), ("--inventory", inventory)):
-            # ssh -F /dev/null is the usual way to say "no config"; other devices (/dev/zero) never end.
-            if p is not None and not p.is_file() and not (name == "--ssh-config" and str(p) == os.devnull):
-                raise BadInput(f"{name} {p}: {'is a directory' if p.is_dir() else 'not a regular file'}"
-                               if p.exists() else f"{name} {p}: no such file")
-        targets = hosts_mod.collect_targets(hosts or [], hostfile, inventory)
-        if not transport.ssh_available():
-            raise BadInput("no `ssh` client found on PATH (install openssh-client)")
-        from rocmdoctor.fleet import baseline as baseline_mod
+    hosts: tuple[str, ...] = ()
+    hostfile: Optional[Path] = None
+    inventory: Optional[Path] = None
+    ssh_config: Optional[Path] = None
+    jobs: int = 64
+    timeout: float = 60.0
+    live: bool = False
+    baseline: Optional[Path] = None  # a rocmdoctor-baseline/1 file, or a known-good node's bundle
+    write_baseline: Optional[Path] = None
+    as_json: bool = False
+    output: Optional[Path] = None  # -o, written in ``fmt``
+    fmt: FleetFormat = FleetFormat.json
+    html_file: Optional[Path] = None
+    prometheus: Optional[Path] = None  # a directory: DIR/rocmdoctor.prom
+    save_bundles: Optional[Path] = None
+    accept_new_host_keys: bool = False
+    quiet: bool = False
 
-        base_fp, expect = None, None
-        if baseline is not None and baseline_mod.is_baseline_file(baseline):
-            expect = baseline_mod.load(baseline)
-        elif baseline is not None:
-            base_fp = audit_mod.load_baseline(baseline)
-        # Every output is checked before the audit (a report that cannot be written after an hour of
-        # fan-out would be lost), and after every other check (a usage error creates nothing).
-        for name, p in (("--prometheus", prometheus), ("--save-bundles", save_bundles)):
-            if p is None:
-                continue
-            if p.exists() and not p.is_dir():
-                raise BadInput(f"{name} {p}: exists and is not a directory")
-            try:
-                p.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise BadInput(f"{name} {p}: cannot create the directory ({exc.strerror or exc})") from None
-        for name, p in (("-o", json_file), ("--html", html_file), ("--write-baseline", write_baseline)):
-            if p is None:
-                continue
-            writable_file(name, p)
-        opts = audit_mod.AuditOptions(
-            jobs=jobs, timeout=timeout, live=live, save_bundles=save_bundles,
-            ssh=transport.SshSettings(config=ssh_config, connect_timeout=int(min(10.0, timeout)),
-                                      accept_new_host_keys=accept_new),
-        )
-        report = _run_with_progress(targets, opts, base_fp, quiet or as_json, expect)
-        _emit(report, json_file, html_file, prometheus, as_json=as_json, quiet=quiet)
-        if write_baseline is not None:
-            _write_baseline(report, write_baseline)
-        raise typer.Exit(130 if report.interrupted else report.exit_code)
+    @property
+    def json_file(self) -> Optional[Path]:
+        return self.output if self.output is not None and self.fmt == FleetFormat.json else None
 
-    @fleet_app.command("node-check")
-    def node_check(
-        source: Optional[str] = typer.Option(None, "--from", metavar="PATH",
-                                             help="Judge this bundle instead of capturing this host."),
-        max_length: int = typer.Option(80, "--max-length", min=20, help="Cut the line here (NPD default 80)."),
-        strict: bool = typer.Option(False, "--strict", help="Warnings count as problems too."),
-        timeout: float = typer.Option(10.0, "--timeout", min=1.0, help="Per-command capture timeout (s)."),
-        expect: Optional[Path] = typer.Option(
-            None, "--expect", help="A rocmdoctor-baseline/1 file: what this node must have (fail on any difference)."),
-        expect_gpus: Optional[int] = typer.Option(
-            None, "--expect-gpus", min=1, max=4096, help="Fail unless at least N GPUs are seen."),
-        prometheus: Optional[Path] = typer.Option(
-            None, "--prometheus", metavar="PATH", help="Also write a node_exporter textfile (atomically) here."),
-    ) -> None:
-        """One line + exit code for Slurm HealthCheckProgram / NHC wrappers and Kubernetes NPD plugins.
 
-        Exit 0 healthy, 1 a problem (drain), 2 the check could not run (NPD: Unknown).
-        """
-        from rocmdoctor.cli.check_flow import load_source
-        from rocmdoctor.cli.options import seconds, writable_file
-        from rocmdoctor.diagnose import judge_host
-        from rocmdoctor.fleet import baseline as baseline_mod
-        from rocmdoctor.fleet.healthcheck import prometheus_text, verdict, write_textfile
+@fleet_app.command("audit")
+def audit(
+    hosts: Optional[list[str]] = typer.Argument(None, help="Hosts or ranges, e.g. node[001-128]."),
+    hostfile: Optional[Path] = typer.Option(None, "--hostfile", help="File with one host/range a line."),
+    inventory: Optional[Path] = typer.Option(None, "--inventory", help="Ansible INI inventory."),
+    ssh_config: Optional[Path] = typer.Option(None, "--ssh-config", help="ssh -F FILE (default: ~/.ssh/config)."),
+    jobs: int = typer.Option(64, "-j", "--jobs", min=1, max=4096, help="At most N ssh connections at once."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Per-host timeout in seconds."),
+    live: bool = typer.Option(False, "--live", help="Also run smoke level 1 where torch exists remotely."),
+    baseline: Optional[Path] = typer.Option(
+        None, "--baseline", help="A rocmdoctor-baseline/1 JSON file, or a bundle of a known-good node."),
+    write_baseline: Optional[Path] = typer.Option(
+        None, "--write-baseline", help="Write the fleet's majority configuration as a baseline file."),
+    as_json: bool = typer.Option(False, "--json", help="The rocmdoctor-fleet/1 JSON on stdout (no table)."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                          help="Write the report here, in --format (default: json)."),
+    fmt: FleetFormat = typer.Option(FleetFormat.json, "--format", metavar="json|html",
+                                    help="Format of -o: rocmdoctor-fleet/1 JSON or a self-contained HTML page."),
+    html_file: Optional[Path] = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
+    prometheus: Optional[Path] = typer.Option(None, "--prometheus", help="Write DIR/rocmdoctor.prom."),
+    save_bundles: Optional[Path] = typer.Option(None, "--save-bundles", help="Keep each host's bundle here."),
+    accept_new: bool = typer.Option(False, "--accept-new-host-keys",
+                                    help="StrictHostKeyChecking=accept-new (first contact only)."),
+    quiet: bool = quiet_option(),
+) -> None:
+    """Capture every host over SSH, judge locally, group configurations, report drift and a drain list.
 
-        seconds("--timeout", timeout, minimum=1.0)
-        if prometheus is not None:
-            writable_file("--prometheus", prometheus)
+    Exit 0 if no host has a fail/error finding, 1 otherwise, 2 for usage errors.
+    """
+    req = AuditRequest(hosts=tuple(hosts or ()), hostfile=hostfile, inventory=inventory, ssh_config=ssh_config,
+                       jobs=jobs, timeout=timeout, live=live, baseline=baseline, write_baseline=write_baseline,
+                       as_json=as_json, output=output, fmt=fmt, html_file=html_file, prometheus=prometheus,
+                       save_bundles=save_bundles, accept_new_host_keys=accept_new, quiet=quiet)
+    raise typer.Exit(run_audit_command(req))
+
+
+def run_audit_command(req: AuditRequest) -> int:
+    """Check every input and output, run the audit, write the reports; the exit code (130 when interrupted)."""
+    from rocmdoctor.cli.options import seconds
+    from rocmdoctor.errors import BadInput
+    from rocmdoctor.fleet import audit as audit_mod
+    from rocmdoctor.fleet import hosts as hosts_mod
+    from rocmdoctor.fleet import transport
+
+    seconds("--timeout", req.timeout, minimum=1.0)
+    html_file = req.html_file
+    if req.output is not None and req.fmt == FleetFormat.html:
+        if html_file is not None:
+            raise BadInput("give the HTML report once: -o PATH --format html, or --html PATH")
+        html_file = req.output
+    for name, p in (("--ssh-config", req.ssh_config), ("--hostfile", req.hostfile), ("--inventory", req.inventory)):
+        # ssh -F /dev/null is the usual way to say "no config"; other devices (/dev/zero) never end.
+        if p is not None and not p.is_file() and not (name == "--ssh-config" and str(p) == os.devnull):
+            raise BadInput(f"{name} {p}: {'is a directory' if p.is_dir() else 'not a regular file'}"
+                           if p.exists() else f"{name} {p}: no such file")
+    targets = hosts_mod.collect_targets(list(req.hosts), req.hostfile, req.inventory)
+    if not transport.ssh_available():
+        raise BadInput("no `ssh` client found on PATH (install openssh-client)")
+    base_fp, expect = _load_reference(req.baseline)
+    _prepare_outputs(req, html_file)
+    opts = audit_mod.AuditOptions(
+        jobs=req.jobs, timeout=req.timeout, live=req.live, save_bundles=req.save_bundles,
+        ssh=transport.SshSettings(config=req.ssh_config, connect_timeout=int(min(10.0, req.timeout)),
+                                  accept_new_host_keys=req.accept_new_host_keys),
+    )
+    report = _run_with_progress(targets, opts, base_fp, req.quiet or req.as_json, expect)
+    _emit(report, req.json_file, html_file, req.prometheus, as_json=req.as_json, quiet=req.quiet)
+    if req.write_baseline is not None:
+        _write_baseline(report, req.write_baseline)
+    return 130 if report.interrupted else report.exit_code
+
+
+def _load_reference(baseline: Optional[Path]) -> tuple[Optional[dict[str, Optional[str]]], Optional[Baseline]]:
+    """--baseline: a baseline file (what every host must have) or a known-good node's bundle (its fingerprint)."""
+    from rocmdoctor.fleet import audit as audit_mod
+    from rocmdoctor.fleet import baseline as baseline_mod
+
+    if baseline is None:
+        return None, None
+    if baseline_mod.is_baseline_file(baseline):
+        return None, baseline_mod.load(baseline)
+    return audit_mod.load_baseline(baseline), None
+
+
+def _prepare_outputs(req: AuditRequest, html_file: Optional[Path]) -> None:
+    """Every output is checked before the audit (a report that cannot be written after an hour of fan-out
+    would be lost), and after every other check (a usage error creates nothing)."""
+    from rocmdoctor.cli.options import writable_file
+    from rocmdoctor.errors import BadInput
+
+    for name, p in (("--prometheus", req.prometheus), ("--save-bundles", req.save_bundles)):
+        if p is None:
+            continue
+        if p.exists() and not p.is_dir():
+            raise BadInput(f"{name} {p}: exists and is not a directory")
         try:
-            expected = baseline_mod.load(expect) if expect is not None else None  # bad file: exit 2 before capture
-            host = load_source(source, None, timeout)
-            findings = judge_host(host)
-        except BaseException:
-            if prometheus is not None:  # fail closed: the collector sees "not run", never a stale "ok"
-                write_textfile(prometheus, prometheus_text([], 2, None))
-            raise
-        have = baseline_mod.facts(host)
-        if expected is not None:
-            findings = baseline_mod.compare(have, expected) + findings
-        if expect_gpus is not None:
-            findings = baseline_mod.expect_gpus(have, expect_gpus) + findings
-        code, line = verdict(findings, strict=strict, max_len=max_length)
-        if prometheus is not None:
-            write_textfile(prometheus, prometheus_text(findings, code, have.get("gpu_count")))
-        typer.echo(line)
-        raise typer.Exit(code)
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BadInput(f"{name} {p}: cannot create the directory ({exc.strerror or exc})") from None
+    for name, f in (("-o", req.json_file), ("--html", html_file), ("--write-baseline", req.write_baseline)):
+        if f is not None:
+            writable_file(name, f)
 
-    @fleet_app.command("k8s")
-    def k8s(
-        image: str = typer.Option(..., "--image", help="Pinned image with rocmdoctor on PATH (name:tag or @sha256)."),
-        namespace: str = typer.Option("kube-system", "--namespace", help="Namespace of the DaemonSet/ConfigMap."),
-        interval: int = typer.Option(300, "--interval", help="Seconds between node checks."),
-        node_selector: Optional[list[str]] = typer.Option(
-            None, "--node-selector", metavar="KEY=VALUE",
-            help="Nodes to run on (default: feature.node.kubernetes.io/amd-gpu=true)."),
-        expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", min=1, max=4096,
-                                                  help="Pass --expect-gpus N to every node-check."),
-        output: Optional[Path] = typer.Option(None, "-o", "--output",
-                                              help="Write the manifests here (default stdout)."),
-    ) -> None:
-        """Kubernetes manifests: a node-problem-detector custom-plugin ConfigMap and a node-check DaemonSet
-        that writes node_exporter textfiles. Apply with `kubectl apply -f`."""
-        from rocmdoctor.errors import BadInput
-        from rocmdoctor.fleet import k8s as k8s_mod
 
-        selector = dict(k8s_mod.DEFAULT_NODE_SELECTOR)
-        if node_selector:
-            selector = {}
-            for item in node_selector:
-                key, eq, value = item.partition("=")
-                if not eq:
-                    raise BadInput(f"--node-selector {item[:60]!r}: expected KEY=VALUE")
-                selector[key] = value
-        opts = k8s_mod.K8sOptions(image=image, namespace=namespace, interval_s=interval, node_selector=selector,
-                                  extra_args=["--expect-gpus", str(expect_gpus)] if expect_gpus else [])
-        text = k8s_mod.render(k8s_mod.manifests(opts))
-        if output is None:
-            typer.echo(text, nl=False)
-        else:
-            from rocmdoctor.fleet.healthcheck import write_textfile
+@fleet_app.command("node-check")
+def node_check(
+    source: Optional[str] = typer.Option(None, "--from", metavar="PATH",
+                                         help="Judge this bundle instead of capturing this host."),
+    max_length: int = typer.Option(80, "--max-length", min=20, help="Cut the line here (NPD default 80)."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings count as problems too."),
+    timeout: float = typer.Option(10.0, "--timeout", min=1.0, help="Per-command capture timeout (s)."),
+    expect: Optional[Path] = typer.Option(
+        None, "--expect", help="A rocmdoctor-baseline/1 file: what this node must have (fail on any difference)."),
+    expect_gpus: Optional[int] = typer.Option(
+        None, "--expect-gpus", min=1, max=4096, help="Fail unless at least N GPUs are seen."),
+    prometheus: Optional[Path] = typer.Option(
+        None, "--prometheus", metavar="PATH", help="Also write a node_exporter textfile (atomically) here."),
+) -> None:
+    """One line + exit code for Slurm HealthCheckProgram / NHC wrappers and Kubernetes NPD plugins.
 
-            write_textfile(output, text)
+    Exit 0 healthy, 1 a problem (drain), 2 the check could not run (NPD: Unknown).
+    """
+    from rocmdoctor.cli.check_flow import load_source
+    from rocmdoctor.cli.options import seconds, writable_file
+    from rocmdoctor.diagnose import judge_host
+    from rocmdoctor.fleet import baseline as baseline_mod
+    from rocmdoctor.fleet.healthcheck import prometheus_text, verdict, write_textfile
 
+    seconds("--timeout", timeout, minimum=1.0)
+    if prometheus is not None:
+        writable_file("--prometheus", prometheus)
+    try:
+        expected = baseline_mod.load(expect) if expect is not None else None  # bad file: exit 2 before capture
+        host = load_source(source, None, timeout)
+        findings = judge_host(host)
+    except BaseException:
+        if prometheus is not None:  # fail closed: the collector sees "not run", never a stale "ok"
+            write_textfile(prometheus, prometheus_text([], 2, None))
+        raise
+    have = baseline_mod.facts(host)
+    if expected is not None:
+        findings = baseline_mod.compare(have, expected) + findings
+    if expect_gpus is not None:
+        findings = baseline_mod.expect_gpus(have, expect_gpus) + findings
+    code, line = verdict(findings, strict=strict, max_len=max_length)
+    if prometheus is not None:
+        write_textfile(prometheus, prometheus_text(findings, code, have.get("gpu_count")))
+    typer.echo(line)
+    raise typer.Exit(code)
+
+
+@fleet_app.command("k8s")
+def k8s(
+    image: str = typer.Option(..., "--image", help="Pinned image with rocmdoctor on PATH (name:tag or @sha256)."),
+    namespace: str = typer.Option("kube-system", "--namespace", help="Namespace of the DaemonSet/ConfigMap."),
+    interval: int = typer.Option(300, "--interval", help="Seconds between node checks."),
+    node_selector: Optional[list[str]] = typer.Option(
+        None, "--node-selector", metavar="KEY=VALUE",
+        help="Nodes to run on (default: feature.node.kubernetes.io/amd-gpu=true)."),
+    expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", min=1, max=4096,
+                                              help="Pass --expect-gpus N to every node-check."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                          help="Write the manifests here (default stdout)."),
+) -> None:
+    """Kubernetes manifests: a node-problem-detector custom-plugin ConfigMap and a node-check DaemonSet
+    that writes node_exporter textfiles. Apply with `kubectl apply -f`."""
+    from rocmdoctor.errors import BadInput
+    from rocmdoctor.fleet import k8s as k8s_mod
+
+    selector = dict(k8s_mod.DEFAULT_NODE_SELECTOR)
+    if node_selector:
+        selector = {}
+        for item in node_selector:
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise BadInput(f"--node-selector {item[:60]!r}: expected KEY=VALUE")
+            selector[key] = value
+    opts = k8s_mod.K8sOptions(image=image, namespace=namespace, interval_s=interval, node_selector=selector,
+                              extra_args=["--expect-gpus", str(expect_gpus)] if expect_gpus else [])
+    text = k8s_mod.render(k8s_mod.manifests(opts))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        from rocmdoctor.fleet.healthcheck import write_textfile
+
+        write_textfile(output, text)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rocmdoctor fleet ...`` to the root app."""
     app.add_typer(fleet_app, name="fleet")
 
 
-def _write_baseline(report, path) -> None:  # type: ignore[no-untyped-def]
+def _write_baseline(report: FleetReport, path: Path) -> None:
     """The majority configuration of the hosts that answered, as a baseline file (written atomically)."""
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import baseline as baseline_mod
@@ -244,7 +303,8 @@ def _write_baseline(report, path) -> None:  # type: ignore[no-untyped-def]
     print(f"baseline written to {path} ({found.origin})", file=sys.stderr)
 
 
-def _run_with_progress(targets, opts, base_fp, quiet=False, expect=None):  # type: ignore[no-untyped-def]
+def _run_with_progress(targets: list[Target], opts: AuditOptions, base_fp: Optional[dict[str, Optional[str]]],
+                       quiet: bool = False, expect: Optional[Baseline] = None) -> FleetReport:
     """Run the audit with a rich progress bar on stderr (done / failed / in flight)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -258,7 +318,7 @@ def _run_with_progress(targets, opts, base_fp, quiet=False, expect=None):  # typ
                   disable=quiet or not err.is_terminal) as progress:
         task = progress.add_task("audit", total=len(targets), info="")
 
-        def hook(event, target, res):  # type: ignore[no-untyped-def]
+        def hook(event: Literal["start", "done"], target: Target, res: Optional[HostResult]) -> None:
             if event == "start":
                 counts["flight"] += 1
             else:
@@ -272,7 +332,8 @@ def _run_with_progress(targets, opts, base_fp, quiet=False, expect=None):  # typ
         return audit_mod.run_audit(targets, opts, hook=hook, baseline=base_fp, expect=expect)
 
 
-def _emit(report, json_file, html_file, prometheus, as_json=False, quiet=False) -> None:  # type: ignore[no-untyped-def]
+def _emit(report: FleetReport, json_file: Optional[Path], html_file: Optional[Path], prometheus: Optional[Path],
+          as_json: bool = False, quiet: bool = False) -> None:
     from rocmdoctor.errors import OperationFailed
     from rocmdoctor.fleet import report as report_mod
     from rocmdoctor.report.tables import console
