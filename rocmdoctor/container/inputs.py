@@ -107,7 +107,7 @@ def resolve_here(source: Optional[str], torch: Optional[str], rocm: Optional[str
 
     try:
         from rocmdoctor import matrix as matrix_mod
-        from rocmdoctor.install.flow import capture_local_host, load_bundle_host
+        from rocmdoctor.install.host import capture_local_host, load_bundle_host
         from rocmdoctor.install.resolve import ResolveOptions, resolve
     except ImportError as exc:
         raise BadInput(f"the install resolver is not available in this build ({exc}); pass --plan and --lock") from None
@@ -134,7 +134,7 @@ def lock_here(plan: Any, index_url: Optional[str] = None) -> str:
     import tempfile
 
     from rocmdoctor.errors import OperationFailed
-    from rocmdoctor.install.installer import resolve_closure, write_lock
+    from rocmdoctor.install.hashlock import resolve_closure, write_lock
 
     try:
         with tempfile.TemporaryDirectory(prefix="rocmdoctor-container-lock-") as work:
@@ -219,7 +219,7 @@ def render_options(source: Optional[str], render_gid: Optional[int]) -> tuple[Op
     if render_gid is not None:
         return render_gid, ()
     if source is not None:
-        from rocmdoctor.install.flow import load_bundle_host
+        from rocmdoctor.install.host import load_bundle_host
 
         gid, why = render_gid_from_host(load_bundle_host(source))
     else:
