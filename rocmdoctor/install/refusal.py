@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Optional
 
 from rocmdoctor.errors import OperationFailed
 from rocmdoctor.install.plan import Rejected
 from rocmdoctor.matrix import Matrix, TorchVariant
 from rocmdoctor.model import GpuInfo
+
+
+class Reject(Enum):
+    """Why a candidate build was rejected; the set of these over all candidates picks the refusal's root cause."""
+
+    PYTHON = "python"  # no wheel for the target Python
+    GPU = "gpu"  # no code objects for a GPU, natively or through an override
+    MIXED = "mixed"  # the GPUs need different overrides (one global setting)
+    DRIVER = "driver"  # the kernel driver is outside the ROCm release's support window
+    COMPANION = "companion"  # no torchvision/torchaudio build published with it
 
 
 class Refused(OperationFailed):
@@ -37,7 +48,7 @@ class Refused(OperationFailed):
 
 
 def refusal_for(
-    python: str, targets: list[GpuInfo], rejected: list[Rejected], kinds: set[str], variants: list[TorchVariant],
+    python: str, targets: list[GpuInfo], rejected: list[Rejected], kinds: set[Reject], variants: list[TorchVariant],
     spec_text: str,
 ) -> Refused:
     if not variants:
@@ -45,7 +56,7 @@ def refusal_for(
             f"No PyTorch ROCm release in the matrix matches {spec_text}.",
             [], ["relax --torch / --rocm / --channel", "run `rocmdoctor matrix` to see the known releases"],
         )
-    if kinds == {"python"} or ("python" in kinds and not any(python in v.pythons for v in variants)):
+    if kinds == {Reject.PYTHON} or (Reject.PYTHON in kinds and not any(python in v.pythons for v in variants)):
         # No build at all for this Python: that is the root cause, whatever else was rejected.
         pythons = sorted({p for v in variants for p in v.pythons if re.fullmatch(r"\d+\.\d+", p)},
                          key=lambda p: tuple(int(x) for x in p.split(".")))
@@ -55,7 +66,7 @@ def refusal_for(
             [f"create a virtual environment with Python {pythons[-1]} (e.g. `python{pythons[-1]} -m venv .venv`) "
              "and run again with --python .venv/bin/python"],
         )
-    if "gpu" in kinds:
+    if Reject.GPU in kinds:
         missing = sorted({g.gfx for g in targets if g.gfx and not any(g.gfx.lower() in v.gfx for v in variants)})
         supported = sorted({g for v in variants for g in v.gfx})
         what = ", ".join(missing) if missing else "the GPU(s)"
@@ -70,7 +81,7 @@ def refusal_for(
                 "if you only need the CPU, install the CPU wheel yourself: it will not use this GPU",
             ],
         )
-    if "mixed" in kinds:
+    if Reject.MIXED in kinds:
         return Refused(
             "The visible GPUs need different gfx targets and at least one needs HSA_OVERRIDE_GFX_VERSION, which is a "
             "single global setting: it would break the other GPUs.",
@@ -97,10 +108,10 @@ class RefusalContext:
     channel: str
 
 
-def add_alternatives(refusal: Refused, ctx: RefusalContext, kinds: set[str]) -> None:
+def add_alternatives(refusal: Refused, ctx: RefusalContext, kinds: set[Reject]) -> None:
     """Put the ways forward that other builds offer first: a torch release that carries the GPU, TheRock."""
     matrix, python = ctx.matrix, ctx.python
-    if "gpu" in kinds and ctx.torch_spec:
+    if Reject.GPU in kinds and ctx.torch_spec:
         # the gfx list is per torch release: say which release of this channel does carry the GPU
         need = set(ctx.need)
         later = [v for v in matrix.torch_variants(rocm=ctx.rocm, channel=ctx.channel)
@@ -109,7 +120,7 @@ def add_alternatives(refusal: Refused, ctx: RefusalContext, kinds: set[str]) -> 
             refusal.alternatives.insert(0, (
                 f"torch {later[0].torch} (ROCm {later[0].rocm}) on the {ctx.channel} channel has code for "
                 f"{', '.join(sorted(need))}: run again with --torch {'.'.join(later[0].torch.split('.')[:2])}"))
-    if "gpu" in kinds and ctx.channel != "therock":
+    if Reject.GPU in kinds and ctx.channel != "therock":
         missing = sorted(set(ctx.need))
         rock = [g for g in missing if matrix.torch_variants(gfx=g, channel="therock")]
         if rock:

@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocmdoctor.errors import BadInput
 from rocmdoctor.install.plan import Plan, Rejected, Requirement
-from rocmdoctor.install.refusal import RefusalContext, Refused, add_alternatives, refusal_for
+from rocmdoctor.install.refusal import RefusalContext, Refused, Reject, add_alternatives, refusal_for
 from rocmdoctor.matrix import Matrix, TorchVariant
 from rocmdoctor.model import GpuInfo, Host
 
@@ -63,7 +63,7 @@ class _Target:
 @dataclass
 class _Verdict:
     reasons: list[str] = field(default_factory=list)  # why this variant fails ([] = accepted)
-    kinds: set[str] = field(default_factory=set)  # "python", "gpu", "driver", "companion", "mixed"
+    kinds: set[Reject] = field(default_factory=set)
     env: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -226,7 +226,7 @@ def _judge(
 ) -> _Verdict:
     out = _Verdict()
     if python not in v.pythons:
-        out.kinds.add("python")
+        out.kinds.add(Reject.PYTHON)
         out.reasons.append(f"no wheel for Python {python} (wheels for {', '.join(v.pythons) or 'none'})")
     wheel_gfx = {g.lower() for g in v.gfx}
     serving: list[_Target] = []
@@ -243,7 +243,7 @@ def _judge(
         if tgt and tgt.override and via in wheel_gfx and not tgt.override_broken:
             serving.append(_Target(gpu, via, tgt.override))
             continue
-        out.kinds.add("gpu")
+        out.kinds.add(Reject.GPU)
         why = f"no code objects for {gfx} (GPU {gpu.index}{', ' + gpu.name if gpu.name else ''})"
         if tgt and tgt.override and tgt.override_broken:
             why += f"; HSA_OVERRIDE_GFX_VERSION={tgt.override} is known to hang or fault on it"
@@ -253,7 +253,7 @@ def _judge(
     overrides = {t.label for t in serving if t.label != "native"}
     effective = {t.gfx for t in serving}
     if overrides and (len(overrides) > 1 or len(effective) > 1):
-        out.kinds.add("mixed")
+        out.kinds.add(Reject.MIXED)
         out.reasons.append(
             "the GPUs need different targets ("
             + ", ".join(f"{t.gpu.gfx} as {t.gfx}" for t in serving)
@@ -274,7 +274,7 @@ def _judge(
     if kmd:
         allowed, rule = matrix.kmd_window(_series(v.rocm), kmd)
         if allowed is False:
-            out.kinds.add("driver")
+            out.kinds.add(Reject.DRIVER)
             out.reasons.append(f"ROCm {v.rocm} user space does not support the kernel driver from ROCm {kmd}: {rule}")
         elif allowed:
             out.notes.append(f"The kernel driver ({kmd_how}) is within ROCm {_series(v.rocm)}'s support window: "
@@ -285,7 +285,7 @@ def _judge(
         out.notes.append(f"Kernel driver compatibility not checked: {kmd_how}.")
     for c in companions:
         if not getattr(v, c, None):
-            out.kinds.add("companion")
+            out.kinds.add(Reject.COMPANION)
             out.reasons.append(f"the matrix knows no {c} build published with it")
     return out
 
@@ -340,7 +340,7 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
     kmd, kmd_how = _kmd_series(host, matrix)
     companions = tuple(dict.fromkeys(options.companions))
     rejected: list[Rejected] = []
-    kinds: set[str] = set()
+    kinds: set[Reject] = set()
     for v in variants:
         verdict = _judge(v, targets, python, kmd, kmd_how, companions, matrix)
         if verdict.reasons:
