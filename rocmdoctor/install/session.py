@@ -32,9 +32,9 @@ _TEXTS: dict[str, str] = {}
 def program_text(name: str) -> str:
     """The source of ``rocmdoctor/programs/<name>``, to run with ``python -c``.
 
-    Why ``-c`` and not the file's path: ``-c`` puts an empty entry first on ``sys.path``, which the programs
-    drop, so nothing beside them (or in the working directory) can shadow what the target has installed; and
-    the text is read once per process (the programs are a few kilobytes).
+    Why ``-c`` and not the file's path: run as a file, the program's own directory (rocmdoctor's programs/)
+    would come first on the target's ``sys.path``; ``-c`` puts the empty entry there instead, which the probe
+    drops, so nothing but what the target has installed is importable. Read once per process (a few kB).
     """
     text = _TEXTS.get(name)
     if text is None:
