@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional
+from typing import Any, Optional
 
 from packaging.version import InvalidVersion, Version
 
@@ -36,7 +36,7 @@ class Verifier:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, **plan.env})
 
-    def answer(self, gpu_check: bool, timeout: float) -> dict:  # type: ignore[type-arg]
+    def answer(self, gpu_check: bool, timeout: float) -> dict[str, Any]:
         """Run the check now; the JSON it printed (OSError, TimeoutExpired, ValueError, IndexError on failure)."""
         try:
             out, _ = self.proc.communicate(("gpu" if gpu_check else "nogpu") + "\n", timeout=timeout)
@@ -44,7 +44,10 @@ class Verifier:
             self.proc.kill()
             self.proc.wait()
             raise
-        return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+        answer = json.loads(out.strip().splitlines()[-1])
+        if not isinstance(answer, dict):
+            raise ValueError(f"the verification printed {type(answer).__name__}, not an object")
+        return answer
 
     def close(self) -> None:
         """Let it go unused (end of input: it exits having run nothing)."""
