@@ -100,3 +100,18 @@ _CANONICAL = _probe_namespace()["_canonical"]
 def test_the_probe_s_name_normalisation_is_packaging_s(name: str) -> None:
     """The probe keeps a local copy (the target may lack packaging): it must equal canonicalize_name."""
     assert _CANONICAL(name) == canonicalize_name(name)  # type: ignore[operator]
+
+
+def test_verification_that_prints_no_object_is_a_problem_not_a_crash(monkeypatch) -> None:
+    """A sitecustomize (or a broken torch) can leave any JSON on the last line: not an object -> a problem."""
+    from rocmdoctor.install import verify as verify_mod
+    from rocmdoctor.install.plan import Plan, Requirement
+
+    real = verify_mod.program_text
+    plan = Plan("http://127.0.0.1/simple", [Requirement("torch", "2.5.1+rocm6.2")], "3.11", "6.2")
+    for printed, problem in (("[1]", "printed list, not an object"),
+                             ('{"version": "2.5.1+rocm6.2", "hip": "6.2", "libs": []}', None)):
+        monkeypatch.setattr(verify_mod, "program_text",
+                            lambda name, p=printed: real(name) if name == VERIFY_WAIT else f"print({p!r})")
+        got = verify_mod.verify(plan, sys.executable, gpu_check=False, timeout=60)
+        assert (got == []) if problem is None else (len(got) == 1 and problem in got[0]), got
