@@ -18,7 +18,8 @@ import pytest
 from install_helpers import build_rocm_world, build_wheel, make_venv, serve_index
 from test_install_real import CLEAN_ENV, freeze, plan_for
 
-from rocmdoctor.install.installer import install, probe
+from rocmdoctor.install.installer import install
+from rocmdoctor.install.session import probe
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +94,7 @@ def test_no_pip_conf_adds_an_index_or_a_package(world: dict[str, str], tmp_path:
 
 def test_verification_fails_for_a_distribution_from_elsewhere(world: dict[str, str], tmp_path: Path) -> None:
     """Whatever put it there, a distribution the plan's index does not publish fails the verification."""
-    from rocmdoctor.install.installer import verify_sources
+    from rocmdoctor.install.verify import verify_sources
 
     py = _venv(tmp_path)
     before = probe(py).dists

@@ -21,8 +21,10 @@ from install_helpers import serve_index, wait
 from test_install_real import CLEAN_ENV, freeze, plan_for, template, venv, world  # noqa: F401 - fixtures
 
 from rocmdoctor.errors import OperationFailed
-from rocmdoctor.install.installer import Snapshot, install, probe
+from rocmdoctor.install.installer import install
 from rocmdoctor.install.lock import lock
+from rocmdoctor.install.session import probe
+from rocmdoctor.install.snapshot import Snapshot
 
 
 def _children(pid: int) -> list[int]:
@@ -58,7 +60,8 @@ def test_sigkill_mid_install_kills_pip_and_the_next_run_rolls_back(world, templa
         plan_file.write_text(json.dumps(plan_for(url).to_dict()))
         call = ("s = PipSession(sys.argv[2], True); t = s.target(); install(plan, t, 'pip', session=s)"
                 if session else "install(plan, probe(sys.argv[2]), 'pip')")
-        code = ("import json, sys\nfrom rocmdoctor.install.installer import PipSession, install, probe\n"
+        code = ("import json, sys\nfrom rocmdoctor.install.installer import install\n"
+                "from rocmdoctor.install.session import PipSession, probe\n"
                 "from rocmdoctor.install.plan import Plan\n"
                 "plan = Plan.from_dict(json.load(open(sys.argv[1])))\n" + call + "\n")
         proc = subprocess.Popen([sys.executable, "-c", code, str(plan_file), py], env=CLEAN_ENV)

@@ -99,7 +99,7 @@ def test_matrix_update_fetcher_uses_it():
 def test_installer_index_pages_go_through_it_with_retries_and_a_size_bound(monkeypatch):
     """The installer's index queries (hash lock, source verification) use the same session: a busy index that
     answers 503 twice still yields the page, and a page over the bound is refused, not read whole."""
-    from rocmdoctor.install import installer
+    from rocmdoctor.install import index as installer
 
     hits = []
     page = (b'<html><body><a href="torch-2.5.1%2Brocm6.2-cp311-cp311-linux_x86_64.whl#sha256=' + b"ab" * 32

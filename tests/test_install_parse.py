@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rocmdoctor.install.installer import parse_index_page
+from rocmdoctor.install.index import parse_index_page
 
 H1, H2 = "a" * 64, "B" * 64
 

@@ -20,20 +20,14 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor.errors import OperationFailed
-from rocmdoctor.install.installer import (
-    PipSession,
-    Snapshot,
-    Verifier,
-    install,
-    install_argv,
-    install_env,
-    probe,
-    resolve_closure,
-    verify,
-    write_lock,
-)
+from rocmdoctor.install.hashlock import resolve_closure, write_lock
+from rocmdoctor.install.installer import install
 from rocmdoctor.install.plan import Plan, Requirement
 from rocmdoctor.install.resolve import ResolveOptions, resolve
+from rocmdoctor.install.runner import install_argv, install_env
+from rocmdoctor.install.session import PipSession, probe
+from rocmdoctor.install.snapshot import Snapshot
+from rocmdoctor.install.verify import Verifier, verify
 from rocmdoctor.matrix import Matrix, TorchVariant
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -207,7 +201,9 @@ def test_interrupt_restores(world: dict[str, str], template: dict[str, Path], tm
                 "snapshot=Snapshot.take(t))") if session else "install(plan, probe(sys.argv[2]), 'pip')"
         code = (
             "import json, sys\n"
-            "from rocmdoctor.install.installer import PipSession, Snapshot, install, probe\n"
+            "from rocmdoctor.install.installer import install\n"
+            "from rocmdoctor.install.session import PipSession, probe\n"
+            "from rocmdoctor.install.snapshot import Snapshot\n"
             "from rocmdoctor.install.plan import Plan\n"
             "plan = Plan.from_dict(json.load(open(sys.argv[1])))\n"
             f"try:\n    {call}\n"

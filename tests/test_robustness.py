@@ -233,7 +233,7 @@ def test_container_without_python_names_the_container_option() -> None:
 
 
 def test_installer_error_is_one_line() -> None:
-    from rocmdoctor.install.installer import installer_error
+    from rocmdoctor.install.runner import installer_error
 
     pip_out = ("WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError(\n"
                "<pip._vendor...>: Failed to establish a new connection: [Errno 111] Connection refused')': /torch/\n"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from rocmdoctor.bundle.source import resolve_source
 from rocmdoctor.errors import EXIT_USAGE, BadInput
 from rocmdoctor.model import Host, Severity
 from rocmdoctor.paths import FIXTURES_DIR
@@ -19,19 +20,6 @@ NOTHING_JUDGED = (
     "pip freeze/show, uname, os-release, torch/pip/REPL/ollama/llama.cpp logs and known error lines); "
     "for a full picture run `rocmdoctor capture -o host.tar.gz` on the machine and pass that bundle"
 )
-
-
-def resolve_source(source: str) -> Path:
-    """A path as given; else the name of a bundled fixture (``fixtures/NAME`` or ``NAME``)."""
-    if not source.strip():  # Path("") is ".": an empty --from would silently judge the current directory
-        raise BadInput("--from: empty path (give a bundle directory, a .tar.gz or a pasted file)")
-    p = Path(source).expanduser()
-    if p.exists():
-        return p
-    name = p.name if p.parent.name == "fixtures" or str(p.parent) == "." else None
-    if name and (FIXTURES_DIR / name).is_dir():
-        return FIXTURES_DIR / name
-    raise BadInput(f"{source}: no such file or directory")
 
 
 def bundled_fixtures() -> list[str]:

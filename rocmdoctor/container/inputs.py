@@ -137,7 +137,7 @@ def lock_here(plan: Plan, index_url: Optional[str] = None) -> str:
     import tempfile
 
     from rocmdoctor.errors import OperationFailed
-    from rocmdoctor.install.installer import resolve_closure, write_lock
+    from rocmdoctor.install.hashlock import resolve_closure, write_lock
 
     try:
         with tempfile.TemporaryDirectory(prefix="rocmdoctor-container-lock-") as work:

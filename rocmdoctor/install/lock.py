@@ -1,13 +1,14 @@
 """Crash safety for ``install``: one install per environment at a time, and recovery of an interrupted one.
 
-An install is a transaction on site-packages: :class:`~rocmdoctor.install.installer.Snapshot` backs the files up
+An install is a transaction on site-packages: :class:`~rocmdoctor.install.snapshot.Snapshot` backs the files up
 into ``.rocmdoctor-rollback-*`` beside site-packages, pip changes them, and success or a restore discards
 the backup. Ctrl-C and SIGTERM restore on the spot; a SIGKILL, a power cut or an OOM kill cannot. So:
 
 * the snapshot writes a journal (``journal.json``: what every file was, and its backup) before pip starts;
 * :func:`lock` holds an exclusive ``flock`` on the environment for the whole transaction (a second
   ``rocmdoctor install`` into the same environment is refused, it never interleaves);
-* :func:`recover`, called under that lock before a new snapshot, finds what an earlier run left behind:
+* :func:`rocmdoctor.install.snapshot.recover`, called under that lock before a new snapshot, finds what an
+  earlier run left behind:
   a journal means pip may have run half-way, so the environment is rolled back to the journal exactly;
   a backup without a journal (killed while snapshotting, before pip started) or one marked for deletion is
   removed; ``rocmdoctor-install-*`` work directories of processes that no longer exist are removed. Each is
@@ -97,52 +98,9 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def recover(site_parent: str) -> list[str]:
-    """Finish what an interrupted install left in ``site_parent`` (call with :func:`lock` held); what was done."""
-    from rocmdoctor.install.installer import Snapshot, _Entry
-
+def stale_workdirs() -> list[str]:
+    """Remove the work directories of installs whose process is gone; what was removed."""
     done: list[str] = []
-    try:
-        names = sorted(os.listdir(site_parent))
-    except OSError:
-        names = []
-    for name in names:
-        path = os.path.join(site_parent, name)
-        if not name.startswith(ROLLBACK_PREFIX) or not os.path.isdir(path):
-            continue
-        journal = os.path.join(path, JOURNAL)
-        if name.endswith(".trash"):
-            shutil.rmtree(path, ignore_errors=True)
-            done.append(f"removed {path}: the backup of a finished install that was still being deleted")
-            continue
-        try:
-            with open(journal, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except FileNotFoundError:
-            shutil.rmtree(path, ignore_errors=True)
-            done.append(f"removed {path}: an install stopped while taking its backup, before anything changed")
-            continue
-        except (OSError, ValueError) as exc:
-            done.append(f"left {path} in place: its journal is unreadable ({exc}); remove it by hand")
-            continue
-        snap = Snapshot([(r, bool(s)) for r, s in doc["roots"]], path)
-        snap.entries = [{rel: _Entry(*v) for rel, v in ent.items()} for ent in doc["entries"]]
-        snap.saved = doc["saved"]
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(doc.get("created", 0)))
-        problems = snap.restore()
-        if problems:
-            done.append(f"an install interrupted at {when} (pid {doc.get('pid')}) was rolled back with problems: "
-                        + "; ".join(problems[:5]) + f" (backup kept in {path})")
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        done.append(f"an install interrupted at {when} (pid {doc.get('pid')}) was found and rolled back: "
-                    "the environment is what it was before it")
-    done += _stale_workdirs()
-    return done
-
-
-def _stale_workdirs() -> list[str]:
-    done = []
     tmp = tempfile.gettempdir()
     try:
         names = os.listdir(tmp)

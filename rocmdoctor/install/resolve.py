@@ -23,10 +23,13 @@ from typing import Optional
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from rocmdoctor.errors import BadInput, OperationFailed
+from rocmdoctor.errors import BadInput
 from rocmdoctor.install.plan import Plan, Rejected, Requirement
+from rocmdoctor.install.refusal import RefusalContext, Refused, Reject, add_alternatives, refusal_for
 from rocmdoctor.matrix import Matrix, TorchVariant
 from rocmdoctor.model import GpuInfo, Host
+
+__all__ = ["CHANNELS", "COMPANIONS", "Refused", "ResolveOptions", "override_gfx", "resolve", "torch_specifier"]
 
 COMPANIONS = ("torchvision", "torchaudio")
 CHANNELS = ("pytorch", "amd", "nightly", "therock")
@@ -35,25 +38,6 @@ _PER_FAMILY_RE = re.compile(r"/v2(?:-staging)?/(gfx[0-9a-z]+(?:-[a-z]+)?)/?", re
 PER_FAMILY_SOURCE = ("https://github.com/ROCm/TheRock/issues/5954 ; ROCm/TheRock "
                      "docs/packaging/legacy_per_family_releases.md lines 4-9 (matrices/upstream/ROCm/TheRock)")
 PYPI_SIMPLE = "https://pypi.org/simple"  # where AMD's find-links wheels get their plain dependencies
-
-
-class Refused(OperationFailed):
-    """No wheel fits this host: the message says why; ``alternatives`` say what to do instead (exit 1)."""
-
-    def __init__(self, message: str, rejected: list[Rejected], alternatives: list[str]) -> None:
-        super().__init__(message)
-        self.rejected = rejected
-        self.alternatives = alternatives
-
-    def to_dict(self) -> dict[str, object]:
-        """The ``--json`` form of a refusal (same schema name as a plan, ``refused: true``)."""
-        return {
-            "schema": "rocmdoctor-plan/1",
-            "refused": True,
-            "error": str(self),
-            "alternatives": list(self.alternatives),
-            "rejected": [{"candidate": r.candidate, "reason": r.reason} for r in self.rejected],
-        }
 
 
 @dataclass
@@ -79,7 +63,7 @@ class _Target:
 @dataclass
 class _Verdict:
     reasons: list[str] = field(default_factory=list)  # why this variant fails ([] = accepted)
-    kinds: set[str] = field(default_factory=set)  # "python", "gpu", "driver", "companion", "mixed"
+    kinds: set[Reject] = field(default_factory=set)
     env: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -242,7 +226,7 @@ def _judge(
 ) -> _Verdict:
     out = _Verdict()
     if python not in v.pythons:
-        out.kinds.add("python")
+        out.kinds.add(Reject.PYTHON)
         out.reasons.append(f"no wheel for Python {python} (wheels for {', '.join(v.pythons) or 'none'})")
     wheel_gfx = {g.lower() for g in v.gfx}
     serving: list[_Target] = []
@@ -259,7 +243,7 @@ def _judge(
         if tgt and tgt.override and via in wheel_gfx and not tgt.override_broken:
             serving.append(_Target(gpu, via, tgt.override))
             continue
-        out.kinds.add("gpu")
+        out.kinds.add(Reject.GPU)
         why = f"no code objects for {gfx} (GPU {gpu.index}{', ' + gpu.name if gpu.name else ''})"
         if tgt and tgt.override and tgt.override_broken:
             why += f"; HSA_OVERRIDE_GFX_VERSION={tgt.override} is known to hang or fault on it"
@@ -269,7 +253,7 @@ def _judge(
     overrides = {t.label for t in serving if t.label != "native"}
     effective = {t.gfx for t in serving}
     if overrides and (len(overrides) > 1 or len(effective) > 1):
-        out.kinds.add("mixed")
+        out.kinds.add(Reject.MIXED)
         out.reasons.append(
             "the GPUs need different targets ("
             + ", ".join(f"{t.gpu.gfx} as {t.gfx}" for t in serving)
@@ -290,7 +274,7 @@ def _judge(
     if kmd:
         allowed, rule = matrix.kmd_window(_series(v.rocm), kmd)
         if allowed is False:
-            out.kinds.add("driver")
+            out.kinds.add(Reject.DRIVER)
             out.reasons.append(f"ROCm {v.rocm} user space does not support the kernel driver from ROCm {kmd}: {rule}")
         elif allowed:
             out.notes.append(f"The kernel driver ({kmd_how}) is within ROCm {_series(v.rocm)}'s support window: "
@@ -301,7 +285,7 @@ def _judge(
         out.notes.append(f"Kernel driver compatibility not checked: {kmd_how}.")
     for c in companions:
         if not getattr(v, c, None):
-            out.kinds.add("companion")
+            out.kinds.add(Reject.COMPANION)
             out.reasons.append(f"the matrix knows no {c} build published with it")
     return out
 
@@ -322,55 +306,6 @@ def _pin(version: str, label: str, channel: str = "pytorch") -> str:
     if channel == "amd" and ".git" not in label:
         return version
     return f"{version}{label}"
-
-
-def _refusal(
-    python: str, targets: list[GpuInfo], rejected: list[Rejected], kinds: set[str], variants: list[TorchVariant],
-    spec_text: str,
-) -> Refused:
-    if not variants:
-        return Refused(
-            f"No PyTorch ROCm release in the matrix matches {spec_text}.",
-            [], ["relax --torch / --rocm / --channel", "run `rocmdoctor matrix` to see the known releases"],
-        )
-    if kinds == {"python"} or ("python" in kinds and not any(python in v.pythons for v in variants)):
-        # No build at all for this Python: that is the root cause, whatever else was rejected.
-        pythons = sorted({p for v in variants for p in v.pythons if re.fullmatch(r"\d+\.\d+", p)},
-                         key=lambda p: tuple(int(x) for x in p.split(".")))
-        return Refused(
-            f"No PyTorch ROCm wheel exists for Python {python}. Wheels exist for Python {', '.join(pythons)}.",
-            rejected,
-            [f"create a virtual environment with Python {pythons[-1]} (e.g. `python{pythons[-1]} -m venv .venv`) "
-             "and run again with --python .venv/bin/python"],
-        )
-    if "gpu" in kinds:
-        missing = sorted({g.gfx for g in targets if g.gfx and not any(g.gfx.lower() in v.gfx for v in variants)})
-        supported = sorted({g for v in variants for g in v.gfx})
-        what = ", ".join(missing) if missing else "the GPU(s)"
-        return Refused(
-            f"No PyTorch ROCm wheel ({spec_text}) has code objects for {what}, and no known "
-            "HSA_OVERRIDE_GFX_VERSION makes one work. rocmdoctor will not install a CPU-only wheel instead.",
-            rejected,
-            [
-                f"build PyTorch from source with PYTORCH_ROCM_ARCH={missing[0] if missing else 'gfxNNNN'} "
-                "(https://github.com/ROCm/pytorch, see its README)",
-                f"use a GPU that the wheels support ({', '.join(supported)})",
-                "if you only need the CPU, install the CPU wheel yourself: it will not use this GPU",
-            ],
-        )
-    if "mixed" in kinds:
-        return Refused(
-            "The visible GPUs need different gfx targets and at least one needs HSA_OVERRIDE_GFX_VERSION, which is a "
-            "single global setting: it would break the other GPUs.",
-            rejected,
-            ["hide the GPUs you will not use with HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES and run again",
-             "run one process per GPU type, each with its own visible devices and override"],
-        )
-    return Refused(
-        f"No PyTorch ROCm build matching {spec_text} fits this host (see the rejected candidates).",
-        rejected,
-        ["relax --torch / --rocm", "update the kernel driver (amdgpu-dkms) to a ROCm release the wheels support"],
-    )
 
 
 _URL_RE = re.compile(r"(https?|file)://[^\s]+\Z")
@@ -405,34 +340,20 @@ def resolve(host: Host, matrix: Matrix, options: ResolveOptions) -> Plan:
     kmd, kmd_how = _kmd_series(host, matrix)
     companions = tuple(dict.fromkeys(options.companions))
     rejected: list[Rejected] = []
-    kinds: set[str] = set()
+    kinds: set[Reject] = set()
     for v in variants:
         verdict = _judge(v, targets, python, kmd, kmd_how, companions, matrix)
         if verdict.reasons:
             rejected.append(Rejected(f"torch {v.torch} (rocm{v.rocm}, {v.channel})", "; ".join(verdict.reasons)))
             kinds |= verdict.kinds
             continue
-        return _plan(v, host, options, python, verdict.serving, companions, rejected, notes + verdict.notes,
-                     warnings + _frozen_index(options) + verdict.warnings, {**env, **verdict.env}, spec_text,
-                     [g.gfx for g in targets if g.gfx], matrix)
-    refusal = _refusal(python, targets, rejected, kinds, variants, spec_text)
-    if "gpu" in kinds and options.torch_spec:
-        # the gfx list is per torch release: say which release of this channel does carry the GPU
-        need = {g.gfx.lower() for g in targets if g.gfx}
-        later = [v for v in matrix.torch_variants(rocm=options.rocm, channel=options.channel)
-                 if need <= set(v.gfx) and python in v.pythons]
-        if later:
-            refusal.alternatives.insert(0, (
-                f"torch {later[0].torch} (ROCm {later[0].rocm}) on the {options.channel} channel has code for "
-                f"{', '.join(sorted(need))}: run again with --torch {'.'.join(later[0].torch.split('.')[:2])}"))
-    if "gpu" in kinds and options.channel != "therock":
-        missing = sorted({g.gfx.lower() for g in targets if g.gfx})
-        rock = [g for g in missing if matrix.torch_variants(gfx=g, channel="therock")]
-        if rock:
-            only = not any(matrix.torch_variants(gfx=g, channel="pytorch") for g in rock)
-            refusal.alternatives.insert(0 if only else len(refusal.alternatives), (
-                f"use AMD's TheRock channel (--channel therock): its multi-arch index has code for {', '.join(rock)} "
-                f"via the extra torch[{','.join('device-' + g for g in rock)}]"))
+        ctx = _Context(host, matrix, options, python, companions, spec_text, [g.gfx for g in targets if g.gfx])
+        return _plan(v, ctx, verdict, rejected, notes + verdict.notes,
+                     warnings + _frozen_index(options) + verdict.warnings, {**env, **verdict.env})
+    refusal = refusal_for(python, targets, rejected, kinds, variants, spec_text)
+    need = [g.gfx.lower() for g in targets if g.gfx]
+    add_alternatives(refusal, RefusalContext(matrix, python, need, options.torch_spec, options.rocm, options.channel),
+                     kinds)
     raise refusal
 
 
@@ -466,11 +387,26 @@ def _only_source(v: TorchVariant, host: Host, matrix: Matrix) -> str:
             "of prebuilt PyTorch for it.")
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What :func:`resolve` settled before judging candidates: the plan of the one that fits is made of it."""
+
+    host: Host
+    matrix: Matrix
+    options: ResolveOptions
+    python: str
+    companions: tuple[str, ...]
+    spec_text: str
+    gfx: list[str]  # the gfx targets the plan serves (what verification expects torch to carry)
+
+
 def _plan(
-    v: TorchVariant, host: Host, options: ResolveOptions, python: str, serving: list[str],
-    companions: tuple[str, ...], rejected: list[Rejected], notes: list[str], warnings: list[str],
-    env: dict[str, str], spec_text: str, gfx: list[str], matrix: Matrix,
+    v: TorchVariant, ctx: _Context, verdict: _Verdict, rejected: list[Rejected], notes: list[str],
+    warnings: list[str], env: dict[str, str],
 ) -> Plan:
+    """The plan for the accepted variant ``v``."""
+    host, options, python, companions, spec_text = ctx.host, ctx.options, ctx.python, ctx.companions, ctx.spec_text
+    serving = verdict.serving
     extras = _device_extras(v, host)
     reqs = [Requirement("torch", _pin(v.torch, v.local_label, v.channel), extras=extras)]
     if v.triton_package and v.triton_version and v.channel != "nightly":  # a nightly pins its own dated triton
@@ -497,7 +433,7 @@ def _plan(
             + ("every supported GPU (no GPU was seen)." if extras == ("device-all",) else
                f"the GPU(s) on this host ({', '.join(sorted({g.gfx for g in host.gpus if g.gfx}))}).")
         )
-        only = _only_source(v, host, matrix)
+        only = _only_source(v, host, ctx.matrix)
         if only:
             reasons.append(only)
     reasons += notes
@@ -528,5 +464,5 @@ def _plan(
         warnings=warnings,
         find_links=find_links,
         pre=v.channel == "nightly",
-        gpus=gfx,
+        gpus=ctx.gfx,
     )

@@ -1,6 +1,6 @@
 """The target interpreter as rocmdoctor talks to it: a probe, and a :class:`PipSession` that installs.
 
-Kept apart from :mod:`rocmdoctor.install.installer` (and light: stdlib only) so that the install command can start the
+Kept apart from the rest of :mod:`rocmdoctor.install` (and light: stdlib only) so that the install command can start the
 target interpreter before it imports anything else: the session's start-up then overlaps all of ours.
 """
 
@@ -17,76 +17,50 @@ from typing import TYPE_CHECKING, Callable, Optional
 from rocmdoctor.errors import BadInput
 
 if TYPE_CHECKING:
-    from rocmdoctor.install.installer import Target
+    from rocmdoctor.install.target import Target
 
-#: Defines ``_probe()``: what the target interpreter is and holds (stdlib only, never imports torch).
-_PROBE_CORE = r"""
-import json, os, re, sys, sysconfig, importlib.util
-if sys.path and sys.path[0] == "":  # `-c` puts the working directory first: what is installed is not in it
-    del sys.path[0]
-def _probe():
-    try:
-        from importlib import metadata
-        dists = {}
-        for d in metadata.distributions():
-            name = d.metadata["Name"]
-            if name:
-                dists[re.sub(r"[-_.]+", "-", name).lower()] = d.version
-    except Exception:
-        dists = {}
-    torch = None
-    spec = importlib.util.find_spec("torch")
-    if spec is not None and spec.submodule_search_locations:
-        base = list(spec.submodule_search_locations)[0]
-        torch = {"location": base, "libs": []}
-        try:
-            text = open(os.path.join(base, "version.py")).read()
-            for key in ("__version__", "hip", "cuda"):
-                m = re.search(r"^%s\s*(?::[^=]*)?=\s*['\"]([^'\"]*)['\"]" % re.escape(key), text, re.M)
-                torch[key] = m.group(1) if m else None
-        except OSError:
-            pass
-        try:
-            torch["libs"] = sorted(os.listdir(os.path.join(base, "lib")))
-        except OSError:
-            pass
-    paths = sysconfig.get_paths()
-    return {
-        "executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
-        "implementation": sys.implementation.name, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
-        "purelib": paths["purelib"], "platlib": paths["platlib"], "scripts": paths["scripts"],
-        "dists": dists, "torch": torch, "pip": importlib.util.find_spec("pip") is not None,
-    }
-"""
+#: The program the target interpreter runs (``rocmdoctor/programs/target_session.py``): with no arguments it
+#: prints the probe; with ``MODE MARK`` it is the session (see :class:`PipSession`).
+TARGET_PROGRAM = "target_session.py"
 
-PROBE_SCRIPT = _PROBE_CORE + "print(json.dumps(_probe()))\n"
-
-#: The line :data:`SESSION_SCRIPT` prefixes its probe with (whatever the interpreter printed before is not it).
+#: The line the session prefixes its probe with (whatever the interpreter printed before is not it).
 SESSION_MARK = "rocmdoctor-target: "
 
-#: A target interpreter kept for the install (:class:`PipSession`): it answers the probe at once, then, with
-#: argv[1] == "pip", imports pip's install machinery while rocmdoctor resolves and snapshots, and waits. Run
-#: with ``-B``: until it is told to go it writes nothing at all. One JSON line on stdin ``{"env", "args"}``
-#: runs ``python -m pip <args>`` in that environment; end of input makes it exit untouched.
-SESSION_SCRIPT = _PROBE_CORE + r"""
-sys.stdout.write("%s%s\n" % (sys.argv[2], json.dumps(_probe())))
-sys.stdout.flush()
-if sys.argv[1] == "pip":
-    for _name in ("pip._internal.cli.main", "pip._internal.commands.install",
-                  "pip._internal.resolution.resolvelib.resolver"):
-        try:
-            importlib.import_module(_name)
-        except Exception:
-            break
-    _line = sys.stdin.readline()
-    if _line.strip():
-        _go = json.loads(_line)
-        os.environ.clear()
-        os.environ.update(_go["env"])
-        sys.argv = ["pip"] + _go["args"]
-        import runpy
-        runpy.run_module("pip", run_name="__main__", alter_sys=True)
-"""
+_TEXTS: dict[str, str] = {}
+
+
+def program_text(name: str) -> str:
+    """The source of ``rocmdoctor/programs/<name>``, to run with ``python -c``.
+
+    Why ``-c`` and not the file's path: run as a file, the program's own directory (rocmdoctor's programs/)
+    would come first on the target's ``sys.path``; ``-c`` puts the empty entry there instead, which the probe
+    drops, so nothing but what the target has installed is importable. Read once per process (a few kB).
+    """
+    text = _TEXTS.get(name)
+    if text is None:
+        from rocmdoctor.paths import PROGRAMS_DIR
+
+        text = _TEXTS[name] = (PROGRAMS_DIR / name).read_text(encoding="utf-8")
+    return text
+
+
+def probe(python: str, timeout: float = 60.0) -> Target:
+    """Run the probe in ``python``; :class:`BadInput` when it is not a working interpreter."""
+    from rocmdoctor.install.target import Target
+
+    if python.startswith("-"):
+        raise BadInput(f"--python {python!r} is not an interpreter path")
+    try:
+        proc = subprocess.run([python, "-c", program_text(TARGET_PROGRAM)], capture_output=True, text=True,
+                              timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BadInput(f"cannot run the target interpreter {python!r}: {exc}") from exc
+    try:
+        d = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:
+        raise BadInput(f"{python!r} did not answer like a Python 3 interpreter: {proc.stderr.strip()[-300:]}") from exc
+    return Target.from_probe(d)
+
 
 #: pip's environment variables that would add indexes, links or constraints behind our back.
 PIP_SCRUB = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_CONSTRAINT",
@@ -103,7 +77,9 @@ def default_python() -> str:
     return sys.executable
 
 
-def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], lines: list[str]) -> tuple[int, list[str]]:
+def stream_lines(
+    proc: subprocess.Popen[str], on_line: Callable[[str], None], lines: list[str],
+) -> tuple[int, list[str]]:
     """Read ``proc`` to its end (lines appended to ``lines``); Ctrl-C stops the child before re-raising."""
     try:
         assert proc.stdout is not None
@@ -144,7 +120,7 @@ def die_with_parent_hook() -> Optional[Callable[[], None]]:
 
 
 class PipSession:
-    """The target interpreter, started as early as possible and kept for the install (:data:`SESSION_SCRIPT`).
+    """The target interpreter, started as early as possible and kept for the install (``programs/target_session.py``).
 
     One process does what a probe and ``python -m pip install`` did in two: :meth:`target` is the probe's
     answer (the same :class:`Target`); with ``prewarm`` the process then loads pip's install code while
@@ -163,7 +139,7 @@ class PipSession:
         env = {k: v for k, v in os.environ.items() if k not in PIP_SCRUB}
         try:
             self.proc = subprocess.Popen(
-                [python, "-B", "-c", SESSION_SCRIPT, "pip" if prewarm else "probe", SESSION_MARK],
+                [python, "-B", "-c", program_text(TARGET_PROGRAM), "pip" if prewarm else "probe", SESSION_MARK],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
                 errors="replace", bufsize=1, preexec_fn=die_with_parent_hook())
         except OSError as exc:
@@ -190,10 +166,10 @@ class PipSession:
             assert self.proc.stdout is not None
             for line in self.proc.stdout:
                 if line.startswith(SESSION_MARK):
-                    from rocmdoctor.install.installer import _target
+                    from rocmdoctor.install.target import Target
 
                     try:
-                        target = _target(json.loads(line[len(SESSION_MARK):]))
+                        target = Target.from_probe(json.loads(line[len(SESSION_MARK):]))
                     except (ValueError, KeyError, TypeError) as exc:
                         raise BadInput(f"{self.python!r} did not answer like a Python 3 interpreter: {exc}") from exc
                     self.executable = target.executable
@@ -220,7 +196,7 @@ class PipSession:
             self.proc.stdin.close()
         except OSError as exc:  # it died (a Ctrl-C of its own): pip never started
             lines.append(f"the target interpreter exited before pip could start: {exc}")
-        return _stream(self.proc, on_line, lines)
+        return stream_lines(self.proc, on_line, lines)
 
     def close(self) -> None:
         """End the process if it is still waiting (end of input: it exits having written nothing)."""

@@ -12,40 +12,15 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any, Optional
-from urllib.parse import unquote, urljoin, urlparse
+from urllib.parse import unquote
 
 from rocmdoctor.errors import BadInput, OperationFailed
+from rocmdoctor.parse.simple_index import parse_simple_index
 
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
 PACKAGES = ("torch", "torchvision", "torchaudio", "pytorch-triton-rocm", "triton-rocm")
 TRITON = ("pytorch-triton-rocm", "triton-rocm")
-
-
-class _Anchors(HTMLParser):
-    """Collects (href, text, attrs) of <a> elements of a PEP 503 page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.links: list[tuple[str, str, dict[str, Optional[str]]]] = []
-        self._cur: Optional[tuple[str, dict[str, Optional[str]]]] = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
-        if tag == "a":
-            d = dict(attrs)
-            self._cur = (d.get("href") or "", d)
-            self._text = []
-
-    def handle_data(self, data: str) -> None:
-        if self._cur is not None:
-            self._text.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "a" and self._cur is not None:
-            self.links.append((self._cur[0], "".join(self._text).strip(), self._cur[1]))
-            self._cur = None
 
 
 @dataclass
@@ -56,29 +31,15 @@ class IndexFile:
 
 
 def parse_index_page(body: str, content_type: str, base_url: str) -> list[IndexFile]:
-    """Files listed on one project page (PEP 691 JSON or PEP 503 HTML). Never raises on bad input."""
+    """Files listed on one project page (PEP 691 JSON or PEP 503 HTML). Never raises on bad input.
+
+    The page is read by :func:`rocmdoctor.parse.simple_index.parse_simple_index` (the installer's parser too);
+    an HTML anchor whose text is a file name names the file, as PEP 503 says it must match the link.
+    """
     out: list[IndexFile] = []
-    if "json" in content_type:
-        try:
-            data = json.loads(body)
-        except ValueError:
-            return out
-        for f in data.get("files", []) if isinstance(data, dict) else []:
-            if isinstance(f, dict) and isinstance(f.get("filename"), str):
-                meta = f.get("core-metadata", f.get("dist-info-metadata", False))
-                out.append(IndexFile(f["filename"], urljoin(base_url, str(f.get("url", f["filename"]))), bool(meta)))
-        return out
-    parser = _Anchors()
-    try:
-        parser.feed(body)
-    except Exception:  # HTMLParser is lenient; belt and braces for odd bytes
-        return out
-    for href, text, attrs in parser.links:
-        url = urljoin(base_url, href)
-        from_href = unquote(urlparse(url).path.rstrip("/").rsplit("/", 1)[-1])
-        name = text if text.endswith((".whl", ".tar.gz", ".zip")) else from_href
-        meta = attrs.get("data-core-metadata") or attrs.get("data-dist-info-metadata")
-        out.append(IndexFile(unquote(name), url, bool(meta) and meta != "false"))
+    for link in parse_simple_index(body, content_type, base_url):
+        name = unquote(link.text) if link.text.endswith((".whl", ".tar.gz", ".zip")) else link.filename
+        out.append(IndexFile(name, link.url, link.metadata))
     return out
 
 

@@ -37,18 +37,10 @@ def read_host(source: Optional[str]) -> Host:
     """``--from`` as `check --from` reads it (a path, or a bundled fixture's name); None: this machine, captured
     quickly (no pip listing, torch probe or docker: the resolver reads the interpreter itself)."""
     import sys
-    import tempfile
 
-    from rocmdoctor.bundle import load_host
-    from rocmdoctor.capture import QUICK_SKIP, capture_to_dir
-    from rocmdoctor.cli.check_flow import resolve_source
+    from rocmdoctor.install.host import capture_local_host, load_bundle_host
 
-    if source is not None:
-        return load_host(resolve_source(source))
-    with tempfile.TemporaryDirectory(prefix="rocmdoctor-host-") as tmp:
-        capture_to_dir(tmp, sys.executable, redact=False, timeout=10.0, root=None,
-                       skip=(*QUICK_SKIP, "torch-probe", "docker-info"))
-        return load_host(tmp)
+    return load_bundle_host(source) if source is not None else capture_local_host(sys.executable)
 
 
 @container_app.command("dockerfile")

@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
 
-from rocmdoctor.cli.options import OutputFormat, format_option, wants_json
-from rocmdoctor.install.flow import run
+from rocmdoctor.cli.options import OutputFormat, format_option, wants_json, writable_file
+from rocmdoctor.errors import BadInput
+from rocmdoctor.install.flow import InstallRequest, run
+
+
+def _check_lock_path(lock: Optional[str]) -> None:
+    """Exit 2 before minutes of resolving when --lock cannot be written (a directory, a missing parent, /proc).
+    An empty value is left to :meth:`InstallRequest.validate` (``--lock: empty value``)."""
+    if not lock or not lock.strip():
+        return
+    path = Path(lock)
+    if lock.startswith("-") or path.is_dir():
+        raise BadInput(f"--lock {lock!r}: expected a file path")
+    writable_file("--lock", path)
+
+
+def _confirm(question: str) -> bool:
+    return typer.confirm(question, default=False, err=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,12 +64,14 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 installed (or planned), 1 refused or failed (environment restored), 2 bad input.
         """
-        code = run(
-            packages=list(packages or []), python=python, source=source, python_version=python_version,
+        request = InstallRequest(
+            packages=tuple(packages or ()), python=python, source=source, python_version=python_version,
             torch_spec=torch_spec, rocm=rocm, channel=channel, installer=installer, index_url=index_url,
-            find_links=find_links,
-            dry_run=dry_run, lock=lock, as_json=wants_json(fmt, as_json), yes=yes, argv=sys.argv[1:],
+            find_links=find_links, dry_run=dry_run, lock=lock, as_json=wants_json(fmt, as_json), yes=yes,
+            argv=tuple(sys.argv[1:]), confirm=_confirm,
         )
-        raise typer.Exit(code)
+        request.validate()
+        _check_lock_path(lock)
+        raise typer.Exit(run(request))
 
     app.add_typer(group, name="install")
