@@ -20,6 +20,7 @@ build definitions, stored as small cited excerpts under ``matrices/upstream/`` (
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import re
 import subprocess
@@ -293,7 +294,6 @@ def derive_text(root: Optional[Path] = None) -> str:
 
 def run_offline(write: bool = False) -> tuple[str, str]:
     """(unified diff of torch_builds.toml, summary); ``write`` replaces the file with the derived text."""
-    from rocmdoctor.matrix.update import make_diff
     from rocmdoctor.paths import MATRICES_DIR
 
     path = Path(MATRICES_DIR) / "torch_builds.toml"
@@ -307,3 +307,9 @@ def run_offline(write: bool = False) -> tuple[str, str]:
     n = new.count("[[build]]")
     state = "in sync" if not diff else ("rewritten" if write else f"{diff.count(chr(10))} diff lines to review")
     return diff, f"derived {n} torch builds from matrices/upstream/: {state}"
+
+
+def make_diff(old: str, new: str, path: str = "matrices/torch.toml") -> str:
+    """Unified diff (a/ b/ prefixes, `patch -p1` ready); empty when nothing changed."""
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=f"a/{path}", tofile=f"b/{path}"))

@@ -8,7 +8,6 @@ never rewrites the data file itself.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any, Optional
 from urllib.parse import unquote
 
 from rocmdoctor.errors import BadInput, OperationFailed
+from rocmdoctor.matrix.derive import make_diff
 from rocmdoctor.parse.simple_index import parse_simple_index
 
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
@@ -245,12 +245,6 @@ def propose(current_text: str, current: dict[str, Any], scans: list[VariantScan]
         out.append("\n".join(blocks))
     text = head + "".join(x if x.endswith("\n") else x + "\n" for x in out)
     return text
-
-
-def make_diff(old: str, new: str, path: str = "matrices/torch.toml") -> str:
-    """Unified diff (a/ b/ prefixes, `patch -p1` ready); empty when nothing changed."""
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}"))
 
 
 def run_update(index_url: str, timeout: float = 20.0) -> tuple[str, str]:
