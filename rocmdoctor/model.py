@@ -1,7 +1,7 @@
 """The typed host model: everything rocmdoctor knows about one host, each fact with its source.
 
 Capture writes a bundle, the parsers in :mod:`rocmdoctor.parse` fill a :class:`Host` from it, and the
-checks in :mod:`rocmdoctor.checks_registry` judge that ``Host`` against the matrix. Nothing in this
+checks in :mod:`rocmdoctor.judge` judge that ``Host`` against the matrix. Nothing in this
 module reads files or runs commands: it is plain data, so that a laptop, a pasted bug report, a
 fixture and a fleet node all end up as the same object.
 
@@ -59,6 +59,14 @@ class KernelInfo:
     machine: Optional[str] = None  # x86_64
     is_wsl: bool = False
     source: Optional[Source] = None
+
+
+# Which source tells a GPU's *real* ISA, most authoritative first. Kernel-side and PCI sources are not affected by
+# HSA_OVERRIDE_GFX_VERSION; the user-space ones (rocminfo, rocm_agent_enumerator, torch's collect_env, a log line)
+# report the overridden ISA. Here, beside GpuInfo.gfx_by_source, because parse, diagnose and judge all rank by it.
+GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "name", "rocminfo", "rocm_agent_enumerator",
+                "collect_env", "log")
+USER_SPACE_SOURCES = ("rocminfo", "rocm_agent_enumerator", "collect_env", "log")
 
 
 @dataclass

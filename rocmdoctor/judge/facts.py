@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.model import Finding, Fix, GpuInfo, Host, Severity, Source
+from rocmdoctor.model import GFX_PRIORITY, USER_SPACE_SOURCES, Finding, Fix, GpuInfo, Host, Severity, Source
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix, RocmRelease
@@ -68,6 +68,17 @@ def gpu_label(gpu: GpuInfo) -> str:
     return f"GPU {gpu.index} ({name}, {gpu.gfx or 'gfx unknown'})"
 
 
+def gpu_summary(host: Host) -> str:
+    """'4× AMD Instinct MI210 (gfx90a), AMD Radeon Graphics (gfx1036)' — identical GPUs counted once.
+
+    Here, not in the report, because ``gpu.detected`` says the same words as the report's header."""
+    counts: dict[str, int] = {}
+    for g in host.gpus:
+        label = f"{g.name or 'unidentified GPU'} ({g.gfx or 'gfx not captured'})"
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
+
+
 def gpu_sources_captured(host: Host) -> list[str]:
     return [s for s in GPU_SOURCES if s in host.captured]
 
@@ -80,8 +91,6 @@ def discrete_gpus(host: Host) -> list[GpuInfo]:
 
 def native_gfx(gpu: GpuInfo) -> Optional[str]:
     """The GPU's real ISA: from a kernel-side / PCI source when any, else whatever was reported."""
-    from rocmdoctor.diagnose import GFX_PRIORITY, USER_SPACE_SOURCES
-
     for src in GFX_PRIORITY:
         if src in gpu.gfx_by_source and src not in USER_SPACE_SOURCES:
             return gpu.gfx_by_source[src]

@@ -11,6 +11,7 @@ from rocmdoctor.judge.facts import (
     gfx_from_version,
     gpu_label,
     gpu_sources_captured,
+    gpu_summary,
     native_gfx,
     not_captured,
     ok,
@@ -59,8 +60,6 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
                 "and, in a container, that /dev/kfd and /dev/dri were passed through.",
                 ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
         )]
-    from rocmdoctor.report.render import gpu_summary
-
     names = gpu_summary(host)
     evidence = [s for g in host.gpus for s in _evidence(g)][:4]
     return [ok("gpu.detected", f"Found {names}", evidence)]
