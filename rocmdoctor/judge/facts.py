@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.model import GFX_PRIORITY, USER_SPACE_SOURCES, Finding, Fix, GpuInfo, Host, Severity, Source
+from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix, RocmRelease
@@ -37,25 +38,6 @@ def skip(id: str, title: str, detail: str = "") -> Finding:
 
 def not_captured(id: str, what: str) -> Finding:
     return skip(id, f"{what} not captured", "rocmdoctor could not see this part of the host, so it was not judged.")
-
-
-def gfx_from_version(value: str) -> Optional[str]:
-    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a', '11.0.0' -> 'gfx1100'; None when malformed."""
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)\.(\d+)\s*", value or "")
-    if not m:
-        return None
-    major, minor, step = (int(x) for x in m.groups())
-    if minor > 15 or step > 15:
-        return None
-    return f"gfx{major}{minor:x}{step:x}"
-
-
-def version_of_gfx(gfx: str) -> Optional[str]:
-    """'gfx1031' -> '10.3.1', 'gfx90a' -> '9.0.10' (the form HSA_OVERRIDE_GFX_VERSION takes)."""
-    m = re.fullmatch(r"gfx(\d{1,2}?)([0-9a-f])([0-9a-f])", gfx or "")
-    if not m:
-        return None
-    return f"{int(m.group(1))}.{int(m.group(2), 16)}.{int(m.group(3), 16)}"
 
 
 def major_minor(version: Optional[str]) -> Optional[str]:

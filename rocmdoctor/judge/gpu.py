@@ -8,7 +8,6 @@ from rocmdoctor.judge.facts import (
     PER_NODE_PREFIX,
     discrete_gpus,
     finding,
-    gfx_from_version,
     gpu_label,
     gpu_sources_captured,
     gpu_summary,
@@ -24,10 +23,10 @@ from rocmdoctor.judge.facts import (
     rocm_context,
     skip,
     torch_rocm,
-    version_of_gfx,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:

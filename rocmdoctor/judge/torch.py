@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Optional
 from rocmdoctor.judge.facts import (
     discrete_gpus,
     finding,
-    gfx_from_version,
     gpu_label,
     major_minor,
     native_gfx,
@@ -20,6 +19,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
