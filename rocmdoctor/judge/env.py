@@ -28,7 +28,7 @@ def ld_library_path(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
     bundles = t is not None and t.build == "rocm" and (
         not t.bundled_libs or any("amdhip" in lib or "hsa" in lib for lib in t.bundled_libs))
-    if not bundles:
+    if t is None or not bundles:
         return [ok("env.ld-library-path", "LD_LIBRARY_PATH names system ROCm (no wheel-bundled ROCm to shadow)")]
     return [finding(
         "env.ld-library-path", Severity.WARN,

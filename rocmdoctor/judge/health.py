@@ -18,7 +18,7 @@ from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Fact, GpuHealth, Host
+    from rocmdoctor.model import Fact, GpuHealth, GpuInfo, Host
 
 RAS_URL = "https://rocm.docs.amd.com/projects/amdsmi/en/latest/how-to/amdsmi-cli-tool.html"
 DRAIN_FIX = ["amd-smi metric --ecc --json", "amd-smi bad-pages", "sudo dmesg -T | grep -iE 'amdgpu|ras'"]
@@ -159,11 +159,12 @@ def pcie_speed(host: Host, matrix: Matrix) -> list[Finding]:
     if not known:
         return [not_captured(fid, "PCIe link speed (drm sysfs max_link_speed)")] if host.gpus else []
     tops = {h.gpu: h.pcie_dpm_max_speed for h in host.health if h.pcie_dpm_max_speed is not None}
-    slow, idle = [], []
+    slow: list[tuple[GpuInfo, Fact[str]]] = []
+    idle: list[GpuInfo] = []
     for g in known:
         top = tops.get(g.drm_card or "")
         best = _gts(top.value) if top else None
-        if best is not None and best < (_gts(g.pcie_max_speed) or 0):
+        if top is not None and best is not None and best < (_gts(g.pcie_max_speed) or 0):
             slow.append((g, top))
         elif best is None and (_gts(g.pcie_speed) or 1e9) < (_gts(g.pcie_max_speed) or 0):
             idle.append(g)

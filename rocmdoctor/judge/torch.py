@@ -234,7 +234,7 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     if host.torch is not None and host.torch.build == "rocm":
         return [ok("python.no-rocm-wheel", f"Python {version}: torch {host.torch.version or ''} is already a ROCm "
                                            "build".replace("  ", " "), ev)]
-    gfxs = [native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)]
+    gfxs = [gfx for g in discrete_gpus(host) if (gfx := native_gfx(g))]
     any_for_python = matrix.torch_variants(python=mm)
     if not any_for_python:
         pythons = sorted({p for v in matrix.torch_variants() for p in v.pythons if p.replace(".", "").isdigit()},
@@ -249,7 +249,7 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
                  if pythons else "uv venv .venv", "rocmdoctor install torch --python .venv/bin/python"]),
         )]
     if gfxs:
-        def runs_as(g: str) -> set:
+        def runs_as(g: str) -> set[Optional[str]]:
             t = matrix.gpu(g)
             return {g} | ({gfx_from_version(t.override)} if t is not None and t.override else set())
 
