@@ -131,6 +131,19 @@ class PythonInfo:
     source: Optional[Source] = None
 
 
+class TorchBuild(str, Enum):
+    """What kind of wheel a torch is: a closed set the checks branch on. The JSON report writes the value."""
+
+    ROCM = "rocm"
+    CUDA = "cuda"
+    CPU = "cpu"
+    NOT_ROCM = "not-rocm"  # torch.version.hip is None: a CPU or a CUDA build
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:  # f"{build}" is "rocm" on every Python (3.12 formats a mixed-in Enum by str())
+        return self.value
+
+
 @dataclass
 class TorchInfo:
     """The target interpreter's torch, as far as it could be seen without importing it."""
@@ -149,25 +162,29 @@ class TorchInfo:
     proven_build: Optional[str] = None
 
     @property
-    def build(self) -> str:
-        """'rocm', 'cuda', 'cpu', 'not-rocm' or 'unknown' — what kind of wheel this is."""
+    def build(self) -> TorchBuild:
+        """What kind of wheel this is, from the strongest evidence: the version label, HIP/CUDA versions, the
+        bundled runtime libraries."""
         v = self.version or ""
         if self.proven_build and not self.hip and "+rocm" not in v:
-            return self.proven_build
+            try:
+                return TorchBuild(self.proven_build)
+            except ValueError:
+                return TorchBuild.UNKNOWN
         if self.hip or "+rocm" in v:
-            return "rocm"
+            return TorchBuild.ROCM
         if self.cuda or "+cu" in v:
-            return "cuda"
+            return TorchBuild.CUDA
         if "+cpu" in v:
-            return "cpu"
+            return TorchBuild.CPU
         if any("amdhip" in lib for lib in self.bundled_libs):
-            return "rocm"
+            return TorchBuild.ROCM
         if any("cudart" in lib or "libcuda" in lib for lib in self.bundled_libs):
-            return "cuda"
+            return TorchBuild.CUDA
         if self.version and self.hip is None and self.cuda is None and self.source is not None:
             # version.py read and neither hip nor cuda set: a CPU build.
-            return "cpu" if self.source.file.endswith("torch-probe.json") else "unknown"
-        return "unknown"
+            return TorchBuild.CPU if self.source.file.endswith("torch-probe.json") else TorchBuild.UNKNOWN
+        return TorchBuild.UNKNOWN
 
 
 @dataclass

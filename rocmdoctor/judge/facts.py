@@ -80,7 +80,7 @@ def native_gfx(gpu: GpuInfo) -> Optional[str]:
 
 
 def reported_user_space_gfx(gpu: GpuInfo) -> Optional[str]:
-    for src in ("rocminfo", "rocm_agent_enumerator", "collect_env", "log"):
+    for src in USER_SPACE_SOURCES:
         if src in gpu.gfx_by_source:
             return gpu.gfx_by_source[src]
     return None

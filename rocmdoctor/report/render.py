@@ -71,7 +71,7 @@ def host_summary(host: Host) -> dict[str, Any]:
         "rocm": {"version": host.rocm_version.value if host.rocm_version else None,
                  "installs": [{"path": r.path, "version": r.version} for r in host.rocm_installs]},
         "python": host.python.version,
-        "torch": None if t is None else {"version": t.version, "build": t.build, "hip": t.hip, "cuda": t.cuda},
+        "torch": None if t is None else {"version": t.version, "build": t.build.value, "hip": t.hip, "cuda": t.cuda},
         "captured": sorted(host.captured),
     }
 
