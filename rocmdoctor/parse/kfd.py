@@ -15,24 +15,28 @@ from rocmdoctor.model import GpuInfo
 from rocmdoctor.parse.text import bus_from_bdfid, hex_id, lines, src, to_int
 
 # -- gfx names <-> versions --------------------------------------------------------------------------------------
-# The rule, from upstream (pinned by tests/test_gfx_version.py):
-# * ROCm/ROCR-Runtime src/core/runtime/isa.cpp registers every ISA by name and version, e.g.
-#   ISAREG_ENTRY_GEN("gfx90a", 9, 0, 10, ...) and ISAREG_ENTRY_GEN("gfx90c", 9, 0, 12, ...): a name is "gfx",
-#   the major in decimal, then minor and stepping as ONE hex digit each. A version whose minor or stepping is
-#   over 15 has no name and no ISA in that registry (the runtime finds no usable agent): None here.
-# * The kernel's amdkfd (drivers/gpu/drm/amd/amdkfd/kfd_device.c) publishes gfx_target_version as decimal
-#   major*10000 + minor*100 + stepping: Aldebaran (MI210, gfx90a) 90010, Renoir (gfx90c) 90012,
-#   Navi14 (gfx1012) 100102.
-# * The thunk (ROCT-Thunk-Interface src/topology.c, now ROCR-Runtime libhsakmt) reads HSA_OVERRIDE_GFX_VERSION
-#   with sscanf("%u.%u.%u") in decimal, rejects major > 63 or minor/stepping > 255, and keeps the major in
-#   6 bits (major & 0x3f): "10.3.0" -> 10, 3, 0 -> gfx1030; "9.0.10" -> gfx90a.
+# The rule and its upstream sources: gfx_name's docstring (pinned by tests/test_gfx_version.py).
 MAX_MAJOR = 63
 _GFX_NAME = re.compile(r"gfx(\d{1,2}?)([0-9a-f])([0-9a-f])")
 _VERSION = re.compile(r"\s*(\d{1,9})\.(\d{1,9})\.(\d{1,9})\s*")  # bounded: no 5,000-digit int() from a paste
 
 
 def gfx_name(major: int, minor: int, stepping: int) -> Optional[str]:
-    """(9, 0, 10) -> 'gfx90a', (10, 3, 0) -> 'gfx1030'; None when no ISA name can carry the version."""
+    """(9, 0, 10) -> 'gfx90a', (10, 3, 0) -> 'gfx1030'; None when no ISA name can carry the version.
+
+    The rule is upstream's:
+
+    * ROCm/ROCR-Runtime ``src/core/runtime/isa.cpp`` registers every ISA by name and version, e.g.
+      ``ISAREG_ENTRY_GEN("gfx90a", 9, 0, 10, ...)`` and ``ISAREG_ENTRY_GEN("gfx90c", 9, 0, 12, ...)``: a name
+      is "gfx", the major in decimal, then minor and stepping as ONE hex digit each. A version whose minor or
+      stepping is over 15 has no name and no entry there (the runtime finds no usable agent), so None.
+    * The kernel's amdkfd (``drivers/gpu/drm/amd/amdkfd/kfd_device.c``) publishes ``gfx_target_version`` as
+      decimal major*10000 + minor*100 + stepping: Aldebaran (MI210, gfx90a) 90010, Renoir (gfx90c) 90012,
+      Navi14 (gfx1012) 100102.
+    * The thunk (ROCT-Thunk-Interface ``src/topology.c``, now libhsakmt in ROCR-Runtime) reads
+      HSA_OVERRIDE_GFX_VERSION with ``sscanf("%u.%u.%u")`` in decimal, rejects major > 63 or minor/stepping
+      > 255 and keeps the major in 6 bits (``major & 0x3f``): "10.3.0" -> gfx1030, "9.0.10" -> gfx90a.
+    """
     if not (1 <= major <= MAX_MAJOR and 0 <= minor <= 15 and 0 <= stepping <= 15):
         return None
     return f"gfx{major}{minor:x}{stepping:x}"
