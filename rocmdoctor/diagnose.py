@@ -8,18 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.model import Finding, Host, Source
+from rocmdoctor.model import GFX_PRIORITY, Finding, Host, Source
 from rocmdoctor.parse.rocminfo import APU_MEMORY
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-
-# Which source tells the GPU's *real* ISA. Kernel-side and PCI sources are not affected by
-# HSA_OVERRIDE_GFX_VERSION; rocminfo, rocm_agent_enumerator and torch report the overridden ISA.
-GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "name", "rocminfo", "rocm_agent_enumerator",
-                "collect_env", "log")
-USER_SPACE_SOURCES = ("rocminfo", "rocm_agent_enumerator", "collect_env", "log")
-
 
 def enrich(host: Host, matrix: Matrix) -> Host:
     """Name GPUs from their PCI ids (libdrm amdgpu.ids via the matrix) and pick each GPU's real gfx."""

@@ -1,7 +1,7 @@
 """The typed host model: everything rocmdoctor knows about one host, each fact with its source.
 
 Capture writes a bundle, the parsers in :mod:`rocmdoctor.parse` fill a :class:`Host` from it, and the
-checks in :mod:`rocmdoctor.checks_registry` judge that ``Host`` against the matrix. Nothing in this
+checks in :mod:`rocmdoctor.judge` judge that ``Host`` against the matrix. Nothing in this
 module reads files or runs commands: it is plain data, so that a laptop, a pasted bug report, a
 fixture and a fleet node all end up as the same object.
 
@@ -59,6 +59,14 @@ class KernelInfo:
     machine: Optional[str] = None  # x86_64
     is_wsl: bool = False
     source: Optional[Source] = None
+
+
+# Which source tells a GPU's *real* ISA, most authoritative first. Kernel-side and PCI sources are not affected by
+# HSA_OVERRIDE_GFX_VERSION; the user-space ones (rocminfo, rocm_agent_enumerator, torch's collect_env, a log line)
+# report the overridden ISA. Here, beside GpuInfo.gfx_by_source, because parse, diagnose and judge all rank by it.
+GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "name", "rocminfo", "rocm_agent_enumerator",
+                "collect_env", "log")
+USER_SPACE_SOURCES = ("rocminfo", "rocm_agent_enumerator", "collect_env", "log")
 
 
 @dataclass
@@ -123,6 +131,19 @@ class PythonInfo:
     source: Optional[Source] = None
 
 
+class TorchBuild(str, Enum):
+    """What kind of wheel a torch is: a closed set the checks branch on. The JSON report writes the value."""
+
+    ROCM = "rocm"
+    CUDA = "cuda"
+    CPU = "cpu"
+    NOT_ROCM = "not-rocm"  # torch.version.hip is None: a CPU or a CUDA build
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:  # f"{build}" is "rocm" on every Python (3.12 formats a mixed-in Enum by str())
+        return self.value
+
+
 @dataclass
 class TorchInfo:
     """The target interpreter's torch, as far as it could be seen without importing it."""
@@ -141,25 +162,29 @@ class TorchInfo:
     proven_build: Optional[str] = None
 
     @property
-    def build(self) -> str:
-        """'rocm', 'cuda', 'cpu', 'not-rocm' or 'unknown' — what kind of wheel this is."""
+    def build(self) -> TorchBuild:
+        """What kind of wheel this is, from the strongest evidence: the version label, HIP/CUDA versions, the
+        bundled runtime libraries."""
         v = self.version or ""
         if self.proven_build and not self.hip and "+rocm" not in v:
-            return self.proven_build
+            try:
+                return TorchBuild(self.proven_build)
+            except ValueError:
+                return TorchBuild.UNKNOWN
         if self.hip or "+rocm" in v:
-            return "rocm"
+            return TorchBuild.ROCM
         if self.cuda or "+cu" in v:
-            return "cuda"
+            return TorchBuild.CUDA
         if "+cpu" in v:
-            return "cpu"
+            return TorchBuild.CPU
         if any("amdhip" in lib for lib in self.bundled_libs):
-            return "rocm"
+            return TorchBuild.ROCM
         if any("cudart" in lib or "libcuda" in lib for lib in self.bundled_libs):
-            return "cuda"
+            return TorchBuild.CUDA
         if self.version and self.hip is None and self.cuda is None and self.source is not None:
             # version.py read and neither hip nor cuda set: a CPU build.
-            return "cpu" if self.source.file.endswith("torch-probe.json") else "unknown"
-        return "unknown"
+            return TorchBuild.CPU if self.source.file.endswith("torch-probe.json") else TorchBuild.UNKNOWN
+        return TorchBuild.UNKNOWN
 
 
 @dataclass

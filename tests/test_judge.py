@@ -6,7 +6,6 @@ import pytest
 
 from rocmdoctor import matrix as matrix_mod
 from rocmdoctor.diagnose import judge_host
-from rocmdoctor.judge.facts import gfx_from_version, version_of_gfx
 from rocmdoctor.judge.registry import all_checks, all_ids, check, run_checks
 from rocmdoctor.model import (
     DeviceNode,
@@ -26,6 +25,7 @@ from rocmdoctor.model import (
     TorchInfo,
     UserInfo,
 )
+from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
 
 PUBLIC_IDS = [
     "gpu.none-found", "gpu.arch-unsupported", "gpu.override-needed", "gpu.override-mismatch", "gpu.igpu-visible",

@@ -28,6 +28,7 @@ from rocmdoctor.install.plan import Plan, Rejected, Requirement
 from rocmdoctor.install.refusal import RefusalContext, Refused, Reject, add_alternatives, refusal_for
 from rocmdoctor.matrix import Matrix, TorchVariant
 from rocmdoctor.model import GpuInfo, Host
+from rocmdoctor.parse.kfd import gfx_from_version as override_gfx  # the one gfx converter (issue 15)
 
 __all__ = ["CHANNELS", "COMPANIONS", "Refused", "ResolveOptions", "override_gfx", "resolve", "torch_specifier"]
 
@@ -85,15 +86,6 @@ def torch_specifier(spec: Optional[str]) -> SpecifierSet:
         raise BadInput(
             f"--torch {spec!r} is not a version or version specifier (try 2.5, ==2.5.1 or >=2.4,<2.6)"
         ) from exc
-
-
-def override_gfx(value: str) -> Optional[str]:
-    """``HSA_OVERRIDE_GFX_VERSION`` "10.3.0" -> "gfx1030" (major, then minor and stepping in hex)."""
-    m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", value.strip())
-    if not m:
-        return None
-    major, minor, step = (int(g) for g in m.groups())
-    return f"gfx{major}{minor:x}{step:x}"
 
 
 def _vkey(text: str) -> Version:

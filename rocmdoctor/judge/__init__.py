@@ -1,23 +1,29 @@
-"""Judging: the registry and the check modules (each registers its checks on import)."""
+"""Judging: the check registry and the check modules (each registers its checks when imported).
+
+Every check module is imported here, by name. Python runs this file before any ``rocmdoctor.judge.*``
+module can be used, so the registry is complete whenever :func:`rocmdoctor.judge.registry.all_checks`
+runs, and the registry needs no import of the check modules (no cycle). There is deliberately no
+``try``: a check module that fails to import is a broken install, and dropping its area would turn the
+host "healthy" (fail open); the ImportError propagates and the CLI exits 3 (internal error).
+
+The import order is the order the checks run and their findings are listed in.
+"""
 
 from __future__ import annotations
 
-import importlib
+# isort: off
+import rocmdoctor.judge.system as system
+import rocmdoctor.judge.gpu as gpu
+import rocmdoctor.judge.rocm as rocm
+import rocmdoctor.judge.perm as perm
+import rocmdoctor.judge.torch as torch
+import rocmdoctor.judge.env as env
+import rocmdoctor.judge.logs as logs
+import rocmdoctor.judge.container as container
+import rocmdoctor.judge.context as context
+import rocmdoctor.judge.health as health
+import rocmdoctor.judge.secureboot as secureboot
+import rocmdoctor.judge.live as live
+# isort: on
 
-CHECK_MODULES = ("system", "gpu", "rocm", "perm", "torch", "env", "logs", "container", "context", "health",
-                 "secureboot", "live")
-_loaded = False
-
-
-def load_all() -> None:
-    """Import every check module once; a module that is missing (optional area) is skipped."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for name in CHECK_MODULES:
-        try:
-            importlib.import_module(f"rocmdoctor.judge.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"rocmdoctor.judge.{name}":
-                raise
+CHECK_MODULES = (system, gpu, rocm, perm, torch, env, logs, container, context, health, secureboot, live)

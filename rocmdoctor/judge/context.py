@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -114,7 +114,7 @@ def windows_native(host: Host, matrix: Matrix) -> list[Finding]:
     if hint is None or host.kernel.is_wsl:
         return []
     t = host.torch
-    wrong_torch = t is not None and t.build not in ("rocm", "unknown")
+    wrong_torch = t is not None and t.build not in (TorchBuild.ROCM, TorchBuild.UNKNOWN)
     linux_container = next((host.context[k] for k in ("kfd-missing", "container-run", "compose") if k in host.context),
                            None)
     severity = Severity.FAIL if wrong_torch or linux_container else Severity.INFO
@@ -146,7 +146,7 @@ def shadowed(host: Host, matrix: Matrix, m) -> bool:  # type: ignore[no-untyped-
     if m.signature != "rocblas-tensile-missing-arch" or not _SYSTEM_PATH.search(m.text):
         return False
     t = host.torch
-    if t is not None and t.build not in ("rocm", "unknown", "not-rocm"):
+    if t is not None and t.build not in (TorchBuild.ROCM, TorchBuild.UNKNOWN, TorchBuild.NOT_ROCM):
         return False
     gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
     return bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import finding, not_captured, ok
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
@@ -26,9 +26,9 @@ def ld_library_path(host: Host, matrix: Matrix) -> list[Finding]:
     if not rocm_dirs:
         return [ok("env.ld-library-path", "LD_LIBRARY_PATH does not put system ROCm libraries first")]
     t = host.torch
-    bundles = t is not None and t.build == "rocm" and (
+    bundles = t is not None and t.build == TorchBuild.ROCM and (
         not t.bundled_libs or any("amdhip" in lib or "hsa" in lib for lib in t.bundled_libs))
-    if not bundles:
+    if t is None or not bundles:
         return [ok("env.ld-library-path", "LD_LIBRARY_PATH names system ROCm (no wheel-bundled ROCm to shadow)")]
     return [finding(
         "env.ld-library-path", Severity.WARN,

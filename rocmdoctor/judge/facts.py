@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.model import Finding, Fix, GpuInfo, Host, Severity, Source
+from rocmdoctor.model import GFX_PRIORITY, USER_SPACE_SOURCES, Finding, Fix, GpuInfo, Host, Severity, Source
+from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix, RocmRelease
@@ -39,25 +40,6 @@ def not_captured(id: str, what: str) -> Finding:
     return skip(id, f"{what} not captured", "rocmdoctor could not see this part of the host, so it was not judged.")
 
 
-def gfx_from_version(value: str) -> Optional[str]:
-    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a', '11.0.0' -> 'gfx1100'; None when malformed."""
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)\.(\d+)\s*", value or "")
-    if not m:
-        return None
-    major, minor, step = (int(x) for x in m.groups())
-    if minor > 15 or step > 15:
-        return None
-    return f"gfx{major}{minor:x}{step:x}"
-
-
-def version_of_gfx(gfx: str) -> Optional[str]:
-    """'gfx1031' -> '10.3.1', 'gfx90a' -> '9.0.10' (the form HSA_OVERRIDE_GFX_VERSION takes)."""
-    m = re.fullmatch(r"gfx(\d{1,2}?)([0-9a-f])([0-9a-f])", gfx or "")
-    if not m:
-        return None
-    return f"{int(m.group(1))}.{int(m.group(2), 16)}.{int(m.group(3), 16)}"
-
-
 def major_minor(version: Optional[str]) -> Optional[str]:
     m = re.match(r"(\d+)\.(\d+)", version or "")
     return f"{m.group(1)}.{m.group(2)}" if m else None
@@ -66,6 +48,17 @@ def major_minor(version: Optional[str]) -> Optional[str]:
 def gpu_label(gpu: GpuInfo) -> str:
     name = gpu.name or "GPU"
     return f"GPU {gpu.index} ({name}, {gpu.gfx or 'gfx unknown'})"
+
+
+def gpu_summary(host: Host) -> str:
+    """'4× AMD Instinct MI210 (gfx90a), AMD Radeon Graphics (gfx1036)' — identical GPUs counted once.
+
+    Here, not in the report, because ``gpu.detected`` says the same words as the report's header."""
+    counts: dict[str, int] = {}
+    for g in host.gpus:
+        label = f"{g.name or 'unidentified GPU'} ({g.gfx or 'gfx not captured'})"
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
 
 
 def gpu_sources_captured(host: Host) -> list[str]:
@@ -80,8 +73,6 @@ def discrete_gpus(host: Host) -> list[GpuInfo]:
 
 def native_gfx(gpu: GpuInfo) -> Optional[str]:
     """The GPU's real ISA: from a kernel-side / PCI source when any, else whatever was reported."""
-    from rocmdoctor.diagnose import GFX_PRIORITY, USER_SPACE_SOURCES
-
     for src in GFX_PRIORITY:
         if src in gpu.gfx_by_source and src not in USER_SPACE_SOURCES:
             return gpu.gfx_by_source[src]
@@ -89,7 +80,7 @@ def native_gfx(gpu: GpuInfo) -> Optional[str]:
 
 
 def reported_user_space_gfx(gpu: GpuInfo) -> Optional[str]:
-    for src in ("rocminfo", "rocm_agent_enumerator", "collect_env", "log"):
+    for src in USER_SPACE_SOURCES:
         if src in gpu.gfx_by_source:
             return gpu.gfx_by_source[src]
     return None

@@ -8,9 +8,9 @@ from rocmdoctor.judge.facts import (
     PER_NODE_PREFIX,
     discrete_gpus,
     finding,
-    gfx_from_version,
     gpu_label,
     gpu_sources_captured,
+    gpu_summary,
     native_gfx,
     not_captured,
     ok,
@@ -23,14 +23,15 @@ from rocmdoctor.judge.facts import (
     rocm_context,
     skip,
     torch_rocm,
-    version_of_gfx,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
-    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.judge.facts import RocmContext
+    from rocmdoctor.matrix import GpuTarget, Matrix
     from rocmdoctor.model import GpuInfo, Host
 
 SUPPORT_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html"
@@ -59,8 +60,6 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
                 "and, in a container, that /dev/kfd and /dev/dri were passed through.",
                 ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
         )]
-    from rocmdoctor.report.render import gpu_summary
-
     names = gpu_summary(host)
     evidence = [s for g in host.gpus for s in _evidence(g)][:4]
     return [ok("gpu.detected", f"Found {names}", evidence)]
@@ -68,125 +67,137 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
 
 @check("gpu.arch-unsupported", "gpu.override-needed", title="GPU target support")
 def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
-    """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's)."""
+    """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's): one finding per
+    discrete GPU."""
     if not host.gpus:
         return [skip("gpu.arch-unsupported", "No GPU to judge")]
     ctx = rocm_context(host, matrix, allow_latest=False)
-    out: list[Finding] = []
-    for gpu in discrete_gpus(host):
-        gfx = native_gfx(gpu)
-        if not gfx:
-            out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known"))
-            continue
-        target = matrix.gpu(gfx)
-        # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
-        in_wheels = any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx))
-        if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
-            out.append(finding(
-                "gpu.arch-unsupported", Severity.INFO,
-                f"{gpu_label(gpu)}: ROCm {ctx.version} is newer than rocmdoctor's data",
-                f"{ctx.why}. rocmdoctor's matrix ends at ROCm {matrix.latest_release().version}, so it cannot say "
-                f"whether {ctx.version} supports {gfx}"
-                + (f" (the data lists it through {_last(matrix, gfx)})." if _last(matrix, gfx) else "."),
-                [ctx.why, *(_evidence(gpu))]))
-            continue
-        if ctx.version:
-            status = matrix.support_status(gfx, ctx.version)
-        elif target is not None and not matrix.releases_supporting(gfx=gfx):
-            status = "never"  # whatever the ROCm version, none supports it
-        else:
-            out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {ctx.why}"))
-            continue
-        if status == "supported":
-            out.append(ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}",
-                          [ctx.why]))
-            continue
-        if status == "deprecated":
-            # A wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): a wheel built with this
-            # gfx runs it; the deprecation is worth knowing, not a warning.
-            from_wheel = torch_rocm(host) is not None and ctx.version == torch_rocm(host)
-            out.append(finding(
-                "gpu.arch-unsupported", Severity.INFO if from_wheel else Severity.WARN,
-                f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",
-                f"AMD marks {gfx} as deprecated in ROCm {ctx.version} ({ctx.why}): it still works but receives no "
-                "fixes and will be removed in a later release.",
-                [ctx.why, *(_evidence(gpu))],
-                Fix("Pin this ROCm / PyTorch release on this machine; do not upgrade past the last release that "
-                    "supports it (see `rocmdoctor matrix show --gpu " + gfx + "`).",
-                    [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
-            ))
-            continue
-        override = target.override if target is not None else None
-        if override:
-            active = override_in_effect(host, gpu, ctx.version)
-            setting = override_for(host, gpu, ctx.version)
-            wanted = gfx_from_version(override)
-            flaky = target.override_broken if target is not None else False
-            note = target.override_note if target is not None else ""
-            # An override only *mentioned* in a report (a shell export in prose, not the captured environment of
-            # the failing process) is the fix being discussed, not proof that the process had it.
-            mentioned = "env" not in host.captured and "override-shell" in host.context and len(host.gpus) == 1
-            if flaky and host.torch is not None and host.torch.arch_list and wanted in host.torch.arch_list:
-                out.append(skip("gpu.override-needed", f"{gpu_label(gpu)}: the override to {wanted} is known to be "
-                                                       "unstable here; see torch.arch-missing"))
-                continue
-            if active and active == wanted:  # (a shell export in prose never reaches host.env: active is real)
-                out.append(finding(
-                    "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
-                    f"{gpu_label(gpu)} runs as {wanted} through {setting[0] if setting else 'an override'}={override}"
-                    + (" (known to be unstable on this GPU)" if flaky else ""),
-                    note if flaky else "",
-                    [f"rocminfo reports {reported_user_space_gfx(gpu)}" if reported_user_space_gfx(gpu)
-                     else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"]))
-                continue
-            if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned:
-                out.append(skip("gpu.override-needed",
-                                f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether it is set "
-                                "was not captured"))
-                continue
-            ignored = _ignored_per_node(host, gpu, ctx.version)
-            out.append(finding(
-                "gpu.override-needed", Severity.FAIL,
-                f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
-                f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
-                f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
-                + (f" Caution: {note}" if flaky and note else "") + ignored,
-                _evidence(gpu) + _override_evidence(host),
-                _override_fix(host, gpu, override, ctx.version),
-            ))
-            continue
-        if status == "unknown" and target is None:
-            out.append(skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix"))
-            continue
-        if status == "never" and in_wheels:
-            out.append(finding(
-                "gpu.arch-unsupported", Severity.WARN,
-                f"{gpu_label(gpu)} is not officially supported by ROCm {ctx.version}",
-                f"{gfx} is not in AMD's support list for ROCm {ctx.version}, but PyTorch's ROCm wheels include "
-                "code objects for it: it usually works, without AMD's validation.",
-                [ctx.why, *(_evidence(gpu))],
-                Fix("No action needed if it works; use `rocmdoctor smoke` to prove it.", ["rocmdoctor smoke"],
-                    SUPPORT_URL),
-            ))
-            continue
-        why = {"removed": f"support for {gfx} was removed by ROCm {ctx.version}",
-               "never": f"no ROCm release supports {gfx}",
-               "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
-        broken = target.override_note if target is not None and target.override_broken else ""
-        last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
-        out.append(finding(
-            "gpu.arch-unsupported", Severity.FAIL,
-            f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
-            else f"{gpu_label(gpu)} is not supported by any ROCm release",
-            f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
-            _evidence(gpu),
-            Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else
-                 "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "
-                 f"PYTORCH_ROCM_ARCH={gfx}, or use a supported card.")
-                + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),
-                [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
-        ))
-    return out
+    return [_arch_finding(host, matrix, ctx, gpu) for gpu in discrete_gpus(host)]
+
+
+def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) -> Finding:
+    """The support status of one GPU's ISA decides which finding it gets; an ISA that runs under another
+    ISA's code (an override target) is judged on the override, not on AMD's list."""
+    gfx = native_gfx(gpu)
+    if not gfx:
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
+    target = matrix.gpu(gfx)
+    if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
+        return _newer_than_data(matrix, ctx, gpu, gfx)
+    if ctx.version:
+        status = matrix.support_status(gfx, ctx.version)
+    elif target is not None and not matrix.releases_supporting(gfx=gfx):
+        status = "never"  # whatever the ROCm version, none supports it
+    else:
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {ctx.why}")
+    if status == "supported":
+        return ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}", [ctx.why])
+    if status == "deprecated":
+        return _deprecated(host, ctx, gpu, gfx)
+    if target is not None and target.override:
+        return _override_needed(host, ctx, gpu, gfx, target)
+    if status == "unknown" and target is None:
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix")
+    # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
+    if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
+        return _unofficial(ctx, gpu, gfx)
+    return _unsupported(matrix, ctx, gpu, gfx, status, target)
+
+
+def _newer_than_data(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
+    return finding(
+        "gpu.arch-unsupported", Severity.INFO,
+        f"{gpu_label(gpu)}: ROCm {ctx.version} is newer than rocmdoctor's data",
+        f"{ctx.why}. rocmdoctor's matrix ends at ROCm {matrix.latest_release().version}, so it cannot say "
+        f"whether {ctx.version} supports {gfx}"
+        + (f" (the data lists it through {_last(matrix, gfx)})." if _last(matrix, gfx) else "."),
+        [ctx.why, *(_evidence(gpu))])
+
+
+def _deprecated(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
+    """A wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): a wheel built with this gfx
+    runs it; the deprecation is worth knowing, not a warning."""
+    from_wheel = torch_rocm(host) is not None and ctx.version == torch_rocm(host)
+    return finding(
+        "gpu.arch-unsupported", Severity.INFO if from_wheel else Severity.WARN,
+        f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",
+        f"AMD marks {gfx} as deprecated in ROCm {ctx.version} ({ctx.why}): it still works but receives no "
+        "fixes and will be removed in a later release.",
+        [ctx.why, *(_evidence(gpu))],
+        Fix("Pin this ROCm / PyTorch release on this machine; do not upgrade past the last release that "
+            "supports it (see `rocmdoctor matrix show --gpu " + gfx + "`).",
+            [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
+    )
+
+
+def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, target: GpuTarget) -> Finding:
+    """A GPU the ROCm libraries ship no code for, but that runs another ISA's code under
+    HSA_OVERRIDE_GFX_VERSION: fine when the override is active, a failure when it is visibly missing."""
+    override = target.override or ""
+    active = override_in_effect(host, gpu, ctx.version)
+    setting = override_for(host, gpu, ctx.version)
+    wanted = gfx_from_version(override)
+    flaky = target.override_broken
+    note = target.override_note
+    # An override only *mentioned* in a report (a shell export in prose, not the captured environment of
+    # the failing process) is the fix being discussed, not proof that the process had it.
+    mentioned = "env" not in host.captured and "override-shell" in host.context and len(host.gpus) == 1
+    if flaky and host.torch is not None and host.torch.arch_list and wanted in host.torch.arch_list:
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: the override to {wanted} is known to be "
+                                           "unstable here; see torch.arch-missing")
+    if active and active == wanted:  # (a shell export in prose never reaches host.env: active is real)
+        reported = reported_user_space_gfx(gpu)
+        return finding(
+            "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
+            f"{gpu_label(gpu)} runs as {wanted} through {setting[0] if setting else 'an override'}={override}"
+            + (" (known to be unstable on this GPU)" if flaky else ""),
+            note if flaky else "",
+            [f"rocminfo reports {reported}" if reported
+             else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"])
+    if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned:
+        return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether "
+                                           "it is set was not captured")
+    return finding(
+        "gpu.override-needed", Severity.FAIL,
+        f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
+        f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
+        f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
+        + (f" Caution: {note}" if flaky and note else "") + _ignored_per_node(host, gpu, ctx.version),
+        _evidence(gpu) + _override_evidence(host),
+        _override_fix(host, gpu, override, ctx.version),
+    )
+
+
+def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
+    return finding(
+        "gpu.arch-unsupported", Severity.WARN,
+        f"{gpu_label(gpu)} is not officially supported by ROCm {ctx.version}",
+        f"{gfx} is not in AMD's support list for ROCm {ctx.version}, but PyTorch's ROCm wheels include "
+        "code objects for it: it usually works, without AMD's validation.",
+        [ctx.why, *(_evidence(gpu))],
+        Fix("No action needed if it works; use `rocmdoctor smoke` to prove it.", ["rocmdoctor smoke"], SUPPORT_URL),
+    )
+
+
+def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
+                 target: Optional[GpuTarget]) -> Finding:
+    why = {"removed": f"support for {gfx} was removed by ROCm {ctx.version}",
+           "never": f"no ROCm release supports {gfx}",
+           "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
+    broken = target.override_note if target is not None and target.override_broken else ""
+    last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL,
+        f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
+        else f"{gpu_label(gpu)} is not supported by any ROCm release",
+        f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
+        _evidence(gpu),
+        Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else
+             "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "
+             f"PYTORCH_ROCM_ARCH={gfx}, or use a supported card.")
+            + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),
+            [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
+    )
 
 
 def _override_evidence(host: Host) -> list[str]:

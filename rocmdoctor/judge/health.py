@@ -9,7 +9,8 @@ What a GPU's counters mean comes from the driver; where a count becomes a proble
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Optional
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from rocmdoctor.judge.facts import finding, not_captured, ok
 from rocmdoctor.judge.registry import check
@@ -18,7 +19,7 @@ from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Fact, GpuHealth, Host
+    from rocmdoctor.model import Fact, GpuHealth, GpuInfo, Host
 
 RAS_URL = "https://rocm.docs.amd.com/projects/amdsmi/en/latest/how-to/amdsmi-cli-tool.html"
 DRAIN_FIX = ["amd-smi metric --ecc --json", "amd-smi bad-pages", "sudo dmesg -T | grep -iE 'amdgpu|ras'"]
@@ -28,6 +29,7 @@ _RESET_BEGIN = re.compile(r"GPU reset begin", re.I)
 _RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded|GPU reset end with ret = 0\b", re.I)
 _RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GPU reset end with ret = -\d+", re.I)
 _RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
+REPORT, HAVE = ("reports", "report"), ("has", "have")  # the verb of a per-GPU title, singular and plural
 
 
 def _limit(matrix: Matrix, name: str, default: float) -> float:
@@ -37,6 +39,17 @@ def _limit(matrix: Matrix, name: str, default: float) -> float:
 
 def _counted(host: Host, attr: str) -> list[tuple[GpuHealth, Fact[int]]]:
     return [(h, getattr(h, attr)) for h in host.health if getattr(h, attr) is not None]
+
+
+def _per_gpu(fid: str, severity: Severity, verbs: tuple[str, str], what: str,
+             items: Sequence[tuple[GpuHealth, Fact[Any]]], detail: str, fix: Fix,
+             shape: str = "{gpu}: {value}") -> Finding:
+    """The one shape of a per-GPU counter finding: '2 GPUs report uncorrectable ECC errors: card0: 3, card1: 1'
+    (``verbs`` = singular, plural form; at most 8 GPUs named), the counters' sources (at most 6) as evidence."""
+    n = len(items)
+    title = (f"{plural(n, 'GPU')} {verbs[0] if n == 1 else verbs[1]} {what}: "
+             + ", ".join(shape.format(gpu=h.gpu, value=f.value) for h, f in items[:8]))
+    return finding(fid, severity, title, detail, [str(f.source) for _h, f in items[:6]], fix)
 
 
 @check("health.ecc-uncorrectable", title="ECC errors")
@@ -49,37 +62,28 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
         return [not_captured(fid, "ECC counters (amd-smi metric, sysfs ras/*_err_count)")] if host.gpus else []
     bad = [(h, f) for h, f in ue if f.value > _limit(matrix, "ecc_uncorrectable_max", 0)]
     if bad:
-        return [finding(
-            fid, Severity.FAIL,
-            f"{plural(len(bad), 'GPU')} report{'s' if len(bad) == 1 else ''} uncorrectable ECC errors: "
-            + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
+        return [_per_gpu(
+            fid, Severity.FAIL, REPORT, "uncorrectable ECC errors", bad,
             "Uncorrectable memory errors lost data on the GPU; jobs on it crash or produce wrong results until "
             "the GPU is reset and the bad pages are retired. Drain the node, then reset or replace the GPU.",
-            [str(f.source) for _h, f in bad[:6]],
             Fix("Drain the node and read the RAS state:", DRAIN_FIX, RAS_URL),
         )]
     # deferred: uncorrectable data the hardware poisoned and handed on instead of halting; the job that
     # reads it dies, so it outranks any correctable count (but the GPU itself kept running: warn, not fail)
     de = [(h, f) for h, f in _counted(host, "ecc_deferred") if f.value > _limit(matrix, "ecc_deferred_warn", 0)]
     if de:
-        return [finding(
-            fid, Severity.WARN,
-            f"{plural(len(de), 'GPU')} report{'s' if len(de) == 1 else ''} deferred ECC errors: "
-            + ", ".join(f"{h.gpu}: {f.value}" for h, f in de[:8]),
+        return [_per_gpu(
+            fid, Severity.WARN, REPORT, "deferred ECC errors", de,
             "A deferred error is an uncorrectable one whose data was marked poisoned instead of stopping the GPU; "
             "the process that reads it is killed. More of them predict uncorrectable errors on that memory.",
-            [str(f.source) for _h, f in de[:6]],
             Fix("Read the RAS state and plan to drain the node:", DRAIN_FIX, RAS_URL),
         )]
     ce = [(h, f) for h, f in _counted(host, "ecc_correctable")
           if f.value > _limit(matrix, "ecc_correctable_warn", 1000)]
     if ce:
-        return [finding(
-            fid, Severity.WARN,
-            f"{plural(len(ce), 'GPU')} {'has' if len(ce) == 1 else 'have'} many correctable ECC errors: "
-            + ", ".join(f"{h.gpu}: {f.value}" for h, f in ce[:8]),
+        return [_per_gpu(
+            fid, Severity.WARN, HAVE, "many correctable ECC errors", ce,
             "Correctable errors are fixed by the hardware, but a large count predicts a failing memory stack.",
-            [str(f.source) for _h, f in ce[:6]],
             Fix("Watch the count; if it keeps growing, plan to replace the GPU:", DRAIN_FIX[:1], RAS_URL),
         )]
     return [ok(fid, f"No uncorrectable ECC errors in {plural(len(ue), 'GPU report')}",
@@ -96,25 +100,19 @@ def bad_pages(host: Host, matrix: Matrix) -> list[Finding]:
         return [not_captured(fid, "Retired page list (sysfs ras/gpu_vram_bad_pages)")] if host.gpus else []
     bad = [(h, f) for h, f in pending if f.value > _limit(matrix, "bad_pages_pending_max", 0)]
     if bad:
-        return [finding(
-            fid, Severity.FAIL,
-            f"{plural(len(bad), 'GPU')} {'has' if len(bad) == 1 else 'have'} VRAM pages waiting to be retired: "
-            + ", ".join(f"{h.gpu}: {f.value}" for h, f in bad[:8]),
+        return [_per_gpu(
+            fid, Severity.FAIL, HAVE, "VRAM pages waiting to be retired", bad,
             "The driver found bad memory it has not (or could not) take out of use; a reboot or GPU reset retires "
             "pending pages, a page marked F stays dangerous.",
-            [str(f.source) for _h, f in bad[:6]],
             Fix("Drain the node, reset the GPU (or reboot) and check the list again:",
                 ["amd-smi bad-pages", "cat /sys/class/drm/card*/device/ras/gpu_vram_bad_pages"], RAS_URL),
         )]
     many = [(h, f) for h, f in _counted(host, "bad_pages_retired")
             if f.value > _limit(matrix, "bad_pages_retired_warn", 64)]
     if many:
-        return [finding(
-            fid, Severity.WARN,
-            f"{plural(len(many), 'GPU')} {'has' if len(many) == 1 else 'have'} many retired VRAM pages: "
-            + ", ".join(f"{h.gpu}: {f.value}" for h, f in many),
+        return [_per_gpu(
+            fid, Severity.WARN, HAVE, "many retired VRAM pages", many,
             "Retired pages are safe, but a GPU past amdgpu's bad_page_threshold stops initialising.",
-            [str(f.source) for _h, f in many[:6]],
             Fix("Plan to replace the GPU:", ["amd-smi bad-pages"], RAS_URL),
         )]
     return [ok(fid, "No VRAM pages pending retirement", [str(f.source) for _h, f in pending[:2]])]
@@ -130,13 +128,11 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
             if len(host.gpus) > 1 else []
     bad = [(h, f) for h, f in seen if f.value != "no errors"]
     if bad:
-        return [finding(
-            fid, Severity.FAIL,
-            f"{plural(len(bad), 'GPU')} report{'s' if len(bad) == 1 else ''} XGMI link errors: "
-            + ", ".join(f"{h.gpu} ({f.value})" for h, f in bad[:8]),
+        return [_per_gpu(
+            fid, Severity.FAIL, REPORT, "XGMI link errors", bad,
             "Collectives (RCCL all-reduce) across these links stall or fail; the whole job waits on this node.",
-            [str(f.source) for _h, f in bad[:6]],
             Fix("Drain the node and read the link state:", ["amd-smi xgmi", "amd-smi metric --xgmi-err"], RAS_URL),
+            shape="{gpu} ({value})",
         )]
     return [ok(fid, "No XGMI link errors", [str(f.source) for _h, f in seen[:2]])]
 
@@ -159,11 +155,12 @@ def pcie_speed(host: Host, matrix: Matrix) -> list[Finding]:
     if not known:
         return [not_captured(fid, "PCIe link speed (drm sysfs max_link_speed)")] if host.gpus else []
     tops = {h.gpu: h.pcie_dpm_max_speed for h in host.health if h.pcie_dpm_max_speed is not None}
-    slow, idle = [], []
+    slow: list[tuple[GpuInfo, Fact[str]]] = []
+    idle: list[GpuInfo] = []
     for g in known:
         top = tops.get(g.drm_card or "")
         best = _gts(top.value) if top else None
-        if best is not None and best < (_gts(g.pcie_max_speed) or 0):
+        if top is not None and best is not None and best < (_gts(g.pcie_max_speed) or 0):
             slow.append((g, top))
         elif best is None and (_gts(g.pcie_speed) or 1e9) < (_gts(g.pcie_max_speed) or 0):
             idle.append(g)

@@ -65,10 +65,8 @@ def check(*ids: str, title: str) -> Callable[[CheckFunc], CheckFunc]:
 
 
 def all_checks() -> list[CheckSpec]:
-    """Every registered check (importing the check modules on first use)."""
-    from rocmdoctor.judge import load_all
-
-    load_all()
+    """Every registered check, in registration order (the package ``__init__`` imported every check module
+    before this module could be reached)."""
     return list(_CHECKS)
 
 

@@ -323,7 +323,7 @@ def driver_bound(host: Host, matrix: Matrix) -> list[Finding]:
                 Fix("Load amdgpu and read why it failed:", ["sudo modprobe amdgpu", "sudo dmesg | grep -i amdgpu",
                                                             f"lspci -k -s {g.pci_bus}"]),
             ))
-        elif g.pci_driver.startswith("vfio"):
+        elif (g.pci_driver or "").startswith("vfio"):
             out.append(finding(
                 "driver.not-bound", Severity.INFO, f"{where} is bound to {g.pci_driver} (passed through to a VM)",
                 "This host cannot use it; the guest that owns it can.", [str(s) for s in g.sources[:1]],

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Optional
 from rocmdoctor.judge.facts import (
     discrete_gpus,
     finding,
-    gfx_from_version,
     gpu_label,
     major_minor,
     native_gfx,
@@ -19,7 +18,8 @@ from rocmdoctor.judge.facts import (
     torch_rocm,
 )
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
+from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
@@ -60,8 +60,9 @@ def torch_installed(host: Host, matrix: Matrix) -> list[Finding]:
 @check("torch.not-rocm-build", title="PyTorch build")
 def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
-    if t is not None and not t.version and t.proven_build in ("cuda", "cpu", "not-rocm"):
-        what = {"cuda": "a CUDA build", "cpu": "a CPU-only build", "not-rocm": "not a ROCm build"}[t.proven_build]
+    if t is not None and not t.version and t.proven_build in (TorchBuild.CUDA, TorchBuild.CPU, TorchBuild.NOT_ROCM):
+        what = {TorchBuild.CUDA: "a CUDA build", TorchBuild.CPU: "a CPU-only build",
+                TorchBuild.NOT_ROCM: "not a ROCm build"}[TorchBuild(t.proven_build)]
         return [finding(
             "torch.not-rocm-build", Severity.FAIL, f"The torch that ran is {what}",
             "Its own error says so (it looked for an NVIDIA driver / was not compiled with GPU support): this wheel "
@@ -74,15 +75,16 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     if t is None or not t.version:
         return [skip("torch.not-rocm-build", "No torch to judge")]
     build = t.build
-    if build == "rocm":
+    if build == TorchBuild.ROCM:
         return [ok("torch.not-rocm-build", f"torch {t.version} is a ROCm build (HIP {t.hip or torch_rocm(host)})",
                    _torch_evidence(host))]
-    if build == "unknown":
+    if build == TorchBuild.UNKNOWN:
         return [skip("torch.not-rocm-build", f"torch {t.version}: build kind not visible")]
     tag = re.search(r"\+cu(\d{2,3})", t.version or "")
     cuda = t.cuda or (f"{tag.group(1)[:-1]}.{tag.group(1)[-1]}" if tag else None)
-    kind = {"cuda": f"a CUDA build (CUDA {cuda})" if cuda else "a CUDA build", "cpu": "a CPU-only build",
-            "not-rocm": "a CPU or CUDA build (torch.version.hip is None)"}.get(build, f"a {build} build")
+    kind = {TorchBuild.CUDA: f"a CUDA build (CUDA {cuda})" if cuda else "a CUDA build",
+            TorchBuild.CPU: "a CPU-only build",
+            TorchBuild.NOT_ROCM: "a CPU or CUDA build (torch.version.hip is None)"}.get(build, f"a {build} build")
     return [finding(
         "torch.not-rocm-build", Severity.FAIL, f"torch {t.version} is {kind}, not a ROCm build",
         "This wheel cannot use an AMD GPU: torch.cuda.is_available() is False. It usually comes from PyPI "
@@ -113,7 +115,7 @@ def _variant(host: Host, matrix: Matrix) -> Optional[TorchVariant]:
 @check("torch.arch-missing", title="PyTorch code objects for this GPU")
 def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
-    if t is None or t.build != "rocm":
+    if t is None or t.build != TorchBuild.ROCM:
         return [skip("torch.arch-missing", "No ROCm torch to judge")]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
@@ -180,7 +182,7 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Reinstall torch and its companions together from one index:",
                 ["rocmdoctor install torch torchvision torchaudio"]),
         ))
-    if t.build == "rocm" and "triton" in host.packages and not (
+    if t.build == TorchBuild.ROCM and "triton" in host.packages and not (
             {"pytorch-triton-rocm", "triton-rocm"} & set(host.packages)):
         out.append(finding(
             "torch.triton-mismatch", Severity.WARN,
@@ -200,7 +202,7 @@ def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
         return []
     if t.cuda_available:
         return [ok("torch.gpu-unavailable", "torch.cuda.is_available() is True", _torch_evidence(host))]
-    if t.build != "rocm":
+    if t.build != TorchBuild.ROCM:
         return []  # torch.not-rocm-build already says why
     return [finding(
         "torch.gpu-unavailable", Severity.FAIL, f"torch {t.version} is a ROCm build but sees no GPU",
@@ -231,10 +233,10 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
                 ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
         )]
-    if host.torch is not None and host.torch.build == "rocm":
+    if host.torch is not None and host.torch.build == TorchBuild.ROCM:
         return [ok("python.no-rocm-wheel", f"Python {version}: torch {host.torch.version or ''} is already a ROCm "
                                            "build".replace("  ", " "), ev)]
-    gfxs = [native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)]
+    gfxs = [gfx for g in discrete_gpus(host) if (gfx := native_gfx(g))]
     any_for_python = matrix.torch_variants(python=mm)
     if not any_for_python:
         pythons = sorted({p for v in matrix.torch_variants() for p in v.pythons if p.replace(".", "").isdigit()},
@@ -249,7 +251,7 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
                  if pythons else "uv venv .venv", "rocmdoctor install torch --python .venv/bin/python"]),
         )]
     if gfxs:
-        def runs_as(g: str) -> set:
+        def runs_as(g: str) -> set[Optional[str]]:
             t = matrix.gpu(g)
             return {g} | ({gfx_from_version(t.override)} if t is not None and t.override else set())
 

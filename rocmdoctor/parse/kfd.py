@@ -1,4 +1,5 @@
-"""KFD topology: ``/sys/class/kfd/kfd/topology/nodes/N/properties`` (``key value`` lines).
+"""KFD topology: ``/sys/class/kfd/kfd/topology/nodes/N/properties`` (``key value`` lines), and the one
+place in rocmdoctor that turns a gfx version (major, minor, stepping) into a gfx name and back.
 
 ``gfx_target_version`` is decimal major*10000 + minor*100 + stepping and names the ISA the kernel
 driver sees (HSA_OVERRIDE_GFX_VERSION does not change it, so it is the hardware's own target).
@@ -7,20 +8,80 @@ A CPU node has 0 there.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from rocmdoctor.model import GpuInfo
 from rocmdoctor.parse.text import bus_from_bdfid, hex_id, lines, src, to_int
 
+# -- gfx names <-> versions --------------------------------------------------------------------------------------
+# The rule and its upstream sources: gfx_name's docstring (pinned by tests/test_gfx_version.py).
+MAX_MAJOR = 63
+_GFX_NAME = re.compile(r"gfx(\d{1,2}?)([0-9a-f])([0-9a-f])")
+_VERSION = re.compile(r"\s*(\d{1,9})\.(\d{1,9})\.(\d{1,9})\s*")  # bounded: no 5,000-digit int() from a paste
+
+
+def gfx_name(major: int, minor: int, stepping: int) -> Optional[str]:
+    """(9, 0, 10) -> 'gfx90a', (10, 3, 0) -> 'gfx1030'; None when no ISA name can carry the version.
+
+    The rule is upstream's:
+
+    * ROCm/ROCR-Runtime ``src/core/runtime/isa.cpp`` registers every ISA by name and version, e.g.
+      ``ISAREG_ENTRY_GEN("gfx90a", 9, 0, 10, ...)`` and ``ISAREG_ENTRY_GEN("gfx90c", 9, 0, 12, ...)``: a name
+      is "gfx", the major in decimal, then minor and stepping as ONE hex digit each. A version whose minor or
+      stepping is over 15 has no name and no entry there (the runtime finds no usable agent), so None.
+    * The kernel's amdkfd (``drivers/gpu/drm/amd/amdkfd/kfd_device.c``) publishes ``gfx_target_version`` as
+      decimal major*10000 + minor*100 + stepping: Aldebaran (MI210, gfx90a) 90010, Renoir (gfx90c) 90012,
+      Navi14 (gfx1012) 100102.
+    * The thunk (ROCT-Thunk-Interface ``src/topology.c``, now libhsakmt in ROCR-Runtime) reads
+      HSA_OVERRIDE_GFX_VERSION with ``sscanf("%u.%u.%u")`` in decimal, rejects major > 63 or minor/stepping
+      > 255 and keeps the major in 6 bits (``major & 0x3f``): "10.3.0" -> gfx1030, "9.0.10" -> gfx90a.
+    """
+    if not (1 <= major <= MAX_MAJOR and 0 <= minor <= 15 and 0 <= stepping <= 15):
+        return None
+    return f"gfx{major}{minor:x}{stepping:x}"
+
+
+def gfx_parts(gfx: str) -> Optional[tuple[int, int, int]]:
+    """'gfx90a' -> (9, 0, 10), 'gfx1031' -> (10, 3, 1): the inverse of :func:`gfx_name`; None when not a name."""
+    m = _GFX_NAME.fullmatch(gfx or "")
+    if not m:
+        return None
+    parts = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
+    return parts if gfx_name(*parts) == gfx else None
+
 
 def gfx_from_target_version(value: int) -> Optional[str]:
-    """90010 -> gfx90a, 100301 -> gfx1031, 110000 -> gfx1100, 90402 -> gfx942; 0 (a CPU) -> None."""
-    if value <= 0 or value >= 10_000_000:
+    """KFD ``gfx_target_version``: 90010 -> gfx90a, 100301 -> gfx1031, 110000 -> gfx1100, 90402 -> gfx942;
+    0 (a CPU node) -> None."""
+    if value <= 0:
         return None
-    major, minor, step = value // 10000, (value // 100) % 100, value % 100
-    if minor > 15 or step > 15:
+    return gfx_name(value // 10000, (value // 100) % 100, value % 100)
+
+
+def target_version_of_gfx(gfx: str) -> Optional[int]:
+    """'gfx90a' -> 90010: the inverse of :func:`gfx_from_target_version`."""
+    parts = gfx_parts(gfx)
+    return parts[0] * 10000 + parts[1] * 100 + parts[2] if parts else None
+
+
+def gfx_from_version(value: str) -> Optional[str]:
+    """HSA_OVERRIDE_GFX_VERSION form: '10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a', '11.0.0' -> 'gfx1100';
+    None when malformed or when no ISA has that version ('10.3.16')."""
+    m = _VERSION.fullmatch(value or "")
+    if not m:
         return None
-    return f"gfx{major}{minor:x}{step:x}"
+    major, minor, stepping = (int(x) for x in m.groups())
+    return gfx_name(major, minor, stepping)
+
+
+def version_of_gfx(gfx: str) -> Optional[str]:
+    """'gfx1031' -> '10.3.1', 'gfx90a' -> '9.0.10' (the form HSA_OVERRIDE_GFX_VERSION takes)."""
+    parts = gfx_parts(gfx)
+    return ".".join(str(p) for p in parts) if parts else None
+
+
+# -- topology ----------------------------------------------------------------------------------------------------
 
 
 def parse_properties(text: str) -> dict[str, tuple[int, int, str]]:

@@ -12,6 +12,7 @@ import sys
 from typing import IO, Any, Optional
 
 from rocmdoctor import __version__
+from rocmdoctor.judge.facts import gpu_sources_captured, gpu_summary
 from rocmdoctor.model import Finding, Host, Severity
 from rocmdoctor.words import plural
 
@@ -70,7 +71,7 @@ def host_summary(host: Host) -> dict[str, Any]:
         "rocm": {"version": host.rocm_version.value if host.rocm_version else None,
                  "installs": [{"path": r.path, "version": r.version} for r in host.rocm_installs]},
         "python": host.python.version,
-        "torch": None if t is None else {"version": t.version, "build": t.build, "hip": t.hip, "cuda": t.cuda},
+        "torch": None if t is None else {"version": t.version, "build": t.build.value, "hip": t.hip, "cuda": t.cuda},
         "captured": sorted(host.captured),
     }
 
@@ -96,15 +97,6 @@ def _problems(findings: list[Finding]) -> list[dict[str, Any]]:
     return problems(findings)
 
 
-def gpu_summary(host: Host) -> str:
-    """'4× AMD Instinct MI210 (gfx90a), AMD Radeon Graphics (gfx1036)' — identical GPUs counted once."""
-    counts: dict[str, int] = {}
-    for g in host.gpus:
-        label = f"{g.name or 'unidentified GPU'} ({g.gfx or 'gfx not captured'})"
-        counts[label] = counts.get(label, 0) + 1
-    return ", ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
-
-
 def _group(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
     from rocmdoctor.judge.registry import AREA_ORDER, AREA_TITLES
 
@@ -122,8 +114,6 @@ def _use_ascii(stream: IO[str]) -> bool:
 
 def _no_gpu_words(host: Host) -> str:
     """No GPU in the model: absent only when a GPU source was captured and lists none; else not captured."""
-    from rocmdoctor.judge.facts import gpu_sources_captured
-
     return "no AMD GPU found" if gpu_sources_captured(host) else "GPUs not captured"
 
 
