@@ -7,12 +7,15 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.bundle.source import resolve_source
 from rocmdoctor.errors import EXIT_USAGE, BadInput
 from rocmdoctor.model import Host, Severity
 from rocmdoctor.paths import FIXTURES_DIR
+
+if TYPE_CHECKING:
+    from rocmdoctor.report.html import SmokePage
 
 DEMO_FIXTURE = "rx7900xtx-dkms-build-fails-kernel-6.5"
 NOTHING_JUDGED = (
@@ -130,7 +133,7 @@ def _usable_python(req: CheckRequest) -> Optional[str]:
     return python
 
 
-def _report(req: CheckRequest, host: Host, findings: list, smoke_report: object) -> int:
+def _report(req: CheckRequest, host: Host, findings: list, smoke_report: Optional[SmokePage]) -> int:
     from rocmdoctor.report import render
 
     if req.source is None and not has_amd_gpu_evidence(host) and req.fmt == "text" and not req.quiet:
@@ -151,7 +154,7 @@ def _report(req: CheckRequest, host: Host, findings: list, smoke_report: object)
     return render.exit_code(findings, req.strict)
 
 
-def _document(fmt: str, host: Host, findings: list, smoke_report: object) -> str:
+def _document(fmt: str, host: Host, findings: list, smoke_report: Optional[SmokePage]) -> str:
     from rocmdoctor.report import render
 
     if fmt == "json":

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Optional
 
+from rocmdoctor.model import TorchBuild  # the one torch-build kind (re-exported for install.flow)
+
 
 class _StrEnum(str, Enum):
     """A ``str`` enum that prints as its value (``enum.StrEnum`` is 3.11+; the package supports 3.9)."""
@@ -19,14 +21,6 @@ class _StrEnum(str, Enum):
 
     def __format__(self, spec: str) -> str:
         return format(str(self.value), spec)
-
-
-class TorchBuild(_StrEnum):
-    """Which build of torch an environment holds. Compares equal to the strings it replaced ("rocm", ...)."""
-
-    ROCM = "rocm"
-    CUDA = "cuda"
-    CPU = "cpu"
 
 
 class Installer(_StrEnum):

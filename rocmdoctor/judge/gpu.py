@@ -25,6 +25,7 @@ from rocmdoctor.judge.facts import (
     torch_rocm,
 )
 from rocmdoctor.judge.registry import check
+from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
 from rocmdoctor.words import plural
@@ -87,7 +88,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if ctx.version:
         status = matrix.support_status(gfx, ctx.version)
     elif target is not None and not matrix.releases_supporting(gfx=gfx):
-        status = "never"  # whatever the ROCm version, none supports it
+        status = SupportStatus.NEVER  # whatever the ROCm version, none supports it
     else:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {ctx.why}")
     if status == "supported":
