@@ -96,7 +96,14 @@ QUICK_SKIP = ("pip-freeze", "pip-list", "hipconfig-full", "rocm-smi-productname"
 
 # The torch probe: runs inside the target interpreter, stdlib only, never imports torch.
 TORCH_PROBE = r'''
-import ast, json, os, re, sys, sysconfig, platform
+import ast
+import json
+import os
+import platform
+import re
+import sys
+import sysconfig
+
 WANT = re.compile(r"^(torch|torchvision|torchaudio|pytorch-triton-rocm|triton-rocm|triton"
                   r"|rocm([-_].*)?|amdsmi)$")
 LIBS = ("libamdhip64*", "libcudart*", "libcuda*", "libnvrtc*", "librocblas*", "libMIOpen*",
@@ -136,7 +143,7 @@ def glibc():
     return (int(m.group(1)), int(m.group(2))) if m else None
 def tags():
     impl = {"cpython": "cp", "pypy": "pp"}.get(sys.implementation.name, sys.implementation.name[:2])
-    interp = "%s%d%d" % (impl, sys.version_info[0], sys.version_info[1])
+    interp = f"{impl}{sys.version_info[0]}{sys.version_info[1]}"
     soabi = sysconfig.get_config_var("SOABI") or ""
     parts = soabi.split("-")
     abi = interp
@@ -149,18 +156,18 @@ def tags():
     g = glibc()
     if sys.platform.startswith("linux") and g and g[0] == 2:
         for minor in range(g[1], 4, -1):
-            plats.append("manylinux_2_%d_%s" % (minor, arch))
+            plats.append(f"manylinux_2_{minor}_{arch}")
             legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(minor)
-            if legacy and arch in ("x86_64", "i686") or (legacy == "manylinux2014" and arch in
+            if (legacy and arch in ("x86_64", "i686")) or (legacy == "manylinux2014" and arch in
                                                          ("aarch64", "ppc64le", "s390x", "armv7l")):
-                plats.append("%s_%s" % (legacy, arch))
+                plats.append(f"{legacy}_{arch}")
     plats.append(sysconfig.get_platform().replace("-", "_").replace(".", "_"))
-    out = ["%s-%s-%s" % (interp, abi, p) for p in plats]
+    out = [f"{interp}-{abi}-{p}" for p in plats]
     if impl == "cp":
-        out += ["%s-abi3-%s" % (interp, p) for p in plats]
-    out += ["%s-none-%s" % (interp, p) for p in plats]
-    out += ["py%d-none-%s" % (sys.version_info[0], p) for p in plats]
-    out += ["%s-none-any" % interp, "py%d-none-any" % sys.version_info[0]]
+        out += [f"{interp}-abi3-{p}" for p in plats]
+    out += [f"{interp}-none-{p}" for p in plats]
+    out += [f"py{sys.version_info[0]}-none-{p}" for p in plats]
+    out += [f"{interp}-none-any", f"py{sys.version_info[0]}-none-any"]
     return out
 def version_py(path):
     keys = ("__version__", "hip", "cuda", "git_version")
@@ -210,7 +217,7 @@ g = glibc()
 out = {"python": {"executable": sys.executable, "version": platform.python_version(),
                   "implementation": sys.implementation.name, "tags": tags(),
                   "platform": sysconfig.get_platform(), "machine": platform.machine(),
-                  "glibc": "%d.%d" % g if g else None, "prefix": sys.prefix, "base_prefix":
+                  "glibc": f"{g[0]}.{g[1]}" if g else None, "prefix": sys.prefix, "base_prefix":
                   getattr(sys, "base_prefix", sys.prefix)},
        "distributions": dists(), "torch": torch_info()}
 sys.stdout.write(json.dumps(out, indent=1, sort_keys=True) + "\n")

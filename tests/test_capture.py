@@ -249,3 +249,17 @@ def test_cli_tar_to_stdout(tmp_path):
     assert proc.stderr.count(b"\n") == 1 and b"-> stdout" in proc.stderr
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
         assert tar.extractfile("rocmdoctor-capture/cmd/rocminfo.txt").read() == (MI210 / "rocminfo.txt").read_bytes()
+
+
+def test_the_torch_probe_inside_capture_is_linted_like_a_file():
+    """capture.py ships as one file (``python3 - < capture.py`` over SSH), so its torch probe stays a string;
+    ruff still reads it, with the project's rules, as the file it would be (issue 15: no program unseen)."""
+    ruff = [sys.executable, "-m", "ruff"]
+    probe = subprocess.run([*ruff, "check", "--stdin-filename", "rocmdoctor/programs/torch_probe.py", "-"],
+                           input=capture.TORCH_PROBE, capture_output=True, text=True,
+                           cwd=Path(capture.__file__).parents[1], timeout=60)
+    assert probe.returncode == 0, probe.stdout + probe.stderr
+    bad = subprocess.run([*ruff, "check", "--stdin-filename", "rocmdoctor/programs/torch_probe.py", "-"],
+                         input="import shlex\n" + capture.TORCH_PROBE, capture_output=True, text=True,
+                         cwd=Path(capture.__file__).parents[1], timeout=60)
+    assert bad.returncode == 1 and "F401" in bad.stdout  # not vacuous: the same call sees an unused import
