@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from rocmdoctor.model import GpuInfo
+from rocmdoctor.model import GFX_PRIORITY, GpuInfo  # the one ranking (its "name" source exists only after diagnose)
 
-# Same order as rocmdoctor.diagnose.GFX_PRIORITY: kernel-side and PCI sources tell the real ISA.
-GFX_PRIORITY = ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci", "rocminfo", "rocm_agent_enumerator",
-                "collect_env", "log")
 # Order in which sources become the base list and are merged into it.
 MERGE_ORDER = ("kfd", "rocminfo", "amd-smi", "rocm-smi", "drm", "lspci", "rocm_agent_enumerator", "collect_env")
 _BUS_SOURCES = ("kfd", "drm", "pci", "lspci", "amd-smi", "rocm-smi", "rocminfo")
