@@ -19,12 +19,14 @@ Why it is built this way:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Optional
 
 from rocmdoctor.model import Source
+from rocmdoctor.parse.needles import occurs
 from rocmdoctor.parse.text import MAX_CHARS, clean
 
 FREE_TEXT = "free-text"  # Source.kind of every fact found here
@@ -37,15 +39,20 @@ _TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\
 @dataclass(frozen=True)
 class Rule:
     """A fact's regex and the literal strings every match contains (``needles``): the text is searched for a
-    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit."""
+    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit.
+    The regex is compiled on first use: a paste holds the needles of a few rules, not of all seventy."""
 
     kind: str
-    pattern: re.Pattern[str]
+    regex: str
     needles: tuple[str, ...]
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex, re.MULTILINE)
 
 
 def _r(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
-    return Rule(kind, re.compile("".join(pattern), re.MULTILINE), needles)
+    return Rule(kind, "".join(pattern), needles)
 
 
 _TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'"
@@ -238,7 +245,7 @@ def _windows(text: str, needle: str) -> Iterator[tuple[int, int]]:
     if line_start_needle and text.startswith(needle[1:]):
         end = _line_end(text, 0)
         yield 0, _line_end(text, end + 1) if end < n else n
-    pos = text.find(needle)
+    pos = text.find(needle) if occurs(text, needle) else -1  # most needles are absent: ruled out on the digest
     hits = 0
     while pos != -1 and hits < MAX_HITS_PER_NEEDLE:
         hits += 1

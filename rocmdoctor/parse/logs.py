@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Optional
 
 from rocmdoctor.model import LogMatch
+from rocmdoctor.parse.needles import occurs
 from rocmdoctor.parse.text import MAX_CHARS, MAX_LINE, clean, src
 from rocmdoctor.paths import DATA_DIR
 
@@ -105,7 +106,7 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     hits: list[tuple[int, Signature, re.Match[str]]] = []
     for sig in sigs:
         needles = literal_needles(sig.pattern) if prefilter else None
-        if needles is not None and not any(n in text for n in needles):
+        if needles is not None and not any(occurs(text, n) for n in needles):
             continue  # a substring test (memchr speed) rules the signature out without running its regex
         for count, m in enumerate(sig.pattern.finditer(text), 1):
             hits.append((m.start(), sig, m))

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 from typing import Any, Optional
 
+from rocmdoctor.parse.needles import occurs
 from rocmdoctor.parse.smi import load_json
 
 # kind -> regex that is enough to recognise it anywhere in the text (MULTILINE).
@@ -69,7 +70,7 @@ def _may_match(rx: re.Pattern[str], text: str) -> bool:
     from rocmdoctor.parse.logs import literal_needles
 
     needles = literal_needles(rx)
-    return needles is None or any(n in text for n in needles)
+    return needles is None or any(occurs(text, n) for n in needles)
 
 
 @lru_cache(maxsize=64)
