@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import Any, Optional
 
-from rocmdoctor.parse.needles import occurs
+from rocmdoctor.parse.needles import literal_needles, occurs
 from rocmdoctor.parse.smi import load_json
 
 # kind -> regex that is enough to recognise it anywhere in the text (MULTILINE).
@@ -67,8 +67,6 @@ def _json_kind(data: Any) -> list[str]:
 
 def _may_match(rx: re.Pattern[str], text: str) -> bool:
     """False when a literal every match needs is absent (a substring test instead of a regex pass)."""
-    from rocmdoctor.parse.logs import literal_needles
-
     needles = literal_needles(rx)
     return needles is None or any(occurs(text, n) for n in needles)
 
