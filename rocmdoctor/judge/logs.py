@@ -6,6 +6,7 @@ the parser matches them and this check only turns each match into a finding.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import finding
@@ -21,7 +22,7 @@ CORE_IDS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.no-hip-
             "log.kfd-permission-denied", "log.dkms-build-error")
 
 
-def signatures() -> dict[str, Signature]:
+def signatures() -> Mapping[str, Signature]:
     """The signature table keyed by signature id (the one typed loader: rocmdoctor.parse.signatures)."""
     return by_id()
 

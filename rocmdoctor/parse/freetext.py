@@ -267,23 +267,36 @@ def extract(text: str, file: str) -> TextFacts:
             text = text[:MAX_CHARS]
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         for order, rule in enumerate(RULES):
-            starts: set[int] = set()
-            for needle in rule.needles:
-                for lo, hi in _windows(text, needle):
-                    for m in rule.pattern.finditer(text, lo, hi):
-                        at = m.start("v")
-                        if at < 0 or at in starts:
-                            continue
-                        starts.add(at)
-                        found.append((at, order, rule.kind, clean(m.group("v").strip())[:400]))
-                    if len(starts) >= MAX_PER_RULE:
-                        break
-                if len(starts) >= MAX_PER_RULE:
-                    break
+            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule))
         found.sort()
         out.facts = _with_lines(text, found, file)
     except (RecursionError, MemoryError, re.error, ValueError, TypeError):  # pragma: no cover - defensive
         return out
+    return out
+
+
+def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
+    """(offset, value) of the first :data:`MAX_PER_RULE` values ``rule`` finds in the windows of its needles.
+
+    A log repeats its lines, so the matches of one window are remembered by the window's text and the
+    character before it (every lookbehind of :data:`RULES` is one character wide, ``^`` and ``\\b`` look no
+    further, and the regex sees nothing past the window's end): a repeated window costs a dict lookup."""
+    starts: set[int] = set()
+    out: list[tuple[int, str]] = []
+    seen: dict[tuple[bool, str], list[tuple[int, str]]] = {}
+    for needle in rule.needles:
+        for lo, hi in _windows(text, needle):
+            key = (lo == 0, text[lo - 1 if lo else 0:hi])
+            hits = seen.get(key)
+            if hits is None:
+                hits = seen[key] = [(m.start("v") - lo, clean(m.group("v").strip())[:400])
+                                    for m in rule.pattern.finditer(text, lo, hi) if m.start("v") >= 0]
+            for rel, value in hits:
+                if lo + rel not in starts:
+                    starts.add(lo + rel)
+                    out.append((lo + rel, value))
+            if len(starts) >= MAX_PER_RULE:
+                return out
     return out
 
 

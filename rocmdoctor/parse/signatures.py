@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Optional
 
 from rocmdoctor.model import Fix, Severity
@@ -108,12 +110,21 @@ def _row(item: Any) -> Signature:
                      source=_text(item, "source"), example=_text(item, "example"), groups=tuple(pattern.groupindex))
 
 
-@lru_cache(maxsize=4)
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
     """The signature table in file order, read and compiled once per process (and per ``path``: tests load
     broken tables). A row that cannot be used is skipped and reported in :data:`LOAD_ERRORS`, never raised."""
+    return _load(str(path or SIGNATURES_FILE))
+
+
+def by_id(path: Optional[str] = None) -> Mapping[str, Signature]:
+    """The table keyed by signature id (the first row of an id wins)."""
+    return _by_id(str(path or SIGNATURES_FILE))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> tuple[Signature, ...]:
     try:
-        with open(path or SIGNATURES_FILE, "rb") as fh:
+        with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except (OSError, ValueError) as exc:
         LOAD_ERRORS.append(f"signature table unreadable: {exc}")
@@ -130,12 +141,11 @@ def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
 
 
 @lru_cache(maxsize=4)
-def by_id(path: Optional[str] = None) -> dict[str, Signature]:
-    """The table keyed by signature id (the first row of an id wins)."""
+def _by_id(path: str) -> Mapping[str, Signature]:
     out: dict[str, Signature] = {}
-    for sig in load_signatures(path):
+    for sig in _load(path):
         out.setdefault(sig.id, sig)
-    return out
+    return MappingProxyType(out)  # shared by every caller: read-only
 
 
 def signature(sig_id: str) -> Optional[Signature]:
