@@ -8,7 +8,7 @@ import re
 from typing import Optional
 
 from rocmdoctor.model import LogMatch
-from rocmdoctor.parse.needles import literal_needles, occurs
+from rocmdoctor.parse.needles import literal_needles, may_match
 from rocmdoctor.parse.signatures import (
     LOAD_ERRORS,
     SIGNATURES_FILE,
@@ -33,9 +33,8 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     sigs = load_signatures() if signatures is None else signatures
     hits: list[tuple[int, Signature, re.Match[str]]] = []
     for sig in sigs:
-        needles = literal_needles(sig.pattern) if prefilter else None
-        if needles is not None and not any(occurs(text, n) for n in needles):
-            continue  # a substring test (memchr speed) rules the signature out without running its regex
+        if prefilter and not may_match(text, sig.pattern):
+            continue  # a substring test on the distinct lines rules the signature out without running its regex
         for count, m in enumerate(sig.pattern.finditer(text), 1):
             hits.append((m.start(), sig, m))
             if count >= MAX_MATCHES_PER_SIGNATURE:
