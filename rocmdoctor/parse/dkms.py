@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rocmdoctor.model import DkmsEntry, DkmsInfo, Fact
-from rocmdoctor.parse.text import lines, src, strip_prompt
+from rocmdoctor.parse.text import MAX_CHARS, MAX_LINE, clean, src, strip_prompt
 
 _NEW = re.compile(
     r"^(?P<mod>[\w.+-]+)/(?P<ver>[^,\s:]+)(?:,\s*(?P<kernel>[^,\s:]+))?(?:,\s*(?P<arch>[\w-]+))?:\s*(?P<status>.+)$"
@@ -87,12 +87,13 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
     info = DkmsInfo()
     last_kernel = None
     loading = None  # (module, version, line) from "Loading new amdgpu-6.3.6-1718217.22.04 DKMS files..."
-    seen: dict[str, Optional[_Line]] = {}
-    for n, line in lines(text):
-        if line not in seen:
-            body = strip_prompt(line)[0].strip()
-            seen[line] = _read_line(body) if body else None
-        r = seen[line]
+    seen: dict[str, Optional[_Line]] = {"": None}
+    for n, raw in enumerate(text[:MAX_CHARS].split("\n"), 1):  # parse.text.lines(), minus its empty lines
+        if raw in seen:
+            r = seen[raw]
+        else:
+            body = strip_prompt(clean(raw[:MAX_LINE]))[0].strip()
+            r = seen[raw] = _read_line(body) if body else None
         if r is None:
             continue
         if r.loading is not None:
