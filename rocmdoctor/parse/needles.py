@@ -7,8 +7,11 @@ lines (the same warning a thousand times, a seed repeated to fill a paste), so t
 the text's distinct lines, in first-seen order, joined by newlines. A needle without a newline occurs in
 the text exactly when it occurs in the digest (it lies within one line, every line of the text is a line of
 the digest, and it cannot span the joining newlines). A needle with a newline is searched in the text
-itself. The answers are those of ``in``; only the cost changes: a few ms to build the digest once, then
-each test runs over the distinct lines only.
+itself. Where lines do not repeat (a journal stamps each with its time) the words still do: a needle can
+only occur if each of its whitespace-free pieces lies within one word of the text, which the distinct
+words, joined, answer cheaply; only a needle that passes that test is searched in the lines. The answers
+are those of ``in``; only the cost changes: a few ms to build the digests once per text, then each test
+runs over the distinct lines or words only.
 """
 
 from __future__ import annotations
@@ -27,6 +30,18 @@ class _Digest:
     distinct: str  # the distinct lines joined by newlines (or the text itself)
     lower: Optional[str] = None  # ``distinct.lower()`` once asked for, when the text is ASCII
     lowered: bool = False
+    words: Optional[str] = None  # the distinct whitespace-separated words joined by newlines, where that is short
+    worded: bool = False
+
+    def may_hold(self, needle: str) -> bool:
+        """False when some whitespace-free piece of ``needle`` lies in no word of the text (so the needle
+        cannot occur); True means: search the lines."""
+        if not self.worded:
+            if len(self.distinct) >= MIN_DIGEST:
+                words = "\n".join(dict.fromkeys(self.distinct.split()))
+                self.words = words if len(words) * 2 < len(self.distinct) else None
+            self.worded = True
+        return self.words is None or all(piece in self.words for piece in needle.split())
 
 
 _last: Optional[_Digest] = None  # the scanners of one paste share one digest
@@ -51,10 +66,13 @@ def digest(text: str) -> str:
 
 
 def occurs(text: str, needle: str) -> bool:
-    """``needle in text``, answered from the digest of ``text`` where that is exact."""
+    """``needle in text``, answered from the digests of ``text`` where that is exact."""
+    d = _digest(text)
+    if not d.may_hold(needle):
+        return False
     if "\n" in needle:
         return needle in text
-    return needle in _digest(text).distinct
+    return needle in d.distinct
 
 
 def _occurs_any_case(text: str, needle: str) -> bool:
