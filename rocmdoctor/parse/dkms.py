@@ -46,6 +46,7 @@ def log_lines(text: str) -> str:
     return "\n".join(ln if ln in keep else "" for ln in rows)
 
 
+MAX_REMEMBERED = 65536  # distinct lines whose reading parse_dkms keeps (a log repeats far fewer)
 _Entry = tuple[str, str, Optional[str], Optional[str], str]  # module, version, kernel, arch, status
 
 
@@ -93,7 +94,9 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
             r = seen[raw]
         else:
             body = strip_prompt(clean(raw[:MAX_LINE]))[0].strip()
-            r = seen[raw] = _read_line(body) if body else None
+            r = _read_line(body) if body else None
+            if len(seen) < MAX_REMEMBERED:  # bounded memory on a hostile paste of a million distinct lines
+                seen[raw] = r
         if r is None:
             continue
         if r.loading is not None:

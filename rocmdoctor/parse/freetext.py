@@ -223,6 +223,7 @@ class TextFacts:
 
 
 MAX_HITS_PER_NEEDLE = 2000  # needle occurrences looked at per rule: bounds a paste full of near-misses
+MAX_REMEMBERED = 1024  # windows whose matches one rule keeps (a log repeats far fewer distinct ones)
 _WINDOW = 4096  # characters around a hit the regex sees (its line and the next; bounded on one huge line)
 
 
@@ -289,8 +290,10 @@ def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
             key = (lo == 0, text[lo - 1 if lo else 0:hi])
             hits = seen.get(key)
             if hits is None:
-                hits = seen[key] = [(m.start("v") - lo, clean(m.group("v").strip())[:400])
-                                    for m in rule.pattern.finditer(text, lo, hi) if m.start("v") >= 0]
+                hits = [(m.start("v") - lo, clean(m.group("v").strip())[:400])
+                        for m in rule.pattern.finditer(text, lo, hi) if m.start("v") >= 0]
+                if len(seen) < MAX_REMEMBERED:  # bounded memory on a paste of distinct long lines
+                    seen[key] = hits
             for rel, value in hits:
                 if lo + rel not in starts:
                     starts.add(lo + rel)
