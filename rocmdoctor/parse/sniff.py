@@ -113,7 +113,7 @@ def sniff(text: str) -> list[str]:
     n_body = sum(body.values())
     if body and all(_ENUMERATOR_LINE.match(ln) for ln in body):
         return ["rocm_agent_enumerator"]
-    if body and sum(n for ln, n in body.items() if _FREEZE_LINE.match(ln)) >= max(1, n_body * 0.6):
+    if body and _mostly_freeze(body, n_body):
         kinds.append("pip-freeze")
     if n_body == 1 and not kinds:
         only = next(iter(body))
@@ -134,3 +134,21 @@ def _body(text: str) -> Counter[str]:
         if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ ")):
             out[ln] += n
     return out
+
+
+def _mostly_freeze(body: Counter[str], n_body: int) -> bool:
+    """At least 60% of the lines look like ``pip freeze`` (stops as soon as the answer is known: a log says
+    no after a few lines)."""
+    need = max(1, n_body * 0.6)
+    spare = n_body - need  # how many other lines the answer yes allows
+    got = 0
+    for ln, n in body.items():
+        if _FREEZE_LINE.match(ln):
+            got += n
+            if got >= need:
+                return True
+        else:
+            spare -= n
+            if spare < 0:
+                return False
+    return got >= need
