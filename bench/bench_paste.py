@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,25 +37,35 @@ LOGS = ("780m-gfx1103-apu-ollama-unsupported-target/ollama_log.txt",
 
 
 def paste_text(kind: str = "log") -> str:
-    """'log': the real application/installer logs repeated to 1 MiB (what a long pasted log is); 'mixed': every
-    capture (rocminfo, lspci, collect_env, dkms, ...) repeated, so every format parser runs on 1 MiB too."""
-    if kind == "log":
+    """'log': the real application/installer logs repeated to 1 MiB (what a long pasted log is); 'unique': the
+    same lines, each stamped with a distinct time; 'mixed': every capture (rocminfo, lspci, collect_env, dkms,
+    ...) repeated, so every format parser runs on 1 MiB too."""
+    if kind in ("log", "unique"):
         paths = [CAPTURES / p for p in LOGS]
     else:
         paths = [p for p in sorted(CAPTURES.rglob("*")) if p.is_file() and p.suffix in (".txt", ".log", "")]
     parts = [p.read_text(encoding="utf-8", errors="replace") for p in paths if p.is_file()]
     seed = "\n".join(parts) or "torch.__version__: 2.6.0+cu124\n"
-    return (seed * (SIZE // len(seed) + 1))[:SIZE]
+    text = (seed * (SIZE // len(seed) + 1))[:SIZE]
+    if kind == "unique":
+        lines = text.split("\n")
+        text = "\n".join(f"Nov 30 {i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.{i:06d} {ln}"
+                         for i, ln in enumerate(lines))[:SIZE]
+    return text
 
 
-def timed(argv: list[str], n: int) -> tuple[float, float]:
-    times = []
+def timed(argv: list[str], n: int) -> tuple[float, float, float]:
+    """Median and min wall time, and median CPU time (user+sys of the child), of ``n`` runs."""
+    times, cpus = [], []
     for _ in range(n):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
                        env=dict(os.environ, NO_COLOR="1"))
         times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    return statistics.median(times), min(times), statistics.median(cpus)
 
 
 def main() -> int:
@@ -65,19 +76,22 @@ def main() -> int:
     subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "rocmdoctor")], check=False, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory() as tmp:
         pastes = {}
-        for kind in ("log", "mixed"):
+        for kind in ("log", "unique", "mixed"):
             pastes[kind] = Path(tmp) / f"{kind}.txt"
             pastes[kind].write_text(paste_text(kind), encoding="utf-8")
         cases = {
             "check --from 1 MiB pasted log --json": [PY, "-m", "rocmdoctor", "check", "--from", str(pastes["log"]),
                                                      "--json"],
+            "check --from 1 MiB log, no line repeats --json": [PY, "-m", "rocmdoctor", "check", "--from",
+                                                               str(pastes["unique"]), "--json"],
             "check --from 1 MiB mixed captures --json": [PY, "-m", "rocmdoctor", "check", "--from",
                                                          str(pastes["mixed"]), "--json"],
             "anchor: check --from small fixture --json": [PY, "-m", "rocmdoctor", "check", "--from", args.fixture,
                                                           "--json"],
             "anchor: python -c pass": [PY, "-c", "pass"],
         }
-        results = {name: dict(zip(("median_s", "min_s"), timed(argv, args.n))) for name, argv in cases.items()}
+        results = {name: dict(zip(("median_s", "min_s", "cpu_median_s"), timed(argv, args.n)))
+                   for name, argv in cases.items()}
         sys.path.insert(0, str(ROOT))
         from rocmdoctor.parse.freetext import extract
         from rocmdoctor.parse.logs import scan
@@ -95,10 +109,13 @@ def main() -> int:
     ratios = {
         "pasted log / target 0.3 s (target < 1)": paste_s / 0.3,
         "pasted log / small fixture": paste_s / results["anchor: check --from small fixture --json"]["median_s"],
+        "log, no line repeats / target 0.3 s": results["check --from 1 MiB log, no line repeats --json"]["median_s"]
+        / 0.3,
     }
-    print(f"{'case':48} {'median s':>9} {'min s':>7}")
+    print(f"{'case':48} {'median s':>9} {'min s':>7} {'cpu s':>7}")
     for name, r in results.items():
-        print(f"{name:48} {r['median_s']:9.3f} {r['min_s']:7.3f}")
+        cpu = f"{r['cpu_median_s']:7.3f}" if "cpu_median_s" in r else ""
+        print(f"{name:48} {r['median_s']:9.3f} {r['min_s']:7.3f} {cpu}")
     for k, v in ratios.items():
         print(f"{k:48} {v:9.3f}")
     out = ROOT / "bench" / "results"

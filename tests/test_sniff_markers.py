@@ -46,3 +46,20 @@ _PIECES = st.sampled_from(["\n", " ", "  ", "$ ", "Linux version 6", "PRETTY_NAM
 def test_same_answer_as_search_on_generated_text(text: str) -> None:
     for kind, rx in _MARKERS:
         assert _found(rx, text) == (rx.search(text) is not None), kind
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["torch==2.5.1", "numpy==2.1.0", "pkg @ file:///x", "  ", "$ pip freeze",
+                                 "Successfully installed torch", "rocm-smi", "", "a==1", "b===2"]), max_size=30))
+def test_freeze_vote_stops_early_with_the_same_answer(lines: list[str]) -> None:
+    """sniff counts each distinct line once and stops the pip-freeze vote when it is decided: same answer as
+    counting every line."""
+    from rocmdoctor.parse.sniff import _FREEZE_LINE, _body, _mostly_freeze
+
+    text = "\n".join(lines)
+    plain = [ln.strip() for ln in text.split("\n")]
+    plain = [ln for ln in plain if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ "))]
+    body = _body(text)
+    assert sum(body.values()) == len(plain) and set(body) == set(plain)
+    expected = bool(plain) and sum(1 for ln in plain if _FREEZE_LINE.match(ln)) >= max(1, len(plain) * 0.6)
+    assert (bool(body) and _mostly_freeze(body, len(plain))) == expected

@@ -9,11 +9,17 @@ Every finding is kept (JSON consumers see them all); a consequence gets ``Findin
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
 from rocmdoctor.model import Finding, Severity
 from rocmdoctor.paths import DATA_DIR
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
 
 CAUSES_FILE = DATA_DIR / "causes.toml"
 _PROBLEM = (Severity.WARN, Severity.FAIL, Severity.ERROR)
@@ -31,12 +37,8 @@ class Rule:
 def rules() -> tuple[Rule, ...]:
     """The rules in file order (empty when the data file is unreadable: findings then stay ungrouped)."""
     try:
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # Python < 3.11
-            import tomli as tomllib  # type: ignore[no-redef]
         data = tomllib.loads(CAUSES_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError, ImportError):
+    except (OSError, ValueError):
         return ()
     out = []
     for row in data.get("rule", []):
@@ -76,9 +78,9 @@ def assign(findings: list[Finding]) -> list[Finding]:
     for f in findings:
         if f.severity in _QUIET:
             continue
-        r = root(f.id)
-        if r is not None and r != f.id:
-            f.cause = r
+        top = root(f.id)
+        if top is not None and top != f.id:
+            f.cause = top
     roots = [f for f in findings if f.severity in _PROBLEM and f.cause is None]
     roots.sort(key=lambda f: (-f.severity.rank, _order(f.id)))
     return roots

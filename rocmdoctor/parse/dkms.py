@@ -4,9 +4,11 @@ build failures in install logs (``Error! Bad return status for module build on k
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Optional
 
 from rocmdoctor.model import DkmsEntry, DkmsInfo, Fact
-from rocmdoctor.parse.text import lines, src, strip_prompt
+from rocmdoctor.parse.text import MAX_CHARS, MAX_LINE, clean, src, strip_prompt
 
 _NEW = re.compile(
     r"^(?P<mod>[\w.+-]+)/(?P<ver>[^,\s:]+)(?:,\s*(?P<kernel>[^,\s:]+))?(?:,\s*(?P<arch>[\w-]+))?:\s*(?P<status>.+)$"
@@ -38,8 +40,47 @@ _WORDS = ("status", "kernel", "Loading new", "dkms", "DKMS", "Error", "error", "
 
 def log_lines(text: str) -> str:
     """``text`` with every line that cannot matter to :func:`parse_dkms` blanked (line numbers kept): a long
-    pasted log costs a substring test per line instead of four regex searches."""
-    return "\n".join(ln if any(w in ln for w in _WORDS) else "" for ln in text.split("\n"))
+    pasted log costs a substring test per distinct line instead of four regex searches per line."""
+    rows = text.split("\n")
+    keep = {ln for ln in dict.fromkeys(rows) if any(w in ln for w in _WORDS)}
+    return "\n".join(ln if ln in keep else "" for ln in rows)
+
+
+MAX_REMEMBERED = 65536  # distinct lines whose reading parse_dkms keeps (a log repeats far fewer)
+_Entry = tuple[str, str, Optional[str], Optional[str], str]  # module, version, kernel, arch, status
+
+
+@dataclass(frozen=True)
+class _Line:
+    """What one line says on its own (the parser's state, the last kernel and module seen, is applied after):
+    a log repeating a line costs its regex searches once."""
+
+    body: str
+    loading: Optional[tuple[str, str]]  # (module, version) of "Loading new amdgpu-6.3.6-... DKMS files"
+    kernel: Optional[str]  # "Building module for 6.5.0-14-generic"
+    kind: str  # "failed" (a module build failed), "build-failure" (dpkg), "error" (broken tree), "entry" or ""
+    failed_kernel: Optional[str] = None  # the kernel a "failed" line names
+    entry: Optional[_Entry] = None  # a dkms status line
+
+
+def _read_line(body: str) -> _Line:
+    lm = _LOADING.search(body)
+    km = _BUILD_FAIL_KERNEL.search(body)
+    loading = (lm.group("mod"), lm.group("ver")) if lm else None
+    kernel = km.group(1) if km else None
+    fm = _BUILD_FAIL.search(body)
+    if fm:
+        return _Line(body, loading, kernel, "failed", failed_kernel=fm.group(1))
+    if _DPKG_DKMS.search(body) and "error" in body.lower():
+        return _Line(body, loading, kernel, "build-failure")
+    if _TREE_ERROR.search(body):
+        return _Line(body, loading, kernel, "error")
+    m = _NEW.match(body) or _OLD.match(body)
+    sm = _STATUS.match(m.group("status").strip()) if m else None
+    if m is None or sm is None:
+        return _Line(body, loading, kernel, "")
+    entry = (m.group("mod"), m.group("ver"), m.group("kernel"), m.group("arch"), sm.group(1).lower())
+    return _Line(body, loading, kernel, "entry", entry=entry)
 
 
 def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
@@ -47,48 +88,36 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
     info = DkmsInfo()
     last_kernel = None
     loading = None  # (module, version, line) from "Loading new amdgpu-6.3.6-1718217.22.04 DKMS files..."
-    for n, line in lines(text):
-        body = strip_prompt(line)[0].strip()
-        if not body:
+    seen: dict[str, Optional[_Line]] = {"": None}
+    for n, raw in enumerate(text[:MAX_CHARS].split("\n"), 1):  # parse.text.lines(), minus its empty lines
+        if raw in seen:
+            r = seen[raw]
+        else:
+            body = strip_prompt(clean(raw[:MAX_LINE]))[0].strip()
+            r = _read_line(body) if body else None
+            if len(seen) < MAX_REMEMBERED:  # bounded memory on a hostile paste of a million distinct lines
+                seen[raw] = r
+        if r is None:
             continue
-        lm = _LOADING.search(body)
-        if lm:
-            loading = (lm.group("mod"), lm.group("ver"), n)
-        km = _BUILD_FAIL_KERNEL.search(body)
-        if km:
-            last_kernel = km.group(1)
-        fm = _BUILD_FAIL.search(body)
-        if fm:
-            info.build_failures.append(Fact(body, src(file, n, body)))
-            kernel = fm.group(1) or last_kernel
+        if r.loading is not None:
+            loading = (r.loading[0], r.loading[1], n)
+        if r.kernel is not None:
+            last_kernel = r.kernel
+        if r.kind == "failed":
+            info.build_failures.append(Fact(r.body, src(file, n, r.body)))
+            kernel = r.failed_kernel or last_kernel
             if kernel and kernel not in info.failed_kernels:
                 info.failed_kernels.append(kernel)
             if loading is not None and kernel:
                 # an install log names the module version it failed to build: known breakages can be matched
                 info.entries.append(DkmsEntry(module=loading[0], version=loading[1], kernel=kernel,
                                               status="build-failed", source=src(file, loading[2])))
-            continue
-        if _DPKG_DKMS.search(body) and "error" in body.lower():
-            info.build_failures.append(Fact(body, src(file, n, body)))
-            continue
-        if _TREE_ERROR.search(body):
-            info.errors.append(Fact(body, src(file, n, body)))
-            continue
-        m = _NEW.match(body) or _OLD.match(body)
-        if m is None:
-            continue
-        status = m.group("status").strip()
-        sm = _STATUS.match(status)
-        if sm is None:
-            continue
-        info.entries.append(
-            DkmsEntry(
-                module=m.group("mod"),
-                version=m.group("ver"),
-                kernel=m.group("kernel"),
-                arch=m.group("arch"),
-                status=sm.group(1).lower(),
-                source=src(file, n, body),
-            )
-        )
+        elif r.kind == "build-failure":
+            info.build_failures.append(Fact(r.body, src(file, n, r.body)))
+        elif r.kind == "error":
+            info.errors.append(Fact(r.body, src(file, n, r.body)))
+        elif r.entry is not None:
+            mod, ver, kernel, arch, status = r.entry
+            info.entries.append(DkmsEntry(module=mod, version=ver, kernel=kernel, arch=arch, status=status,
+                                          source=src(file, n, r.body)))
     return info

@@ -19,12 +19,14 @@ Why it is built this way:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Optional
 
 from rocmdoctor.model import Source
+from rocmdoctor.parse.needles import occurs
 from rocmdoctor.parse.text import MAX_CHARS, clean
 
 FREE_TEXT = "free-text"  # Source.kind of every fact found here
@@ -37,15 +39,20 @@ _TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\
 @dataclass(frozen=True)
 class Rule:
     """A fact's regex and the literal strings every match contains (``needles``): the text is searched for a
-    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit."""
+    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit.
+    The regex is compiled on first use: a paste holds the needles of a few rules, not of all seventy."""
 
     kind: str
-    pattern: re.Pattern[str]
+    regex: str
     needles: tuple[str, ...]
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex, re.MULTILINE)
 
 
 def _r(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
-    return Rule(kind, re.compile("".join(pattern), re.MULTILINE), needles)
+    return Rule(kind, "".join(pattern), needles)
 
 
 _TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'"
@@ -216,6 +223,7 @@ class TextFacts:
 
 
 MAX_HITS_PER_NEEDLE = 2000  # needle occurrences looked at per rule: bounds a paste full of near-misses
+MAX_REMEMBERED = 1024  # windows whose matches one rule keeps (a log repeats far fewer distinct ones)
 _WINDOW = 4096  # characters around a hit the regex sees (its line and the next; bounded on one huge line)
 
 
@@ -238,7 +246,7 @@ def _windows(text: str, needle: str) -> Iterator[tuple[int, int]]:
     if line_start_needle and text.startswith(needle[1:]):
         end = _line_end(text, 0)
         yield 0, _line_end(text, end + 1) if end < n else n
-    pos = text.find(needle)
+    pos = text.find(needle) if occurs(text, needle) else -1  # most needles are absent: ruled out on the digest
     hits = 0
     while pos != -1 and hits < MAX_HITS_PER_NEEDLE:
         hits += 1
@@ -260,23 +268,38 @@ def extract(text: str, file: str) -> TextFacts:
             text = text[:MAX_CHARS]
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         for order, rule in enumerate(RULES):
-            starts: set[int] = set()
-            for needle in rule.needles:
-                for lo, hi in _windows(text, needle):
-                    for m in rule.pattern.finditer(text, lo, hi):
-                        at = m.start("v")
-                        if at < 0 or at in starts:
-                            continue
-                        starts.add(at)
-                        found.append((at, order, rule.kind, clean(m.group("v").strip())[:400]))
-                    if len(starts) >= MAX_PER_RULE:
-                        break
-                if len(starts) >= MAX_PER_RULE:
-                    break
+            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule))
         found.sort()
         out.facts = _with_lines(text, found, file)
     except (RecursionError, MemoryError, re.error, ValueError, TypeError):  # pragma: no cover - defensive
         return out
+    return out
+
+
+def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
+    """(offset, value) of the first :data:`MAX_PER_RULE` values ``rule`` finds in the windows of its needles.
+
+    A log repeats its lines, so the matches of one window are remembered by the window's text and the
+    character before it (every lookbehind of :data:`RULES` is one character wide, ``^`` and ``\\b`` look no
+    further, and the regex sees nothing past the window's end): a repeated window costs a dict lookup."""
+    starts: set[int] = set()
+    out: list[tuple[int, str]] = []
+    seen: dict[tuple[bool, str], list[tuple[int, str]]] = {}
+    for needle in rule.needles:
+        for lo, hi in _windows(text, needle):
+            key = (lo == 0, text[lo - 1 if lo else 0:hi])
+            hits = seen.get(key)
+            if hits is None:
+                hits = [(m.start("v") - lo, clean(m.group("v").strip())[:400])
+                        for m in rule.pattern.finditer(text, lo, hi) if m.start("v") >= 0]
+                if len(seen) < MAX_REMEMBERED:  # bounded memory on a paste of distinct long lines
+                    seen[key] = hits
+            for rel, value in hits:
+                if lo + rel not in starts:
+                    starts.add(lo + rel)
+                    out.append((lo + rel, value))
+            if len(starts) >= MAX_PER_RULE:
+                return out
     return out
 
 

@@ -1,99 +1,28 @@
 """Free text (logs, stderr, pastes) matched against the known error signatures in
-``rocmdoctor/data/signatures.toml``. The table is data: adding a signature needs no code."""
+``rocmdoctor/data/signatures.toml``. The table is data: adding a signature needs no code. It is read and typed
+by :mod:`rocmdoctor.parse.signatures` (the one loader); the names below are re-exported from there."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Optional
 
 from rocmdoctor.model import LogMatch
+from rocmdoctor.parse.needles import literal_needles, may_match
+from rocmdoctor.parse.signatures import (
+    LOAD_ERRORS,
+    SIGNATURES_FILE,
+    Placeholders,
+    Signature,
+    load_signatures,
+    signature,
+)
 from rocmdoctor.parse.text import MAX_CHARS, MAX_LINE, clean, src
-from rocmdoctor.paths import DATA_DIR
 
-SIGNATURES_FILE = DATA_DIR / "signatures.toml"
+__all__ = ["LOAD_ERRORS", "MAX_MATCHES_PER_SIGNATURE", "SIGNATURES_FILE", "Placeholders", "Signature",
+           "literal_needles", "load_signatures", "scan", "signature"]
+
 MAX_MATCHES_PER_SIGNATURE = 5  # per file: a log repeating one error a thousand times needs only a few
-
-
-@dataclass(frozen=True)
-class Signature:
-    id: str
-    finding: str
-    pattern: re.Pattern[str]
-    title: str
-    severity: str = "fail"
-    fix: str = ""
-    explanation: str = ""
-    commands: tuple[str, ...] = ()
-    url: Optional[str] = None
-    source: str = ""
-    groups: tuple[str, ...] = field(default=())
-
-    def filled(self, groups: dict[str, str]) -> Signature:
-        """This signature with ``{group}`` placeholders in its title, explanation and commands filled from a
-        match's named groups (one a match lacks stays as written)."""
-        fmt = Placeholders(groups)
-        return replace(self, title=self.title.format_map(fmt), explanation=self.explanation.format_map(fmt),
-                       commands=tuple(c.format_map(fmt) for c in self.commands))
-
-
-class Placeholders(dict):  # type: ignore[type-arg]
-    """``str.format_map`` values where a missing ``{key}`` stays ``{key}`` instead of raising."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
-def _load_toml(path: str) -> dict:
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
-    with open(path, "rb") as fh:
-        return tomllib.load(fh)
-
-
-LOAD_ERRORS: list[str] = []  # why (part of) the table could not be used; bundle.py turns these into notes
-
-
-@lru_cache(maxsize=4)
-def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
-    """The signature table, compiled once per process (a broken row is skipped and reported, never raised)."""
-    try:
-        data = _load_toml(path or str(SIGNATURES_FILE))
-    except (ImportError, OSError, ValueError) as exc:
-        LOAD_ERRORS.append(f"signature table unreadable: {exc}")
-        return ()
-    out = []
-    for item in data.get("signature", []):
-        try:
-            # ignorecase = true: the emitting program varies its case ("Permission denied" / "permission denied")
-            pattern = re.compile(item["pattern"], re.IGNORECASE if item.get("ignorecase") is True else 0)
-        except (KeyError, TypeError, re.error) as exc:
-            LOAD_ERRORS.append(f"signature {item.get('id', '?')!r} skipped: {exc}")
-            continue
-        out.append(
-            Signature(
-                id=str(item.get("id", "")),
-                finding=str(item.get("finding", "")),
-                pattern=pattern,
-                title=item.get("title", item["id"]),
-                severity=item.get("severity", "fail"),
-                fix=item.get("fix", ""),
-                explanation=item.get("explanation", ""),
-                commands=tuple(item.get("commands", ())),
-                url=item.get("url"),
-                source=item.get("source", ""),
-                groups=tuple(pattern.groupindex),
-            )
-        )
-    return tuple(out)
-
-
-def signature(sig_id: str) -> Optional[Signature]:
-    """Look a signature up by id (checks use this for the title, explanation and fix)."""
-    return next((s for s in load_signatures() if s.id == sig_id), None)
 
 
 def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None,
@@ -104,9 +33,8 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     sigs = load_signatures() if signatures is None else signatures
     hits: list[tuple[int, Signature, re.Match[str]]] = []
     for sig in sigs:
-        needles = literal_needles(sig.pattern) if prefilter else None
-        if needles is not None and not any(n in text for n in needles):
-            continue  # a substring test (memchr speed) rules the signature out without running its regex
+        if prefilter and not may_match(text, sig.pattern):
+            continue  # a substring test on the distinct lines rules the signature out without running its regex
         for count, m in enumerate(sig.pattern.finditer(text), 1):
             hits.append((m.start(), sig, m))
             if count >= MAX_MATCHES_PER_SIGNATURE:
@@ -124,36 +52,3 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
         groups = {k: v for k, v in m.groupdict().items() if v}
         found.append(LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
     return found
-
-
-@lru_cache(maxsize=1024)
-def literal_needles(pattern: re.Pattern[str]) -> Optional[tuple[str, ...]]:
-    """Strings of which every match of ``pattern`` contains at least one (the longest literal run of each
-    top-level alternative), or None when some alternative has no literal of 3+ characters (or the pattern
-    ignores case). Lets :func:`scan` skip a signature with ``in`` instead of a regex pass over 16 MiB."""
-    if pattern.flags & re.IGNORECASE:
-        return None
-    try:
-        try:
-            from re import _parser as sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
-        except ImportError:  # pragma: no cover - Python < 3.11
-            import sre_parse  # type: ignore[no-redef]
-        parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
-    except Exception:  # any parser quirk means: no prefilter, run the regex
-        return None
-    branches = [parsed]
-    if len(parsed) == 1 and str(parsed[0][0]) == "BRANCH":
-        branches = [list(b) for b in parsed[0][1][1]]
-    out = []
-    for items in branches:
-        best, run = "", ""
-        for op, av in items:
-            if str(op) == "LITERAL":
-                run += chr(av)
-                best = max(best, run, key=len)
-            else:
-                run = ""
-        if len(best) < 3:
-            return None
-        out.append(best)
-    return tuple(out)

@@ -7,9 +7,11 @@ A paste may hold several outputs at once (``rocminfo`` then ``rocm-smi`` then ``
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Any, Optional
 
+from rocmdoctor.parse.needles import may_match
 from rocmdoctor.parse.smi import load_json
 
 # kind -> regex that is enough to recognise it anywhere in the text (MULTILINE).
@@ -64,14 +66,6 @@ def _json_kind(data: Any) -> list[str]:
     return []
 
 
-def _may_match(rx: re.Pattern[str], text: str) -> bool:
-    """False when a literal every match needs is absent (a substring test instead of a regex pass)."""
-    from rocmdoctor.parse.logs import literal_needles
-
-    needles = literal_needles(rx)
-    return needles is None or any(n in text for n in needles)
-
-
 @lru_cache(maxsize=64)
 def _after_newline(rx: re.Pattern[str]) -> Optional[re.Pattern[str]]:
     """``\\n(?:rx)`` when every match of ``rx`` must start at a line start (each top-level alternative begins
@@ -97,7 +91,7 @@ def _after_newline(rx: re.Pattern[str]) -> Optional[re.Pattern[str]]:
 
 def _found(rx: re.Pattern[str], text: str) -> bool:
     """``rx.search(text)`` is not None (MULTILINE markers anchored at line starts take the fast path)."""
-    if not _may_match(rx, text):
+    if not may_match(text, rx):
         return False
     nl = _after_newline(rx)
     if nl is None:
@@ -113,19 +107,48 @@ def sniff(text: str) -> list[str]:
         kinds = _json_kind(load_json(head))
         if kinds:
             return kinds
-    body = [ln.strip() for ln in head.replace("\r", "").split("\n")]
-    body = [ln for ln in body if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ "))]
     no_cr = head.replace("\r", "") if "\r" in head else head
     kinds = [kind for kind, rx in _MARKERS if _found(rx, no_cr)]
+    body = _body(no_cr)  # distinct non-empty lines (no prompt lines) and how often each occurs
+    n_body = sum(body.values())
     if body and all(_ENUMERATOR_LINE.match(ln) for ln in body):
         return ["rocm_agent_enumerator"]
-    if body and len(body) >= 1 and sum(1 for ln in body if _FREEZE_LINE.match(ln)) >= max(1, len(body) * 0.6):
+    if body and _mostly_freeze(body, n_body):
         kinds.append("pip-freeze")
-    if len(body) == 1 and not kinds:
-        if _ROCM_VERSION.match(body[0]):
+    if n_body == 1 and not kinds:
+        only = next(iter(body))
+        if _ROCM_VERSION.match(only):
             kinds.append("rocm-info-version")
-        elif _UNAME_R.match(body[0]):
+        elif _UNAME_R.match(only):
             kinds.append("uname")
     if "env" in kinds and "os-release" in kinds:
         kinds.remove("env")
     return kinds
+
+
+def _body(text: str) -> Counter[str]:
+    """The stripped, non-empty lines that are not a prompt, counted: a log repeating a line is tested once."""
+    out: Counter[str] = Counter()
+    for raw, n in Counter(text.split("\n")).items():
+        ln = raw.strip()
+        if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ ")):
+            out[ln] += n
+    return out
+
+
+def _mostly_freeze(body: Counter[str], n_body: int) -> bool:
+    """At least 60% of the lines look like ``pip freeze`` (stops as soon as the answer is known: a log says
+    no after a few lines)."""
+    need = max(1, n_body * 0.6)
+    spare = n_body - need  # how many other lines the answer yes allows
+    got = 0
+    for ln, n in body.items():
+        if _FREEZE_LINE.match(ln):
+            got += n
+            if got >= need:
+                return True
+        else:
+            spare -= n
+            if spare < 0:
+                return False
+    return got >= need

@@ -1,0 +1,153 @@
+"""The known-error signature table (``rocmdoctor/data/signatures.toml``), read and typed in ONE place.
+
+``check`` (rocmdoctor.judge.logs), the log scanner (rocmdoctor.parse.logs) and ``smoke`` all read the table
+through :func:`load_signatures`, so a title, an explanation or a fix cannot differ between them (two loaders
+did drift: issue 15). The table is parsed and its regexes compiled once per process; a row that cannot be
+used (no id, finding or pattern, a pattern that does not compile, an unknown severity) is reported in
+:data:`LOAD_ERRORS` when the table is loaded (the bundle reader shows them as parse notes), never raised.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Optional
+
+from rocmdoctor.model import Fix, Severity
+from rocmdoctor.paths import DATA_DIR
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
+
+SIGNATURES_FILE = DATA_DIR / "signatures.toml"
+LOAD_ERRORS: list[str] = []  # why (part of) the table could not be used; bundle/ turns these into notes
+
+
+class Placeholders(dict):  # type: ignore[type-arg]
+    """``str.format_map`` values where a missing ``{key}`` stays ``{key}`` instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One row of the table: a regex over log lines and the finding it stands for.
+
+    ``title``, ``explanation``, ``fix`` and ``commands`` may hold ``{group}`` placeholders, filled from the
+    named groups of a match (:meth:`filled`, :meth:`fix_for`)."""
+
+    id: str
+    finding: str  # the finding id a check reports (several signatures may share one)
+    pattern: re.Pattern[str]
+    title: str
+    severity: Severity = Severity.FAIL
+    fix: str = ""  # what to do (the Fix text)
+    explanation: str = ""  # why it happens (the finding's detail)
+    commands: tuple[str, ...] = ()  # exact commands to try
+    url: Optional[str] = None
+    source: str = ""  # where the message was seen (a thread URL or a capture)
+    example: str = ""  # a line as it appears in the cited source
+    groups: tuple[str, ...] = ()  # the pattern's named groups
+
+    def filled(self, groups: dict[str, str]) -> Signature:
+        """This signature with ``{group}`` placeholders in its title, explanation and commands filled from a
+        match's named groups (one a match lacks stays as written)."""
+        fmt = Placeholders(groups)
+        return replace(self, title=self.title.format_map(fmt), explanation=self.explanation.format_map(fmt),
+                       commands=tuple(c.format_map(fmt) for c in self.commands))
+
+    def fix_for(self, groups: dict[str, str], wsl: bool = False) -> Optional[Fix]:
+        """The fix a finding for a match shows (placeholders filled; None when the row names none). WSL has no
+        amdgpu module to load: a ``modprobe`` command is never offered there."""
+        if not (self.fix or self.commands):
+            return None
+        fmt = Placeholders(groups)
+        commands = [c.format_map(fmt) for c in self.commands]
+        if wsl:
+            commands = [c for c in commands if "modprobe" not in c]
+        return Fix(self.fix.format_map(fmt), commands, self.url)
+
+
+def _text(item: dict[str, Any], key: str, default: str = "") -> str:
+    value = item.get(key, default)
+    return value if isinstance(value, str) else str(value)
+
+
+def _required(item: dict[str, Any], key: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"no {key}")
+    return value
+
+
+def _row(item: Any) -> Signature:
+    """One typed row; ValueError (with the reason) for a row that cannot be used."""
+    if not isinstance(item, dict):
+        raise ValueError("not a table")
+    sig_id, finding, rx = _required(item, "id"), _required(item, "finding"), _required(item, "pattern")
+    try:
+        # ignorecase = true: the emitting program varies its case ("Permission denied" / "permission denied")
+        pattern = re.compile(rx, re.IGNORECASE if item.get("ignorecase") is True else 0)
+    except (re.error, OverflowError, RecursionError) as exc:
+        raise ValueError(f"pattern does not compile: {exc}") from None
+    severity = _text(item, "severity", "fail").lower()
+    if severity not in Severity._value2member_map_:
+        raise ValueError(f"unknown severity {severity!r}")
+    commands = item.get("commands", ())
+    if not isinstance(commands, (list, tuple)):
+        raise ValueError("commands is not a list")
+    url = item.get("url")
+    return Signature(id=sig_id, finding=finding, pattern=pattern, title=_text(item, "title", sig_id),
+                     severity=Severity(severity), fix=_text(item, "fix"), explanation=_text(item, "explanation"),
+                     commands=tuple(str(c) for c in commands), url=str(url) if url is not None else None,
+                     source=_text(item, "source"), example=_text(item, "example"), groups=tuple(pattern.groupindex))
+
+
+def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
+    """The signature table in file order, read and compiled once per process (and per ``path``: tests load
+    broken tables). A row that cannot be used is skipped and reported in :data:`LOAD_ERRORS`, never raised."""
+    return _load(str(path or SIGNATURES_FILE))
+
+
+def by_id(path: Optional[str] = None) -> Mapping[str, Signature]:
+    """The table keyed by signature id (the first row of an id wins)."""
+    return _by_id(str(path or SIGNATURES_FILE))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> tuple[Signature, ...]:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError) as exc:
+        LOAD_ERRORS.append(f"signature table unreadable: {exc}")
+        return ()
+    rows = data.get("signature", [])
+    out = []
+    for item in rows if isinstance(rows, list) else []:
+        try:
+            out.append(_row(item))
+        except ValueError as exc:
+            name = item.get("id", "?") if isinstance(item, dict) else "?"
+            LOAD_ERRORS.append(f"signature {name!r} skipped: {exc}")
+    return tuple(out)
+
+
+@lru_cache(maxsize=4)
+def _by_id(path: str) -> Mapping[str, Signature]:
+    out: dict[str, Signature] = {}
+    for sig in _load(path):
+        out.setdefault(sig.id, sig)
+    return MappingProxyType(out)  # shared by every caller: read-only
+
+
+def signature(sig_id: str) -> Optional[Signature]:
+    """Look a signature up by id (checks and smoke use this for the title, explanation and fix)."""
+    return by_id().get(sig_id)

@@ -1,0 +1,215 @@
+"""The literal prefilters (rocmdoctor.parse.needles) change how fast a paste is read, never what is read.
+
+* ``occurs`` answers ``needle in text`` from the text's distinct lines: checked against ``in`` on long,
+  repetitive texts built from real capture lines (the digest is only used above ``MIN_DIGEST``).
+* ``may_match`` never says "no" where the regex matches: on every signature, sniff marker and free-text rule,
+  on real lines, in other cases (the table's case-insensitive signature) and with Unicode case folding.
+* The free-text extractor, which now skips absent needles on the digest and remembers each window's matches,
+  gives exactly what the plain algorithm (every needle searched, every window matched) gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocmdoctor.parse import needles
+from rocmdoctor.parse.freetext import MAX_PER_RULE, RULES, _line_end, _line_start, extract
+from rocmdoctor.parse.logs import literal_needles, load_signatures
+from rocmdoctor.parse.needles import _needles, may_match, occurs
+from rocmdoctor.parse.sniff import _MARKERS
+from rocmdoctor.parse.text import clean
+from tests.parse_helpers import CAPTURES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _real_lines() -> list[str]:
+    out: list[str] = []
+    for p in sorted((ROOT / "fixtures").glob("*/paste.txt"))[:60]:
+        out.extend(p.read_text(encoding="utf-8", errors="replace").splitlines()[:80])
+    for p in sorted(CAPTURES.rglob("*.txt"))[:40] if CAPTURES.is_dir() else []:
+        out.extend(p.read_text(encoding="utf-8", errors="replace").splitlines()[:80])
+    assert len(out) > 200, "no real lines found: fixtures/ is part of the repository"
+    return out
+
+
+LINES = _real_lines()
+PATTERNS = ([s.pattern for s in load_signatures()] + [rx for _, rx in _MARKERS] + [r.pattern for r in RULES])
+
+
+@pytest.fixture(autouse=True)
+def _small_digest(monkeypatch):
+    """Use the digest on short texts too, so that generated examples exercise it."""
+    monkeypatch.setattr(needles, "MIN_DIGEST", 0)
+    monkeypatch.setattr(needles, "_last", None)
+
+
+def _repeated(lines: list[str], times: int, sep: str = "\n") -> str:
+    return sep.join(lines * times)
+
+
+_TEXTS = st.builds(_repeated, st.lists(st.sampled_from(LINES), min_size=1, max_size=20),
+                   st.integers(1, 6), st.sampled_from(["\n", "\r\n"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(_TEXTS, st.data())
+def test_occurs_is_in(text: str, data) -> None:
+    needles._last = None
+    samples = ["\n", "\n\n", "x" * 5, "rocm", "ROCm", text[:7]]
+    for _ in range(6):
+        a = data.draw(st.integers(0, len(text)))
+        samples.append(text[a:a + data.draw(st.integers(1, 40))])  # a substring, maybe across lines
+    for s in samples:
+        assert occurs(text, s) == (s in text), s
+
+
+def test_the_digest_holds_each_distinct_line_once() -> None:
+    text = "b\na\nb\na\nc\n" * 5
+    assert needles.digest(text) == "b\na\nc\n"
+    assert needles.digest(text) is needles.digest(text)  # one digest per text, shared by the scanners
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(_TEXTS)
+def test_may_match_never_rules_out_a_match(text: str) -> None:
+    needles._last = None
+    for rx in PATTERNS:
+        if not may_match(text, rx):
+            assert rx.search(text) is None, rx.pattern
+
+
+@pytest.mark.parametrize("line", [
+    "Error: open /dev/kfd: permission denied",  # ollama's lower case
+    "ERROR: /DEV/KFD PERMISSION DENIED",
+    "hipErrorNoDevice: /dev/kfd Permission Denied",
+])
+def test_case_insensitive_signature_is_decided_on_ascii_text(line: str) -> None:
+    sig = next(s for s in load_signatures() if s.pattern.flags & re.IGNORECASE)
+    assert sig.pattern.search(line), "example must match the table's case-insensitive signature"
+    for text in (line, ("noise line\n" * 50) + line + "\n" + "noise line\n" * 50):
+        needles._last = None
+        assert may_match(text, sig.pattern)
+    needles._last = None
+    assert not may_match("noise line\n" * 100, sig.pattern)
+
+
+def test_unicode_case_folding_is_never_ruled_out() -> None:
+    """re.IGNORECASE matches the Kelvin sign to 'k' and the long s to 's': no ASCII lower-casing decides those."""
+    for rx, text in ((re.compile(r"kfd device", re.I), "\u212afd device"),
+                     (re.compile(r"missing file", re.I), "mi\u017f\u017fing file")):
+        assert rx.search(text)
+        needles._last = None
+        assert may_match(text * 3, rx)
+
+
+@pytest.mark.parametrize(("rx", "expected"), [
+    (r"abc(?:def)?ghij", ("ghij",)),
+    (r"(?:abc|defg)x", ("abc", "defg")),  # the only literal run is one character: the group's alternatives
+    (r"(?:abc|de)x", None),  # an alternative without three literal characters
+    (r"(?i:abcdef)x", None),  # a group with its own flags is not looked into
+    (r"(?:abcdef)*x", None),  # a repeat may match nothing
+    (r"^(?:PRETTY_NAME|VERSION_ID)=", ("PRETTY_NAME", "VERSION_ID")),
+    (r"Bad return|error processing", ("Bad return", "error processing")),
+])
+def test_needles_of_groups_and_alternations(rx: str, expected) -> None:
+    assert _needles(re.compile(rx)) == expected
+
+
+def test_literal_needles_keeps_its_contract() -> None:
+    """Public name (re-exported by parse.logs): None for a pattern that ignores case."""
+    assert literal_needles(re.compile("abcdef", re.I)) is None
+    assert literal_needles(re.compile("abcdef")) == ("abcdef",)
+
+
+# ------------------------------------------------------------------------- the free-text extractor
+
+
+def test_rules_compile_and_look_back_one_character_at_most() -> None:
+    """The window memo of freetext keys a window by its text and ONE character before it: that is all a rule
+    may look at. A wider lookbehind (or ``\\A``) would make two equal windows answer differently."""
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+    def walk(items) -> Iterator[tuple[str, object]]:
+        for op, av in items:
+            yield str(op), av
+            for sub in (av if isinstance(av, (list, tuple)) else ()):
+                if isinstance(sub, sre_parse.SubPattern):
+                    yield from walk(sub)
+                elif isinstance(sub, (list, tuple)):
+                    for s in sub:
+                        if isinstance(s, sre_parse.SubPattern):
+                            yield from walk(s)
+
+    lookbehinds = 0
+    for rule in RULES:
+        parsed = sre_parse.parse(rule.pattern.pattern, rule.pattern.flags)
+        for op, av in walk(parsed):
+            assert not (op == "AT" and str(av) == "AT_BEGINNING_STRING"), rule.kind
+            if op in ("ASSERT", "ASSERT_NOT") and av[0] == -1:  # (direction, pattern): a lookbehind
+                lookbehinds += 1
+                assert av[1].getwidth() == (1, 1), (rule.kind, rule.pattern.pattern)
+    assert lookbehinds >= 3  # the walk does reach them (the rules have a few)
+
+
+def _plain_extract(text: str) -> list[tuple[str, str, int]]:
+    """The extractor without digest or memo: every needle searched with str.find, every window matched."""
+    found = []
+    for order, rule in enumerate(RULES):
+        starts: set[int] = set()
+        for needle in rule.needles:
+            for lo, hi in _plain_windows(text, needle):
+                for m in rule.pattern.finditer(text, lo, hi):
+                    at = m.start("v")
+                    if at < 0 or at in starts:
+                        continue
+                    starts.add(at)
+                    found.append((at, order, rule.kind, clean(m.group("v").strip())[:400]))
+                if len(starts) >= MAX_PER_RULE:
+                    break
+            if len(starts) >= MAX_PER_RULE:
+                break
+    found.sort()
+    return [(kind, value, text.count("\n", 0, at) + 1) for at, _, kind, value in found]
+
+
+def _plain_windows(text: str, needle: str) -> Iterator[tuple[int, int]]:
+    n = len(text)
+    line_start_needle = needle.startswith("\n")
+    if line_start_needle and text.startswith(needle[1:]):
+        end = _line_end(text, 0)
+        yield 0, _line_end(text, end + 1) if end < n else n
+    pos, hits = text.find(needle), 0
+    while pos != -1 and hits < 2000:
+        hits += 1
+        at = pos + 1 if line_start_needle else pos
+        end = _line_end(text, at)
+        yield _line_start(text, at), _line_end(text, end + 1) if end < n else n
+        if end >= n:
+            break
+        pos = text.find(needle, end if line_start_needle else end + 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(_TEXTS)
+def test_extract_equals_the_plain_algorithm(text: str) -> None:
+    needles._last = None
+    got = [(f.kind, f.value, f.source.line) for f in extract(text, "paste.txt").facts]
+    assert got == _plain_extract(text)
+
+
+def test_extract_equals_the_plain_algorithm_on_a_long_repetitive_paste() -> None:
+    """What bench/bench_paste.py feeds it: real lines repeated far beyond MAX_PER_RULE (the caps matter)."""
+    text = "\n".join(LINES[:400]) * 8
+    got = [(f.kind, f.value, f.source.line) for f in extract(text, "paste.txt").facts]
+    assert got == _plain_extract(text)
+    assert len(got) > 50
