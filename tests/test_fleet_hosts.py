@@ -83,6 +83,11 @@ def test_natural_sort():
     assert natural_sorted(["n10", "n2", "n1"]) == ["n1", "n2", "n10"]
 
 
+def test_natural_sort_of_digits_int_refuses():
+    """'²' is str.isdigit() but int() refuses it (it sorts as text); '٣' is a decimal digit int() reads as 3."""
+    assert natural_sorted(["n²", "n1", "n٣", "n10"]) == ["n1", "n٣", "n10", "n²"]
+
+
 def test_hostfile(tmp_path: Path):
     p = tmp_path / "hosts"
     p.write_text("# fleet\nnode[1-3]  # rack 1\n\ngpu-a gpu-b\n")

@@ -164,7 +164,8 @@ def from_environment(env: Optional[dict[str, str]] = None) -> list[str]:
 
 
 def natural_key(name: str) -> tuple:
-    return tuple((0, int(tok), len(tok)) if tok.isdigit() else (1, tok, 0) for tok in re.split(r"(\d+)", name))
+    # isdecimal, not isdigit: "²" is a digit that int() refuses (hypothesis found it in a host name)
+    return tuple((0, int(tok), len(tok)) if tok.isdecimal() else (1, tok, 0) for tok in re.split(r"(\d+)", name))
 
 
 def natural_sorted(names: list[str]) -> list[str]:

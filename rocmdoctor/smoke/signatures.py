@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.model import Fix, Host, KernelInfo, LogMatch
-from rocmdoctor.parse.logs import Placeholders, Signature, scan, signature
+from rocmdoctor.parse.logs import Signature, scan, signature
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -54,8 +54,7 @@ def check_fix(hit: SignatureHit, host: Optional[Host], matrix: Optional[Matrix])
     probe = Host(kernel=host.kernel if host is not None else KernelInfo(), logs=[hit.match])
     found = log_matches(probe, matrix, hit.match.finding_id)
     if not found:  # check reads the line as another problem (a system rocBLAS shadowing the wheel's): the
-        sig = hit.signature  # signature's own fix text, the same table field check shows
-        fmt = Placeholders(hit.match.groups)
-        return Fix(sig.fix.format_map(fmt), list(sig.commands), sig.url) if sig.fix or sig.commands else None
+        wsl = probe.kernel.is_wsl  # signature's own fix, built by the loader exactly as check builds it
+        return hit.signature.fix_for(dict(hit.match.groups or {}), wsl=wsl)
     fix = found[0].fix
     return None if fix is None else Fix(fix.explanation, list(fix.commands), fix.url)
