@@ -123,6 +123,11 @@ def test_second_gpu_is_named(tmp_path):
     assert sev == "fail" and "GPU[1]: 1" in title and "GPU[0]" not in title
 
 
+def test_a_table_printed_twice_is_not_counted_twice():
+    (h,) = parse_rocm_smi_ras(derived("umc-ue") + derived("umc-ue"))
+    assert h.ecc_uncorrectable.value == 2
+
+
 # ------------------------------------------------------------------------ the swapped-header rocm_smi.py
 def test_swapped_header_all_zero_is_read():
     (h,) = parse_rocm_smi_ras(derived("old-header-zeros"))

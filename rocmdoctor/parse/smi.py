@@ -247,8 +247,9 @@ def parse_rocm_smi_ras(text: str, file: str = "cmd/rocm-smi-rasinfo.txt") -> lis
             gpu = int(title.group(1))
             if gpu not in tables and len(tables) >= LIMITS["gpus"]:
                 gpu = None
-            else:
-                tables.setdefault(gpu, [])
+            else:  # a GPU's table printed twice (two runs in one paste): the last one counts, never the sum
+                tables[gpu] = []
+                order.pop(gpu, None)
             continue
         cells = tuple(c.lower() for c in re.split(r"\s{2,}|\t", line.strip()))
         if gpu is not None and cells[:2] == ("block", "status"):
