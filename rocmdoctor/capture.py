@@ -250,6 +250,7 @@ def command_specs(python: "str", collect_env: "bool" = False) -> "list":
         Spec("rocm-smi", ["rocm-smi"]),
         Spec("rocm-smi-showhw", ["rocm-smi", "--showhw"]),
         Spec("rocm-smi-productname", ["rocm-smi", "--showproductname"]),
+        Spec("rocm-smi-rasinfo", ["rocm-smi", "--showrasinfo", "all"]),
         Spec("amd-smi-static", ["amd-smi", "static", "--json"], "json"),
         Spec("amd-smi-metric", ["amd-smi", "metric", "--json"], "json"),
         Spec("rocm_agent_enumerator", ["rocm_agent_enumerator"]),

@@ -59,7 +59,8 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     fid = "health.ecc-uncorrectable"
     ue = _counted(host, "ecc_uncorrectable")
     if not ue:
-        return [not_captured(fid, "ECC counters (amd-smi metric, sysfs ras/*_err_count)")] if host.gpus else []
+        return [not_captured(fid, "ECC counters (amd-smi metric, sysfs ras/*_err_count, rocm-smi --showrasinfo)")] \
+            if host.gpus else []
     bad = [(h, f) for h, f in ue if f.value > _limit(matrix, "ecc_uncorrectable_max", 0)]
     if bad:
         return [_per_gpu(
@@ -124,7 +125,8 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
     fid = "health.xgmi-link"
     seen = [(h, h.xgmi_errors) for h in host.health if h.xgmi_errors is not None]
     if not seen:
-        return [not_captured(fid, "XGMI error status (amd-smi metric xgmi_err, sysfs ras/xgmi_wafl_err_count)")] \
+        return [not_captured(fid, "XGMI error status (amd-smi metric xgmi_err, sysfs ras/xgmi_wafl_err_count, "
+                                  "rocm-smi --showrasinfo)")] \
             if len(host.gpus) > 1 else []
     bad = [(h, f) for h, f in seen if f.value != "no errors"]
     if bad:

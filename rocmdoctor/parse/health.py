@@ -1,5 +1,6 @@
 """GPU health telemetry from a bundle: ``amd-smi metric --json`` (ECC totals, XGMI error status, throttle
-status) and amdgpu's RAS sysfs files (``ras/<block>_err_count``, ``ras/gpu_vram_bad_pages``, ``pp_dpm_pcie``).
+status), amdgpu's RAS sysfs files (``ras/<block>_err_count``, ``ras/gpu_vram_bad_pages``, ``pp_dpm_pcie``) and,
+where neither told, ``rocm-smi --showrasinfo all`` (ECC and XGMI_WAFL counts: :func:`parse_rocm_smi_ras`).
 
 Formats, from the kernel (drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c, amdgpu_pm.c):
 
@@ -19,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact, GpuHealth
-from rocmdoctor.parse.smi import _gpu_items, as_dict, load_json, na
+from rocmdoctor.parse.smi import _gpu_items, as_dict, load_json, na, parse_rocm_smi_ras
 from rocmdoctor.parse.text import lines, src, to_int
 
 MAX_GPUS = LIMITS["gpus"]
@@ -138,7 +139,8 @@ def parse_dpm_pcie(text: str) -> Optional[str]:
 
 
 def from_bundle(names: list[str], read: Callable[[str], Optional[str]]) -> list[GpuHealth]:
-    """Every health source in a bundle: amd-smi metric first, then the sysfs RAS files per card."""
+    """Every health source in a bundle: amd-smi metric first, then the sysfs RAS files per card, then
+    ``rocm-smi --showrasinfo`` for what neither of them reported (:func:`rocm_smi_fallback`)."""
     out: list[GpuHealth] = []
     for name in ("cmd/amd-smi-metric.json", "cmd/amd-smi-metric.txt"):
         if name in names:
@@ -181,7 +183,28 @@ def from_bundle(names: list[str], read: Callable[[str], Optional[str]]) -> list[
         if len(cards) < MAX_GPUS or card in cards:
             cards.setdefault(card, GpuHealth(gpu=card)).hot = fact
     out.extend(cards[c] for c in sorted(cards, key=lambda c: int(c[4:])))
+    if RSMI_RAS in names:
+        out.extend(rocm_smi_fallback(out, parse_rocm_smi_ras(read(RSMI_RAS) or "", RSMI_RAS)))
     return out
+
+
+RSMI_RAS = "cmd/rocm-smi-rasinfo.txt"
+
+
+def rocm_smi_fallback(seen: list[GpuHealth], rsmi: list[GpuHealth]) -> list[GpuHealth]:
+    """rocm-smi's counts only where amd-smi and sysfs said nothing of that kind on this node: rocm_smi_lib
+    reads the same ``ras/<block>_err_count`` files, so taking both would count every error twice."""
+    has_ecc = any(h.ecc_uncorrectable is not None or h.ecc_correctable is not None for h in seen)
+    has_xgmi = any(h.xgmi_errors is not None for h in seen)
+    kept = []
+    for h in rsmi:
+        if has_ecc:
+            h.ecc_uncorrectable = h.ecc_correctable = None
+        if has_xgmi:
+            h.xgmi_errors = None
+        if h.ecc_uncorrectable is not None or h.ecc_correctable is not None or h.xgmi_errors is not None:
+            kept.append(h)
+    return kept
 
 
 def hot_sensors(names: list[str], read: Callable[[str], Optional[str]]) -> dict[str, Fact[str]]:

@@ -1,5 +1,6 @@
-"""``rocm-smi`` (concise table, ``--showhw``, ``--showproductname``/``--showbus`` key lines) and
-``amd-smi static|metric --json`` (values may be ``"N/A"`` or ``{"value": .., "unit": ..}``)."""
+"""``rocm-smi`` (concise table, ``--showhw``, ``--showproductname``/``--showbus`` key lines, the
+``--showrasinfo`` RAS table) and ``amd-smi static|metric --json`` (values may be ``"N/A"`` or
+``{"value": .., "unit": ..}``)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,29 @@ import json
 import re
 from typing import Any, Optional
 
-from rocmdoctor.model import GpuInfo
+from rocmdoctor.limits import LIMITS
+from rocmdoctor.model import Fact, GpuHealth, GpuInfo
 from rocmdoctor.parse.text import MAX_CHARS, gfx_base, hex_id, lines, looks_like_apu, pci_bus, src, to_int
+from rocmdoctor.words import plural
 
 _ROW_INDEX = re.compile(r"^\s*(\d{1,3})\s+\S")
 _DID = re.compile(r"\b0x([0-9a-fA-F]{4})\b")
 _GFX_WORD = re.compile(r"\bgfx[0-9a-f]{3,5}\b")
 _BUS = re.compile(r"\b[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 _KEYLINE = re.compile(r"^\s*(?:GPU|card)\[(\d{1,3})\]\s*:\s*([^:]+?)\s*:\s*(.*)$")
+# ``rocm-smi --showrasinfo`` (rocm_smi.py showRasInfo + printTableLog): per GPU a title, a header, one row per
+# RAS block: the block, its state (rsmi_ras_err_stale_machine, upper-cased; "UNKNOWN ERROR" is two words)
+# and, where rsmi_dev_ecc_count_get answered, two counts right-aligned under the header.
+_RAS_TITLE = re.compile(r"^\s*GPU\[(\d{1,3})\]\s*:\s*RAS INFO\s*$")
+_RAS_ROW = re.compile(r"^\s*([A-Z][A-Z0-9_]{0,15})\s+([A-Z]+(?: [A-Z]+)?)(?:\s+(\d{1,19})\s+(\d{1,19}))?\s*$")
+# The header names the order of the two counts. rocm_smi.py of ROCm 3.9-5.4 printed the values CE, UE under
+# the headings "uncorrectable err", "correctable err" (fixed by rocm_smi_lib 248c6f7, ROCm 5.5): that shape's
+# order is not trusted, so only an all-zero table (where order does not matter) is read from it.
+RAS_HEADERS: dict[tuple[str, ...], Optional[tuple[str, str]]] = {
+    ("correctable error", "uncorrectable error"): ("ce", "ue"),
+    ("uncorrectable err", "correctable err"): None,
+}
+RAS_LINK_BLOCKS = ("XGMI_WAFL",)  # the links between GPUs: judged as XGMI errors, not memory ECC (as in sysfs)
 
 
 def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
@@ -214,3 +230,57 @@ def parse_agent_enumerator(text: str, file: str = "cmd/rocm_agent_enumerator.txt
         gpu.sources.append(src(file, n, line))
         out.append(gpu)
     return out
+
+
+def parse_rocm_smi_ras(text: str, file: str = "cmd/rocm-smi-rasinfo.txt") -> list[GpuHealth]:
+    """``rocm-smi --showrasinfo all`` -> one :class:`GpuHealth` ("GPU[0]") per table whose header is known.
+
+    The counts are rocm_smi_lib's ``rsmi_dev_ecc_count_get``: the same ``ras/<block>_err_count`` files the
+    sysfs reader sees. Rows without counts (the block has no counter) add nothing; a GPU with no counted row
+    gets no ECC fact (not captured, never healthy)."""
+    tables: dict[int, list[tuple[int, str, str, int, int]]] = {}
+    order: dict[int, Optional[tuple[str, str]]] = {}
+    gpu: Optional[int] = None
+    for n, line in lines(text):
+        title = _RAS_TITLE.match(line)
+        if title:
+            gpu = int(title.group(1))
+            if gpu not in tables and len(tables) >= LIMITS["gpus"]:
+                gpu = None
+            else:  # a GPU's table printed twice (two runs in one paste): the last one counts, never the sum
+                tables[gpu] = []
+                order.pop(gpu, None)
+            continue
+        cells = tuple(c.lower() for c in re.split(r"\s{2,}|\t", line.strip()))
+        if gpu is not None and cells[:2] == ("block", "status"):
+            order[gpu] = RAS_HEADERS.get(cells[2:], ("?", "?"))
+            continue
+        row = _RAS_ROW.match(line)
+        if gpu is not None and gpu in order and row and row.group(3) is not None:
+            tables[gpu].append((n, row.group(1), row.group(2), int(row.group(3)), int(row.group(4))))
+        elif line.strip().startswith("____"):
+            gpu = None
+    return [h for idx in sorted(tables) if (h := _ras_health(idx, tables[idx], order.get(idx), file))]
+
+
+def _ras_health(idx: int, rows: list[tuple[int, str, str, int, int]], cols: Optional[tuple[str, str]],
+                file: str) -> Optional[GpuHealth]:
+    """One GPU's table as facts; ``cols`` None = the swapped-header shape (zeros only), ("?", "?") = unknown."""
+    if not rows or cols == ("?", "?") or (cols is None and any(a or b for _n, _b, _s, a, b in rows)):
+        return None
+    cols = cols or ("ce", "ue")  # all zero: either order reads the same
+    h = GpuHealth(gpu=f"GPU[{idx}]")
+    memory = [(n, block, dict(zip(cols, (a, b)))) for n, block, _s, a, b in rows if block not in RAS_LINK_BLOCKS]
+    for attr, key in (("ecc_uncorrectable", "ue"), ("ecc_correctable", "ce")):
+        if not memory:
+            break
+        total = sum(c[key] for _n, _b, c in memory)
+        hits = [(n, f"{block} {key}: {c[key]}") for n, block, c in memory if c[key]]
+        where = hits[0][0] if hits else memory[0][0]
+        what = "; ".join(t for _n, t in hits) or f"{plural(len(memory), 'block')}, {key} 0 in each"
+        setattr(h, attr, Fact(total, src(file, where, what[:200])))
+    for n, block, _s, a, b in rows:
+        if block in RAS_LINK_BLOCKS:
+            ue = dict(zip(cols, (a, b)))["ue"]
+            h.xgmi_errors = Fact("no errors" if ue == 0 else "error", src(file, n, f"{block} ue: {ue}"))
+    return h
