@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rocmdoctor.parse import dkms
-from rocmdoctor.parse.text import clean, strip_prompt
+from rocmdoctor.parse import dkms, rocminfo, smi
+from rocmdoctor.parse import needles as needles_mod
+from rocmdoctor.parse.text import clean, lines, lines_holding, strip_prompt
 from tests.parse_helpers import CAPTURES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,3 +101,74 @@ def test_a_long_journal_reads_as_its_plain_parse(monkeypatch) -> None:
     monkeypatch.setattr(dkms, "_read_line", _plain_read_line)
     assert got == dkms.parse_dkms(_plain_log_lines(text), "j.log")
     assert got.build_failures and got.entries  # the journal does hold a build failure and a status line
+
+
+# ------------------------------------------------------------------ lines_holding, rocminfo, rocm-smi
+
+_TEXT_PIECES = st.sampled_from(["\n", "\r\n", "\r", "\x00", "\x1b[1m", " ", "\t", "Na", "me", "Name", "Node: 1",
+                                "GPU", "GPU[0] : Card series: Radeon", "Device  Node  IDs", "card[1]", "ROCk module",
+                                "x" * 4100, "  Marketing Name: AMD Radeon", "Agent 2", "====== END ======", "0 "])
+
+
+def _plain_holding(text: str, needles: tuple[str, ...]) -> list[tuple[int, str]]:
+    return [(n, line) for n, line in lines(text) if any(w in line for w in needles)]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(_TEXT_PIECES, st.sampled_from(LINES)), max_size=40).map("".join),
+       st.sampled_from([("Name",), ("Name", "Node", "Agent"), ("ROCk module", "GPU", "Device"), ("\r",)]),
+       st.booleans())
+def test_lines_holding_is_lines_filtered(monkeypatch, text: str, needles: tuple[str, ...], digest: bool) -> None:
+    """CR and NUL that clean() removes may join a needle ("Na\\x00me"), escapes too: still the same lines."""
+    monkeypatch.setattr(needles_mod, "MIN_DIGEST", 0 if digest else 64 * 1024)
+    monkeypatch.setattr(needles_mod, "_last", None)
+    assert list(lines_holding(text, needles)) == _plain_holding(text, needles)
+
+
+@pytest.mark.parametrize("text", ["a\nNa\x00me: x\nb", "a\r\nNa\rme: x\r\n", "x\nNa\x1b[1mme: y\n",
+                                  "Name" + " " * 5000])
+def test_what_clean_removes_may_join_a_needle(monkeypatch, text: str) -> None:
+    monkeypatch.setattr(needles_mod, "MIN_DIGEST", 0)
+    monkeypatch.setattr(needles_mod, "_last", None)
+    assert list(lines_holding(text, ("Name",))) == _plain_holding(text, ("Name",))
+    assert _plain_holding(text, ("Name",))  # the example does hold it once cleaned
+
+
+def test_lines_holding_gives_up_searching_where_most_lines_hold_a_needle() -> None:
+    text = "Name: x\n" * 1000
+    assert list(lines_holding(text, ("Name",))) == _plain_holding(text, ("Name",))
+
+
+def _stamped_text(lines_: list[str]) -> str:
+    return "\n".join(f"Nov 30 {i // 60 % 60:02d}:{i % 60:02d}.{i:06d} {ln}" for i, ln in enumerate(lines_))
+
+
+def _texts() -> list[str]:
+    out = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CAPTURES.rglob("*.txt"))]
+    out += [p.read_text(encoding="utf-8", errors="replace") for p in sorted((ROOT / "fixtures").glob("*/paste.txt"))]
+    out += [p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted((ROOT / "fixtures").glob("*/cmd/rocm*.txt"))]
+    return [*out, _stamped_text(LINES), "noise\n" * 50 + "\n".join(LINES)]
+
+
+def test_rocminfo_and_rocm_smi_read_as_their_plain_parse(monkeypatch) -> None:
+    """The same GPUs from every real text as when every line is read (the plain loops, by monkeypatching)."""
+    texts = _texts()
+    got = [(rocminfo.parse_rocminfo(t, "f"), smi.parse_rocm_smi(t, "f")) for t in texts]
+    monkeypatch.setattr(rocminfo, "lines_holding", lambda text, needles: lines(text))
+    monkeypatch.setattr(smi, "_first_line", lambda text: 1)
+    plain = [(rocminfo.parse_rocminfo(t, "f"), smi.parse_rocm_smi(t, "f")) for t in texts]
+    assert got == plain
+    assert sum(len(r.gpus) for r, _ in got) > 5 and sum(len(s) for _, s in got) > 3  # real GPUs were read
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_TEXT_PIECES, st.sampled_from(LINES)), max_size=40).map("".join))
+def test_rocm_smi_starts_no_later_than_its_first_key_line_or_header(text: str) -> None:
+    first = smi._first_line(text)
+    for n, line in lines(text):
+        stripped = line.strip()
+        if smi._KEYLINE.match(line) or (stripped.split()[:1] in (["GPU"], ["Device"])):
+            assert first is not None and first <= n, (first, n, line)
+            break
