@@ -71,6 +71,53 @@ def test_occurs_is_in(text: str, data) -> None:
         assert occurs(text, s) == (s in text), s
 
 
+def _stamped(lines: list[str], times: int, first: int) -> str:
+    """Lines that never repeat, as in a journal: each stamped with its own time (the digits differ)."""
+    return "\n".join(f"Nov 30 {i // 60 % 60:02d}:{i % 60:02d}.{i:06d} {ln}"
+                     for i, ln in enumerate(lines * times, first))
+
+
+_STAMPED = st.builds(_stamped, st.lists(st.sampled_from(LINES), min_size=1, max_size=12), st.integers(1, 5),
+                     st.integers(0, 10 ** 6))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(_STAMPED, st.data())
+def test_occurs_is_in_where_only_the_numbers_differ(text: str, data) -> None:
+    """The shape digest reads every digit as 0: a needle with digits is still answered as ``in`` answers."""
+    needles._last = None
+    samples = ["00:00", "Nov 30 00:", "30 0", "000000", "\u00e9", "\udc80", "Nov 3", text[:9]]
+    for _ in range(8):
+        a = data.draw(st.integers(0, len(text)))
+        s = text[a:a + data.draw(st.integers(1, 30))]
+        samples += [s, s.translate(str.maketrans("0123456789", "1234567890"))]  # present, and maybe absent
+    for s in samples:
+        assert occurs(text, s) == (s in text), s
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(_STAMPED, st.data())
+def test_any_case_is_never_no_where_a_case_insensitive_search_finds_it(text: str, data) -> None:
+    needles._last = None
+    for _ in range(8):
+        a = data.draw(st.integers(0, len(text)))
+        s = text[a:a + data.draw(st.integers(1, 30))]
+        for sample in (s, s.upper(), s.swapcase(), s + "q", s.translate(str.maketrans("0123456789", "9876543210"))):
+            found = re.search(re.escape(sample), text, re.I) is not None
+            assert needles._occurs_any_case(text, sample) or not found, sample
+            if sample.isascii() and text.isascii() and "\n" not in sample and not any(c.isdigit() for c in sample):
+                assert needles._occurs_any_case(text, sample) == found, sample  # decided exactly
+
+
+def test_the_shape_digest_is_small_for_stamped_lines() -> None:
+    """What makes a journal cheap: its lines' shapes repeat although the lines do not."""
+    text = _stamped(LINES[:50], 40, 0)
+    assert len(set(text.split("\n"))) == 2000  # no line repeats
+    assert len(needles._Digest(text).shape) * 20 < len(text.encode())
+
+
 def test_the_digest_holds_each_distinct_line_once() -> None:
     text = "b\na\nb\na\nc\n" * 5
     assert needles.digest(text) == "b\na\nc\n"

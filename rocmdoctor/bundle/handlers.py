@@ -14,24 +14,11 @@ from typing import Optional
 
 from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.model import Fact, KernelInfo, RocmInstall, TorchInfo
-from rocmdoctor.parse import (
-    collect_env,
-    dkms,
-    docker_info,
-    env,
-    kernel,
-    kfd,
-    livefacts,
-    lspci,
-    osrelease,
-    pip,
-    rocminfo,
-    secureboot,
-    smi,
-    torch_probe,
-    users,
-    versions,
-)
+
+# The parsers of outputs a long paste seldom holds (lspci, pip, collect_env, id, docker info, env, live facts)
+# are imported by their handler, on first use: their regexes are compiled at import, and `check --from
+# paste.txt` pays only for the kinds it found.
+from rocmdoctor.parse import dkms, kernel, kfd, osrelease, rocminfo, secureboot, smi, versions
 from rocmdoctor.parse.text import src
 
 
@@ -93,6 +80,8 @@ def _h_hipconfig(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_lspci(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import lspci
+
     res = lspci.parse_lspci(text, file)
     acc.saw("lspci")
     acc.gpus("lspci", res.gpus)
@@ -110,6 +99,8 @@ def _h_dmesg(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_pip_freeze(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import pip
+
     pkgs = pip.parse_pip_freeze(text)
     if pkgs:
         acc.saw("pip")
@@ -117,6 +108,8 @@ def _h_pip_freeze(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_pip_list(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import pip
+
     pkgs = pip.parse_pip_list_json(text)
     if pkgs:
         acc.saw("pip")
@@ -124,6 +117,8 @@ def _h_pip_list(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_pip_show(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import pip
+
     shown = pip.parse_pip_show(text, file)
     if not shown:
         return
@@ -135,6 +130,8 @@ def _h_pip_show(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_torch_probe(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import torch_probe
+
     res = torch_probe.parse_torch_probe(text, file)
     if not res.valid:
         acc.host.parse_notes.append(f"{file}: not a torch probe JSON document")
@@ -149,6 +146,8 @@ def _h_torch_probe(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_collect_env(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import collect_env
+
     res = collect_env.parse_collect_env(text, file)
     if not res.recognised:
         return
@@ -166,6 +165,8 @@ def _h_collect_env(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_id(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import users
+
     user = users.parse_id(text, file)
     if user is not None:
         acc.saw("id")
@@ -173,12 +174,16 @@ def _h_id(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_stat_dev(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import users
+
     nodes = users.parse_stat_dev(text, file)
     acc.saw("stat-dev")
     acc.host.device_nodes.extend(nodes)
 
 
 def read_docker_info(acc: Acc, text: str, file: str, stderr: Optional[str] = None) -> None:
+    from rocmdoctor.parse import docker_info
+
     info = docker_info.parse_docker_info(text, file, stderr)
     acc.saw("docker-info")
     acc.container_seen = True
@@ -240,6 +245,8 @@ def _h_module_version(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_env(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import env
+
     values, _ = env.parse_env(text)
     acc.saw("env")
     acc.host.env.update(values)
@@ -270,6 +277,8 @@ def _h_lscpu(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_live_facts(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import livefacts
+
     acc.host.live = livefacts.parse(text, file)
     if acc.host.live is not None:
         acc.saw("live-facts")
@@ -280,6 +289,8 @@ def _h_mokutil(acc: Acc, text: str, file: str) -> None:
 
 
 def _h_group(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import users
+
     acc.saw("group")
     acc.host.groups_file.update(users.parse_group_file(text))
 

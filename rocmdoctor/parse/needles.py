@@ -3,45 +3,98 @@
 The free-text extractor, the signature scan and ``sniff`` skip a regex when a literal that every match
 contains is absent (:func:`literal_needles` finds such literals in the parsed pattern): about 270
 ``needle in text`` tests per paste, each a full pass over the text (~0.5 ms per MiB). Logs repeat their
-lines (the same warning a thousand times, a seed repeated to fill a paste), so the tests run on a *digest*:
-the text's distinct lines, in first-seen order, joined by newlines. A needle without a newline occurs in
-the text exactly when it occurs in the digest (it lies within one line, every line of the text is a line of
-the digest, and it cannot span the joining newlines). A needle with a newline is searched in the text
-itself. Where lines do not repeat (a journal stamps each with its time) the words still do: a needle can
-only occur if each of its whitespace-free pieces lies within one word of the text, which the distinct
-words, joined, answer cheaply; only a needle that passes that test is searched in the lines. The answers
-are those of ``in``; only the cost changes: a few ms to build the digests once per text, then each test
-runs over the distinct lines or words only.
+lines (the same warning a thousand times, a seed repeated to fill a paste), and where they do not, it is
+mostly for their numbers (a journal or dmesg stamps each line with its time, a pid, a counter). So the tests
+run on a *shape digest*: the text in UTF-8 with every ASCII digit read as ``0``, cut into lines, each distinct
+line once, joined by newlines. For a needle without a newline and without a digit the answer is exact: the
+digit positions of the text all read ``0`` in the shape, so an occurrence in the shape covers none of them and
+is an occurrence in the text; it lies within one line, and every line of the text has its shape in the digest.
+A needle with a digit is ruled out when its own shape is absent, and otherwise searched in the text's distinct
+lines; a needle with a newline is searched in the text itself. Where even the shapes of the lines do not
+repeat, the words still do: a needle can only occur if each of its whitespace-free pieces lies within one word
+of the shape, which the distinct words, joined, answer cheaply. The answers are those of ``in``; only the cost
+changes: a few ms to build the digests once per text, then each test runs over the distinct shapes only.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
 from functools import lru_cache
 from typing import Any, Optional
 
 MIN_DIGEST = 64 * 1024  # below this a full pass costs microseconds: search the text itself
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")  # the shape of a text: every ASCII digit read as 0
+_HAS_DIGIT = re.compile(rb"[0-9]")
 
 
-@dataclass
+def _shape(s: str) -> bytes:
+    """``s`` in UTF-8 (lone surrogates too: a generated text may hold them) with every ASCII digit read as 0.
+    UTF-8 keeps ``in``: an encoded needle can only match at a character boundary of the encoded text."""
+    return s.encode("utf-8", "surrogatepass").translate(_DIGITS)
+
+
 class _Digest:
-    text: str
-    distinct: str  # the distinct lines joined by newlines (or the text itself)
-    lower: Optional[str] = None  # ``distinct.lower()`` once asked for, when the text is ASCII
-    lowered: bool = False
-    words: Optional[str] = None  # the distinct whitespace-separated words joined by newlines, where that is short
-    worded: bool = False
+    """The digests of one long text, each built on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._distinct: Optional[str] = None
+        self._shape: Optional[bytes] = None
+        self._counts: Optional[Counter[bytes]] = None
+        self._words: Optional[bytes] = None
+        self._worded = False
+        self._lower: Optional[bytes] = None
+        self._lowered = False
+
+    @property
+    def distinct(self) -> str:
+        """The distinct lines joined by newlines (or the text itself, when its lines hardly repeat)."""
+        if self._distinct is None:
+            lines = dict.fromkeys(self.text.split("\n"))
+            self._distinct = "\n".join(lines) if len(lines) * 2 < self.text.count("\n") + 1 else self.text
+        return self._distinct
+
+    @property
+    def shape_counts(self) -> Counter[bytes]:
+        """Each distinct line of the text's shape (:func:`_shape`), with how many lines have it."""
+        if self._counts is None:
+            self._counts = Counter(_shape(self.text).split(b"\n"))
+        return self._counts
+
+    @property
+    def shape(self) -> bytes:
+        """The distinct lines of the text's shape, joined by newlines."""
+        if self._shape is None:
+            self._shape = b"\n".join(self.shape_counts)
+        return self._shape
 
     def may_hold(self, needle: str) -> bool:
-        """False when some whitespace-free piece of ``needle`` lies in no word of the text (so the needle
-        cannot occur); True means: search the lines."""
-        if not self.worded:
-            if len(self.distinct) >= MIN_DIGEST:
-                words = "\n".join(dict.fromkeys(self.distinct.split()))
-                self.words = words if len(words) * 2 < len(self.distinct) else None
-            self.worded = True
-        return self.words is None or all(piece in self.words for piece in needle.split())
+        """False when some whitespace-free piece of ``needle`` lies in no word of the shape (so the needle
+        cannot occur); True means: search further."""
+        if not self._worded:
+            if len(self.shape) >= MIN_DIGEST:
+                words = b"\n".join(dict.fromkeys(self.shape.split()))
+                self._words = words if len(words) * 2 < len(self.shape) else None
+            self._worded = True
+        return self._words is None or all(_shape(piece) in self._words for piece in needle.split())
+
+    def holds(self, needle: str) -> bool:
+        """``needle in self.text``."""
+        if not self.may_hold(needle):
+            return False
+        if "\n" in needle:
+            return needle in self.text
+        encoded = needle.encode("utf-8", "surrogatepass")
+        if _HAS_DIGIT.search(encoded) is None:
+            return encoded in self.shape  # exact: see the module's docstring
+        return encoded.translate(_DIGITS) in self.shape and needle in self.distinct
+
+    def may_hold_any_case(self, needle: str) -> bool:
+        """False only when the ASCII ``needle`` occurs in the ASCII text in no letter case."""
+        if not self._lowered:
+            self._lower, self._lowered = (self.shape.lower() if self.shape.isascii() else None), True
+        return self._lower is None or _shape(needle.lower()) in self._lower
 
 
 _last: Optional[_Digest] = None  # the scanners of one paste share one digest
@@ -52,27 +105,31 @@ def _digest(text: str) -> _Digest:
     last = _last
     if last is not None and last.text is text:
         return last
-    if len(text) < MIN_DIGEST:
-        return _Digest(text, text)
-    lines = dict.fromkeys(text.split("\n"))
-    out = _Digest(text, "\n".join(lines) if len(lines) * 2 < text.count("\n") + 1 else text)
-    _last = out
+    out = _Digest(text)
+    if len(text) >= MIN_DIGEST:
+        _last = out
     return out
 
 
 def digest(text: str) -> str:
     """The distinct lines of ``text`` joined by newlines (``text`` itself when short or hardly repeated)."""
+    if len(text) < MIN_DIGEST:
+        return text
     return _digest(text).distinct
+
+
+def line_shapes(text: str) -> Counter[str]:
+    """Each distinct line of ``text`` with every ASCII digit read as 0, and how many lines have that shape: for
+    a test no digit can change (a regex whose digits all sit in classes holding every digit), a long log whose
+    lines differ only in their numbers costs a few distinct lines. Shared with the scanners' digest."""
+    return Counter({k.decode("utf-8", "surrogatepass"): n for k, n in _digest(text).shape_counts.items()})
 
 
 def occurs(text: str, needle: str) -> bool:
     """``needle in text``, answered from the digests of ``text`` where that is exact."""
-    d = _digest(text)
-    if not d.may_hold(needle):
-        return False
-    if "\n" in needle:
+    if len(text) < MIN_DIGEST:
         return needle in text
-    return needle in d.distinct
+    return _digest(text).holds(needle)
 
 
 def _occurs_any_case(text: str, needle: str) -> bool:
@@ -80,10 +137,9 @@ def _occurs_any_case(text: str, needle: str) -> bool:
     exactly: Unicode case folding matches 'ſ' to 's' and the Kelvin sign to 'k', so only ASCII is decided)."""
     if "\n" in needle or not needle.isascii():
         return True
-    d = _digest(text)
-    if not d.lowered:
-        d.lower, d.lowered = (d.distinct.lower() if d.distinct.isascii() else None), True
-    return d.lower is None or needle.lower() in d.lower
+    if len(text) < MIN_DIGEST:
+        return not text.isascii() or needle.lower() in text.lower()
+    return _digest(text).may_hold_any_case(needle)
 
 
 def may_match(text: str, pattern: re.Pattern[str]) -> bool:

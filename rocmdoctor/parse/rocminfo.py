@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from rocmdoctor.model import Fact, GpuInfo, Source
-from rocmdoctor.parse.text import bus_from_bdfid, gfx_base, hex_id, lines, looks_like_apu, src, to_int
+from rocmdoctor.parse.text import bus_from_bdfid, gfx_base, hex_id, lines_holding, looks_like_apu, src, to_int
 
 _KEY = re.compile(
     r"^(?:\S+?[:-])?\s*(Marketing Name|Vendor Name|Device Type|Name|Uuid|Chip ID|BDFID|Compute Unit|Node"
@@ -127,13 +127,16 @@ def _set(a: _Agent, key: str, value: str) -> None:
 
 
 _INT_KEYS = {"Chip ID": "chip_id", "BDFID": "bdfid", "Compute Unit": "compute_units", "Node": "node"}
+# A literal of each line parse_rocminfo acts on: "ROCk module", _AGENT's "Agent" and each of _KEY's keys.
+_NEEDLES = ("ROCk module", "Agent", "Name", "Device Type", "Uuid", "Chip ID", "BDFID", "Compute Unit", "Node",
+            "Segment", "Size", "Memory Properties")
 
 
 def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
     """GPUs (with ``gfx_by_source['rocminfo']``), CPU names and the ROCk (kfd driver) line."""
     res = RocminfoResult()
     reader = _Reader()
-    for n, line in lines(text):
+    for n, line in lines_holding(text, _NEEDLES):  # only such a line changes what is read
         if "ROCk module" in line:
             m = _ROCK.search(line)
             if m and res.rock_loaded is None:

@@ -31,13 +31,37 @@ RAS_HEADERS: dict[tuple[str, ...], Optional[tuple[str, str]]] = {
     ("uncorrectable err", "correctable err"): None,
 }
 RAS_LINK_BLOCKS = ("XGMI_WAFL",)  # the links between GPUs: judged as XGMI errors, not memory ECC (as in sysfs)
+# How a key line (_KEYLINE) or a table's header begins, after its indentation; one at the text's start or
+# after a newline (a literal prefix: the regex engine jumps from newline to newline).
+_START = re.compile(r"[^\S\n]*(?:GPU|Device|card\[)")
+_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*(?:GPU|Device|card\[)")
+
+
+def _first_line(text: str) -> Optional[int]:
+    """The number of the first line that may begin a key line or a table (None: no line does). The lines
+    before it change nothing in :func:`parse_rocm_smi`, so a long log is not read line by line until then.
+    What :func:`~rocmdoctor.parse.text.clean` removes (CR, NUL, escapes) could hide such a start: a text
+    with escapes is read from its first line, CR and NUL are removed before the search (lines keep their
+    numbers)."""
+    if "\x1b" in text:
+        return 1
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+    plain = text.replace("\r", "").replace("\x00", "") if "\r" in text or "\x00" in text else text
+    if _START.match(plain):
+        return 1
+    m = _START_AFTER_NEWLINE.search(plain)
+    return None if m is None else plain.count("\n", 0, m.start()) + 2
 
 
 def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
     """GPUs in device-index order; device id / gfx / bus filled where the output shows them."""
     gpus: dict[int, GpuInfo] = {}
     header: Optional[list[str]] = None
-    for n, line in lines(text):
+    first = _first_line(text)
+    if first is None:
+        return []
+    for n, line in lines(text, first):
         m = _KEYLINE.match(line)
         if m:
             idx = int(m.group(1))

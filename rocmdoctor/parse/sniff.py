@@ -11,7 +11,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Optional
 
-from rocmdoctor.parse.needles import may_match
+from rocmdoctor.parse.needles import line_shapes, may_match
 from rocmdoctor.parse.smi import load_json
 
 # kind -> regex that is enough to recognise it anywhere in the text (MULTILINE).
@@ -127,9 +127,13 @@ def sniff(text: str) -> list[str]:
 
 
 def _body(text: str) -> Counter[str]:
-    """The stripped, non-empty lines that are not a prompt, counted: a log repeating a line is tested once."""
+    """The stripped, non-empty lines that are not a prompt, counted, each with its digits read as 0 (a log
+    repeating a line, or stamping each with its time, is tested once per shape). Every test of the body is
+    blind to which digit a line holds: _ENUMERATOR_LINE, _FREEZE_LINE, _ROCM_VERSION and _UNAME_R have their
+    digits only in classes that hold all ten (``[0-9a-f]``, ``\\d``, ``\\w``, ``\\S``...), and strip() and the
+    prompt prefixes see no digit; tests/test_sniff_shapes.py holds them to it."""
     out: Counter[str] = Counter()
-    for raw, n in Counter(text.split("\n")).items():
+    for raw, n in line_shapes(text).items():
         ln = raw.strip()
         if ln and not ln.startswith(("$ ", "λ ", "# ", "> ", "❯ ")):
             out[ln] += n

@@ -14,6 +14,7 @@ from typing import Optional, Union
 
 from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Source
+from rocmdoctor.parse.needles import occurs
 
 # A parser never looks at more than this many characters of one input (or of one line): beyond it, text
 # is cut. This bounds the time and memory one huge paste can cost; no real tool output has longer lines.
@@ -44,11 +45,52 @@ def clean(line: str) -> str:
     return line.rstrip()
 
 
-def lines(text: str) -> Iterator[tuple[int, str]]:
-    """(1-based line number, cleaned line) for every line of ``text`` (cut at :data:`MAX_CHARS`)."""
+def lines(text: str, first: int = 1) -> Iterator[tuple[int, str]]:
+    """(1-based line number, cleaned line) for every line of ``text`` (cut at :data:`MAX_CHARS`), from line
+    ``first`` on (the lines before it are not cleaned at all)."""
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
-    for number, raw in enumerate(text.split("\n"), 1):
+    rows = text.split("\n")
+    for number, raw in enumerate(rows[first - 1:] if first > 1 else rows, max(first, 1)):
+        yield number, clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
+
+
+def lines_holding(text: str, needles: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """The (number, line) of :func:`lines` whose cleaned line holds one of ``needles`` (none holds a newline),
+    without cleaning the others: each needle is found by C-level searches over the text, and only the lines
+    it lies in are cleaned and tested. For a parser whose state only a line holding a needle changes, a long
+    paste then costs a few searches instead of a regex per line. Exact: the characters :func:`clean` removes
+    (CR, NUL) could join a needle, so they are removed from the text searched; a text with terminal escapes
+    is filtered line by line, and so is one where the needles lie in most lines (a bound on a hostile text)."""
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+    rows = text.split("\n")
+    plain = text.replace("\r", "").replace("\x00", "") if "\r" in text or "\x00" in text else text
+    starts: set[int] = set()  # offsets in ``plain`` of the lines a needle lies in
+    budget = len(rows) // 4 + 16
+    escaped = "\x1b" in text
+    # Most needles are absent: ruled out on the paste's shared digest rather than by a full search each.
+    present = () if escaped else tuple(n for n in needles if plain is not text or occurs(text, n))
+    for needle in present:
+        pos = plain.find(needle)
+        while pos != -1 and budget > 0:
+            budget -= 1
+            starts.add(plain.rfind("\n", 0, pos) + 1)
+            end = plain.find("\n", pos)
+            pos = plain.find(needle, end) if end != -1 else -1
+    numbered = lines(text) if escaped or budget <= 0 else _numbered(plain, rows, sorted(starts))
+    for number, line in numbered:
+        if any(needle in line for needle in needles):
+            yield number, line
+
+
+def _numbered(plain: str, rows: list[str], starts: list[int]) -> Iterator[tuple[int, str]]:
+    """(number, cleaned line) of the lines of ``plain`` that begin at ``starts`` (``rows``: the raw lines)."""
+    number, counted = 1, 0
+    for at in starts:
+        number += plain.count("\n", counted, at)
+        counted = at
+        raw = rows[number - 1]
         yield number, clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
 
 

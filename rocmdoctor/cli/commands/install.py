@@ -10,7 +10,6 @@ import typer
 
 from rocmdoctor.cli.options import OutputFormat, format_option, wants_json, writable_file
 from rocmdoctor.errors import BadInput
-from rocmdoctor.install.flow import InstallRequest, run
 
 
 def _check_lock_path(lock: Optional[str]) -> None:
@@ -64,6 +63,8 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 installed (or planned), 1 refused or failed (environment restored), 2 bad input.
         """
+        from rocmdoctor.install.flow import InstallRequest, run  # here: `check` and `--help` never load the installer
+
         request = InstallRequest(
             packages=tuple(packages or ()), python=python, source=source, python_version=python_version,
             torch_spec=torch_spec, rocm=rocm, channel=channel, installer=installer, index_url=index_url,
