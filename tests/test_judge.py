@@ -138,9 +138,14 @@ def test_gfx1010_is_unsupported_with_no_override(m):
 def test_gfx906_is_deprecated_on_rocm6(m):
     h = Host(gpus=[gpu("gfx906")], captured={"kfd"}, rocm_version=Fact("6.2.2", SRC))
     assert sev(judge_host(h, matrix=m), "gpu.arch-unsupported") == ["warn"]
-    # a wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): worth knowing, not a warning
+    # a wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): with no system ROCm known, a
+    # wheel built for gfx906 (the matrix's list for torch 2.3.0+rocm6.0) runs it
     h = Host(gpus=[gpu("gfx906")], captured={"kfd"}, torch=rocm_torch("2.3.0+rocm6.0", "6.0.32830"))
-    assert sev(judge_host(h, matrix=m), "gpu.arch-unsupported") == ["info"]
+    assert sev(judge_host(h, matrix=m), "gpu.arch-unsupported") == ["ok"]
+    # ... while a known system ROCm keeps AMD's deprecation a warning, whatever the wheel bundles
+    h = Host(gpus=[gpu("gfx906")], captured={"kfd"}, torch=rocm_torch("2.3.0+rocm6.0", "6.0.32830"),
+             rocm_version=Fact("6.0.2", SRC))
+    assert sev(judge_host(h, matrix=m), "gpu.arch-unsupported") == ["warn"]
 
 
 def test_gfx906_is_removed_on_rocm7(m):

@@ -151,6 +151,8 @@ def _h_collect_env(acc: Acc, text: str, file: str) -> None:
     res = collect_env.parse_collect_env(text, file)
     if not res.recognised:
         return
+    if res.crashed is not None and res.torch is None and res.python is None and not res.gpus:
+        return  # only its traceback: it crashed before printing a GPU list or torch, so neither was captured
     acc.saw("collect_env")
     if res.torch is not None:
         acc.torch("collect_env", res.torch)

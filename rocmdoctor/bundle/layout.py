@@ -229,9 +229,20 @@ def _read_logs(acc: Acc, tree: Tree) -> None:
         if text is None:
             continue
         acc.saw("logs")
+        _read_log_formats(acc, text, name)
         acc.host.logs.extend(logscan.scan(text, name))
         acc.scan_text(text, name)
         _dkms_build_log(acc, text, name)
+
+
+def _read_log_formats(acc: Acc, text: str, name: str) -> None:
+    """A tool's output pasted into ``logs/`` (collect_env, lspci, dmesg, rocminfo) is read by its format parser,
+    exactly as the same text is when pasted alone (:func:`read_pasted`): otherwise a bundle judges a paste on
+    its prose only and misses what the alone path sees (a GPU line, an iGPU in lspci). A kind the capture
+    itself already provided (``cmd/``, ``root/``) is not read again: the capture's own output wins."""
+    for k in _sniff(text):
+        if k not in acc.host.captured:
+            KIND_HANDLERS[k](acc, text, name)
 
 
 def _dkms_build_log(acc: Acc, text: str, name: str) -> None:

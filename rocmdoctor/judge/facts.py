@@ -14,7 +14,7 @@ from rocmdoctor.model import GFX_PRIORITY, USER_SPACE_SOURCES, Finding, Fix, Gpu
 from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
-    from rocmdoctor.matrix import Matrix, RocmRelease
+    from rocmdoctor.matrix import Matrix, RocmRelease, TorchVariant
 
 GPU_SOURCES = ("rocminfo", "kfd", "drm", "rocm-smi", "amd-smi", "lspci", "rocm_agent_enumerator", "collect_env")
 ROCM_DOCS = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
@@ -157,6 +157,24 @@ def torch_rocm(host: Host) -> Optional[str]:
     if t.hip:
         return major_minor(t.hip)
     return None
+
+
+def wheel_variant(host: Host, matrix: Matrix) -> Optional[TorchVariant]:
+    """The matrix's row for the installed torch wheel (its version and ROCm variant): the gfx targets it was
+    compiled for. None when torch, its ROCm variant or the row is unknown."""
+    t = host.torch
+    if t is None or not t.version:
+        return None
+    base = re.match(r"\d+\.\d+(?:\.\d+)?", t.version)
+    rocm = torch_rocm(host)
+    if not base or not rocm:
+        return None
+    found = matrix.torch_variants(torch=base.group(0), rocm=rocm) or matrix.torch_variants(
+        torch=base.group(0), rocm=major_minor(rocm))
+    if not found:
+        mm = ".".join(base.group(0).split(".")[:2])
+        found = [v for v in matrix.torch_variants(rocm=major_minor(rocm)) if v.torch.startswith(mm)]
+    return found[0] if found else None
 
 
 def system_rocm(host: Host) -> Optional[tuple[str, Source]]:

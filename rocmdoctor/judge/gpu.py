@@ -23,6 +23,7 @@ from rocmdoctor.judge.facts import (
     rocm_context,
     skip,
     torch_rocm,
+    wheel_variant,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
@@ -83,6 +84,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if not gfx:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
     target = matrix.gpu(gfx)
+    wheel = _wheel_only_targets(host, matrix, ctx)
+    if wheel is not None and gfx in wheel[0]:
+        return ok("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is a target of the installed torch wheel, "
+                  f"which bundles its own ROCm {ctx.version} (no system ROCm to judge)", [wheel[1], ctx.why])
     if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
         return _newer_than_data(matrix, ctx, gpu, gfx)
     if ctx.version:
@@ -94,7 +99,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "supported":
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}", [ctx.why])
     if status == "deprecated":
-        return _deprecated(host, ctx, gpu, gfx)
+        return _deprecated(host, matrix, ctx, gpu, gfx)
     if target is not None and target.override:
         return _override_needed(host, ctx, gpu, gfx, target)
     if status == "unknown" and target is None:
@@ -103,6 +108,30 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
         return _unofficial(ctx, gpu, gfx)
     return _unsupported(matrix, ctx, gpu, gfx, status, target)
+
+
+def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:
+    """True when the ROCm judged against is the torch wheel's and no system ROCm or driver release is known."""
+    tr = torch_rocm(host)
+    return tr is not None and ctx.version == tr and \
+        rocm_context(host, matrix, system_only=True, allow_latest=False).version is None
+
+
+def _wheel_only_targets(host: Host, matrix: Matrix, ctx: RocmContext) -> Optional[tuple[list[str], str]]:
+    """The gfx targets of the torch wheel, when the only ROCm known is the one that wheel bundles; else None.
+
+    A wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): AMD's deprecation or removal
+    of a gfx in ROCm X is a verdict on an installed ROCm X, while a wheel built for ROCm X runs every target it
+    was compiled for (torch.cuda.get_arch_list(), else the matrix's per-build list). When a system ROCm or a
+    driver release is known, AMD's verdict for it stands and this answers None."""
+    if host.torch is None or not _only_wheel_rocm(host, matrix, ctx):
+        return None
+    if host.torch.arch_list:
+        return [a.split(":")[0] for a in host.torch.arch_list], "torch.cuda.get_arch_list()"
+    v = wheel_variant(host, matrix)
+    if v is None or v.channel == "therock":  # TheRock: the targets are the installed [device-*] extras
+        return None
+    return list(v.gfx), f"the torch {v.torch} rocm{v.rocm} wheels are built for {', '.join(v.gfx)} ({v.source})"
 
 
 def _newer_than_data(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
@@ -115,10 +144,11 @@ def _newer_than_data(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -
         [ctx.why, *(_evidence(gpu))])
 
 
-def _deprecated(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
-    """A wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): a wheel built with this gfx
-    runs it; the deprecation is worth knowing, not a warning."""
-    from_wheel = torch_rocm(host) is not None and ctx.version == torch_rocm(host)
+def _deprecated(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
+    """A wheel's bundled HIP is not an installed ROCm (fixtures/README.md rule 2): with no system ROCm known
+    the deprecation is worth knowing, not a warning (a wheel built for this gfx never gets here: it is ok).
+    With a system ROCm known, AMD's deprecation is about the installed stack: a warning."""
+    from_wheel = _only_wheel_rocm(host, matrix, ctx)
     return finding(
         "gpu.arch-unsupported", Severity.INFO if from_wheel else Severity.WARN,
         f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",

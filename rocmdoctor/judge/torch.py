@@ -16,6 +16,7 @@ from rocmdoctor.judge.facts import (
     override_value,
     skip,
     torch_rocm,
+    wheel_variant,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
@@ -23,7 +24,7 @@ from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
-    from rocmdoctor.matrix import Matrix, TorchVariant
+    from rocmdoctor.matrix import Matrix
     from rocmdoctor.model import Host
 
 INSTALL_URL = "https://pytorch.org/get-started/locally/"
@@ -96,22 +97,6 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
-def _variant(host: Host, matrix: Matrix) -> Optional[TorchVariant]:
-    t = host.torch
-    if t is None or not t.version:
-        return None
-    base = re.match(r"\d+\.\d+(?:\.\d+)?", t.version)
-    rocm = torch_rocm(host)
-    if not base or not rocm:
-        return None
-    found = matrix.torch_variants(torch=base.group(0), rocm=rocm) or matrix.torch_variants(
-        torch=base.group(0), rocm=major_minor(rocm))
-    if not found:
-        mm = ".".join(base.group(0).split(".")[:2])
-        found = [v for v in matrix.torch_variants(rocm=major_minor(rocm)) if v.torch.startswith(mm)]
-    return found[0] if found else None
-
-
 @check("torch.arch-missing", title="PyTorch code objects for this GPU")
 def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
@@ -122,7 +107,7 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     if t.arch_list:
         archs, where = [a.split(":")[0] for a in t.arch_list], "torch.cuda.get_arch_list()"
     else:
-        v = _variant(host, matrix)
+        v = wheel_variant(host, matrix)
         if v is None:
             return [skip("torch.arch-missing", f"torch {t.version}: its ROCm variant is not in rocmdoctor's matrix")]
         if v.channel == "therock":  # its device code is whatever [device-*] extras were installed
