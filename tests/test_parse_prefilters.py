@@ -6,6 +6,7 @@ regexes fold ('ſ' matches 's', the Kelvin sign 'k')."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def _plain_read_line(body: str) -> dkms._Line:
 
 def _plain_log_lines(text: str) -> str:
     rows = text.split("\n")
-    keep = {ln for ln in rows if any(w in ln for w in dkms._WORDS)}
+    keep = {ln for ln in rows if any(re.search(re.escape(w), ln, re.I) for w in dkms._WORDS)}
     return "\n".join(ln if ln in keep else "" for ln in rows)
 
 
@@ -172,3 +173,12 @@ def test_rocm_smi_starts_no_later_than_its_first_key_line_or_header(text: str) -
         if smi._KEYLINE.match(line) or (stripped.split()[:1] in (["GPU"], ["Device"])):
             assert first is not None and first <= n, (first, n, line)
             break
+
+
+def test_the_line_filter_never_changes_the_parse() -> None:
+    """log_lines only drops lines no dkms regex could match: an all-caps tree error (the regexes ignore case)
+    reads the same filtered or not (found by H10's comparison: the filter was case-sensitive)."""
+    text = "\n".join(["ERROR! Could not locate dkms.conf file.", "AMDGPU/6.3.6, 6.5.0-14-GENERIC, X86_64: INSTALLED",
+                      "noise line"])
+    assert dkms.parse_dkms(dkms.log_lines(text), "x.log") == dkms.parse_dkms(text, "x.log")
+    assert dkms.parse_dkms(text, "x.log").errors

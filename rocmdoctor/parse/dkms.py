@@ -34,9 +34,10 @@ def may_hold_build_failure(text: str) -> bool:
     return _MAY_FAIL.search(text) is not None
 
 
-_WORDS = ("status", "kernel", "Loading new", "dkms", "DKMS", "Error", "error", "installed", "built", "added",
-          "broken", "removed")
-_ANY_WORD = re.compile("|".join(re.escape(w) for w in _WORDS))  # one C-level search per line, not twelve tests
+_WORDS = ("status", "kernel", "Loading new", "dkms", "error", "installed", "built", "added", "broken", "removed")
+# One C-level search per line, not ten tests; case-insensitive like the regexes it guards (_STATUS, _BUILD_FAIL,
+# _TREE_ERROR): an "ERROR!" line must reach them, the filter may only drop lines none of them could match.
+_ANY_WORD = re.compile("|".join(re.escape(w) for w in _WORDS), re.I)
 
 
 def log_lines(text: str) -> str:
