@@ -6,7 +6,6 @@ regexes fold ('ſ' matches 's', the Kelvin sign 'k')."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -63,7 +62,7 @@ def _plain_read_line(body: str) -> dkms._Line:
 
 def _plain_log_lines(text: str) -> str:
     rows = text.split("\n")
-    keep = {ln for ln in rows if any(re.search(re.escape(w), ln, re.I) for w in dkms._WORDS)}
+    keep = {ln for ln in rows if not ln.isascii() or any(w in ln.lower() for w in dkms._WORDS)}
     return "\n".join(ln if ln in keep else "" for ln in rows)
 
 
