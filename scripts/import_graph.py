@@ -32,7 +32,8 @@ PACKAGE = "rocmdoctor"
 #: Each entry is (layer name, units); a unit is a module or a package (every module under it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("rocmdoctor", "rocmdoctor.errors", "rocmdoctor.limits", "rocmdoctor.paths", "rocmdoctor.sanitize",
-              "rocmdoctor.atomic", "rocmdoctor.words", "rocmdoctor.model", "rocmdoctor.http", "rocmdoctor.data")),
+              "rocmdoctor.atomic", "rocmdoctor.datacache", "rocmdoctor.words", "rocmdoctor.model", "rocmdoctor.http",
+              "rocmdoctor.data")),
     ("capture", ("rocmdoctor.capture", "rocmdoctor.livefacts", "rocmdoctor.programs")),
     ("parse", ("rocmdoctor.parse",)),
     ("bundle", ("rocmdoctor.bundle",)),

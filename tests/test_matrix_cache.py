@@ -97,7 +97,7 @@ def _other_owner(path: Path, monkeypatch) -> None:
         os.chown(path, NOBODY, NOBODY)
     else:
         me = os.geteuid()
-        monkeypatch.setattr(mload.os, "geteuid", lambda: me + 1)
+        monkeypatch.setattr(os, "geteuid", lambda: me + 1)
 
 
 def test_cache_owned_by_another_user_is_ignored(cache, monkeypatch):
@@ -186,5 +186,120 @@ def test_a_directory_named_by_the_environment_keeps_its_mode(cache):
 
 def test_without_user_ids_there_is_no_cache_and_no_crash(cache, monkeypatch):
     _plant_wrong_fact(cache)
-    monkeypatch.delattr(mload.os, "geteuid")
+    monkeypatch.delattr(os, "geteuid")
     assert _fresh().support_status("gfx1100", "6.2") == "supported"
+
+
+# The shipped signature and cause tables: their parse is cached by the same module (rocmdoctor.datacache)
+# under the same trust rules, and every row is still validated when a cached parse is loaded.
+
+def _load_signatures_afresh(path: str):
+    from rocmdoctor.parse import signatures as sigs
+
+    return sigs._load.__wrapped__(path)  # past the per-process memo: the production loader itself
+
+
+def _signature_titles() -> list[str]:
+    from rocmdoctor.parse import signatures as sigs
+
+    return [s.title for s in _load_signatures_afresh(str(sigs.SIGNATURES_FILE))]
+
+
+def _cause_ids() -> list[str]:
+    from rocmdoctor.judge import causes
+
+    return [r.cause for r in causes.rules.__wrapped__()]
+
+
+def _plant_table(name: str) -> tuple[Path, str]:
+    """Write the cache the loader would look for, with a wrong first row; return it and the planted value."""
+    from rocmdoctor import datacache
+    from rocmdoctor.judge.causes import CAUSES_FILE
+    from rocmdoctor.parse.signatures import SIGNATURES_FILE
+
+    source = {"signatures": SIGNATURES_FILE, "causes": CAUSES_FILE}[name]
+    data = datacache.parse_toml(source)
+    if name == "signatures":
+        data["signature"][0]["title"] = planted = "PLANTED title"
+    else:
+        data["rule"][0]["cause"] = planted = "planted.cause"
+    path = datacache.table_cache_file(name, source)
+    assert path is not None
+    path.write_bytes(datacache.document(data, datacache.TABLE_FORMAT))
+    os.chmod(path, 0o600)
+    return path, planted
+
+
+def _first(name: str) -> str:
+    return (_signature_titles() if name == "signatures" else _cause_ids())[0]
+
+
+TABLES = ["signatures", "causes"]
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_table_cache_round_trip_is_private_and_equal_to_the_file(cache, name):
+    before = _first(name)
+    files = [p for p in cache.iterdir() if p.name.startswith(name + "-")]
+    assert len(files) == 1 and files[0].stat().st_mode & 0o777 == 0o600
+    assert _first(name) == before  # served from the cache: the same rows
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_trusted_table_cache_is_what_the_loader_serves(cache, name):
+    """The control for the cases below: the planted row does come back when the file is ours."""
+    _, planted = _plant_table(name)
+    assert _first(name) == planted
+
+
+@pytest.mark.parametrize("name", TABLES)
+@pytest.mark.parametrize("how", ["file-0620", "file-0602", "dir-0770", "dir-1777", "other-owner", "other-dir-owner",
+                                 "symlink", "no-uids"])
+def test_an_untrusted_table_cache_is_not_believed(cache, tmp_path, monkeypatch, name, how):
+    path, planted = _plant_table(name)
+    if how.startswith("file-"):
+        os.chmod(path, int(how[5:], 8))
+    elif how.startswith("dir-"):
+        os.chmod(cache, int(how[4:], 8))
+    elif how == "other-owner":
+        _other_owner(path, monkeypatch)
+    elif how == "other-dir-owner":
+        _other_owner(cache, monkeypatch)
+    elif how == "symlink":
+        elsewhere = tmp_path / "elsewhere.json"
+        path.rename(elsewhere)
+        path.symlink_to(elsewhere)
+    else:
+        monkeypatch.delattr(os, "geteuid")
+    assert _first(name) != planted
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_damaged_table_cache_is_rebuilt(cache, name):
+    path, planted = _plant_table(name)
+    blob = bytearray(path.read_bytes())
+    at = blob.index(planted.encode())
+    blob[at] = ord("Q")  # still valid JSON, no longer what was written
+    path.write_bytes(bytes(blob))
+    assert _first(name) != planted and not _first(name).startswith("Q")
+
+
+def test_a_broken_row_in_a_trusted_cached_table_is_still_reported(cache):
+    """Only the parse is cached: the rows are validated on every load, so a bad one is reported, not used."""
+    from rocmdoctor import datacache
+    from rocmdoctor.parse.signatures import LOAD_ERRORS, SIGNATURES_FILE
+
+    data = datacache.parse_toml(SIGNATURES_FILE)
+    data["signature"][0]["pattern"] = "(unclosed"
+    bad_id = data["signature"][0]["id"]
+    path = datacache.table_cache_file("signatures", SIGNATURES_FILE)
+    assert path is not None
+    path.write_bytes(datacache.document(data, datacache.TABLE_FORMAT))
+    os.chmod(path, 0o600)
+    before = len(LOAD_ERRORS)
+    try:
+        table = _load_signatures_afresh(str(SIGNATURES_FILE))
+        assert bad_id not in {s.id for s in table}
+        assert any(bad_id in e and "does not compile" in e for e in LOAD_ERRORS[before:])
+    finally:
+        del LOAD_ERRORS[before:]

@@ -9,17 +9,12 @@ Every finding is kept (JSON consumers see them all); a consequence gets ``Findin
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass
 from typing import Optional
 
+from rocmdoctor import datacache
 from rocmdoctor.model import Finding, Severity
 from rocmdoctor.paths import DATA_DIR
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
 
 CAUSES_FILE = DATA_DIR / "causes.toml"
 _PROBLEM = (Severity.WARN, Severity.FAIL, Severity.ERROR)
@@ -37,7 +32,7 @@ class Rule:
 def rules() -> tuple[Rule, ...]:
     """The rules in file order (empty when the data file is unreadable: findings then stay ungrouped)."""
     try:
-        data = tomllib.loads(CAUSES_FILE.read_text(encoding="utf-8"))
+        data = datacache.cached_table("causes", CAUSES_FILE)  # the parse; the rows are checked below
     except (OSError, ValueError):
         return ()
     out = []

@@ -2,28 +2,25 @@
 
 ``check`` (rocmdoctor.judge.logs), the log scanner (rocmdoctor.parse.logs) and ``smoke`` all read the table
 through :func:`load_signatures`, so a title, an explanation or a fix cannot differ between them (two loaders
-did drift: issue 15). The table is parsed and its regexes compiled once per process; a row that cannot be
-used (no id, finding or pattern, a pattern that does not compile, an unknown severity) is reported in
-:data:`LOAD_ERRORS` when the table is loaded (the bundle reader shows them as parse notes), never raised.
+did drift: issue 15). The table is parsed (the shipped one's parse may come from rocmdoctor.datacache), and
+every row validated and its regex compiled, once per process; a row that cannot be used (no id, finding or
+pattern, a pattern that does not compile, an unknown severity) is reported in :data:`LOAD_ERRORS` when the
+table is loaded (the bundle reader shows them as parse notes), never raised — from a cached parse as well.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Optional
 
+from rocmdoctor import datacache
 from rocmdoctor.model import Fix, Severity
 from rocmdoctor.paths import DATA_DIR
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
 
 SIGNATURES_FILE = DATA_DIR / "signatures.toml"
 LOAD_ERRORS: list[str] = []  # why (part of) the table could not be used; bundle/ turns these into notes
@@ -123,9 +120,9 @@ def by_id(path: Optional[str] = None) -> Mapping[str, Signature]:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> tuple[Signature, ...]:
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+    try:  # the shipped table's parse comes from the data-only cache when a trusted one matches the file
+        shipped = path == str(SIGNATURES_FILE)
+        data = datacache.cached_table("signatures", SIGNATURES_FILE) if shipped else datacache.parse_toml(Path(path))
     except (OSError, ValueError) as exc:
         LOAD_ERRORS.append(f"signature table unreadable: {exc}")
         return ()
