@@ -17,7 +17,7 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -146,12 +146,29 @@ def parse_toml(path: Path) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
-def table_cache_file(name: str, path: Path) -> Optional[Path]:
-    """Where the cached parse of the shipped table ``name`` lives (None when no cache can be named)."""
+def named_cache_file(name: str, inputs: list[Path]) -> Optional[Path]:
+    """Where the cache ``name`` derived from ``inputs`` (data files and the code deriving from them) lives."""
     try:  # no HOME, odd XDG values, vanished files: just run without a cache
-        return cache_dir() / f"{name}-{cache_key(TABLE_FORMAT, [Path(__file__)], [path])}.json"
+        return cache_dir() / f"{name}-{cache_key(TABLE_FORMAT, [Path(__file__)], inputs)}.json"
     except (OSError, RuntimeError, KeyError, ValueError):
         return None
+
+
+def cached(name: str, inputs: list[Path], derive: Callable[[], Any], usable: Callable[[Any], bool]) -> Any:
+    """``derive()`` (plain JSON data), from the cache when a trusted one for these ``inputs`` is ``usable``."""
+    cache_file = named_cache_file(name, inputs)
+    data = read(cache_file, TABLE_FORMAT) if cache_file is not None else None
+    if data is not None and usable(data):
+        return data
+    data = derive()
+    if cache_file is not None:
+        write(cache_file, data, TABLE_FORMAT, stale=(f"{name}-*.json",))
+    return data
+
+
+def table_cache_file(name: str, path: Path) -> Optional[Path]:
+    """Where the cached parse of the shipped table ``name`` lives (None when no cache can be named)."""
+    return named_cache_file(name, [path])
 
 
 def cached_table(name: str, path: Path) -> dict[str, Any]:
@@ -159,11 +176,5 @@ def cached_table(name: str, path: Path) -> dict[str, Any]:
 
     Only the parse is cached: the caller validates every row of what it gets, cached or not, so a broken
     row is reported the same either way.  OSError/ValueError as :func:`parse_toml` raises them."""
-    cache_file = table_cache_file(name, path)
-    cached = read(cache_file, TABLE_FORMAT) if cache_file is not None else None
-    if isinstance(cached, dict):
-        return cached
-    data = parse_toml(path)
-    if cache_file is not None:
-        write(cache_file, data, TABLE_FORMAT, stale=(f"{name}-*.json",))
+    data: dict[str, Any] = cached(name, [path], lambda: parse_toml(path), lambda d: isinstance(d, dict))
     return data

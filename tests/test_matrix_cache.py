@@ -303,3 +303,65 @@ def test_a_broken_row_in_a_trusted_cached_table_is_still_reported(cache):
         assert any(bad_id in e and "does not compile" in e for e in LOAD_ERRORS[before:])
     finally:
         del LOAD_ERRORS[before:]
+
+
+# The scan's prefilter literals of the shipped signatures (rocmdoctor.parse.needles) are cached the same way:
+# a planted literal would make the scan skip a signature, so an untrusted cache must not be believed.
+
+def _plant_needles() -> str:
+    from rocmdoctor import datacache
+    from rocmdoctor.parse import needles
+    from rocmdoctor.parse import signatures as sigs
+
+    rows = _load_signatures_afresh(str(sigs.SIGNATURES_FILE))
+    path = datacache.named_cache_file("signature-needles",
+                                      [sigs.SIGNATURES_FILE, Path(needles.__file__), Path(sigs.__file__)])
+    assert path is not None
+    entries = [[s.pattern.pattern, s.pattern.flags, ["PLANTED-NEEDLE"]] for s in rows]
+    path.write_bytes(datacache.document(entries, datacache.TABLE_FORMAT))
+    os.chmod(path, 0o600)
+    return rows[0].pattern.pattern
+
+
+def _first_needles(monkeypatch) -> tuple:
+    from rocmdoctor.parse import needles
+    from rocmdoctor.parse import signatures as sigs
+
+    monkeypatch.setattr(needles, "KNOWN", {})  # this test's knowledge only, gone after it
+    first = _load_signatures_afresh(str(sigs.SIGNATURES_FILE))[0].pattern
+    return needles._needles.__wrapped__(first)
+
+
+def test_signature_needles_round_trip_equal_what_the_parser_finds(cache, monkeypatch):
+    from rocmdoctor.parse import needles
+
+    _first_needles(monkeypatch)  # no cache yet: worked out by the parser, and written
+    assert [p for p in cache.iterdir() if p.name.startswith("signature-needles-")]
+    derived = dict(needles.KNOWN)
+    assert len(derived) >= 90
+    _first_needles(monkeypatch)  # served from the cache now
+    assert derived == needles.KNOWN
+
+
+def test_a_trusted_needle_cache_is_what_the_scan_uses(cache, monkeypatch):
+    """The control for the case below: the planted literal does come back when the file is ours."""
+    _plant_needles()
+    assert _first_needles(monkeypatch) == ("PLANTED-NEEDLE",)
+
+
+@pytest.mark.parametrize("how", ["file-0620", "dir-0770", "other-owner"])
+def test_an_untrusted_needle_cache_is_not_believed(cache, monkeypatch, how):
+    from rocmdoctor import datacache
+    from rocmdoctor.parse import needles
+    from rocmdoctor.parse import signatures as sigs
+
+    _plant_needles()
+    path = datacache.named_cache_file("signature-needles",
+                                      [sigs.SIGNATURES_FILE, Path(needles.__file__), Path(sigs.__file__)])
+    if how == "file-0620":
+        os.chmod(path, 0o620)
+    elif how == "dir-0770":
+        os.chmod(cache, 0o770)
+    else:
+        _other_owner(path, monkeypatch)
+    assert _first_needles(monkeypatch) != ("PLANTED-NEEDLE",)

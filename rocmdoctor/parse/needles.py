@@ -158,8 +158,20 @@ def literal_needles(pattern: re.Pattern[str]) -> Optional[tuple[str, ...]]:
     return None if pattern.flags & re.IGNORECASE else _needles(pattern)
 
 
+def pattern_needles(pattern: re.Pattern[str]) -> Optional[tuple[str, ...]]:
+    """The literals :func:`may_match` tests for ``pattern`` (None: none known, the regex always runs)."""
+    return _needles(pattern)
+
+
+#: Needles worked out by an earlier process, keyed by (pattern text, flags): rocmdoctor.parse.signatures
+#: fills this from its data-only cache, since parsing the ~100 shipped patterns again costs ~5 ms per run.
+KNOWN: dict[tuple[str, int], Optional[tuple[str, ...]]] = {}
+
+
 @lru_cache(maxsize=1024)
 def _needles(pattern: re.Pattern[str]) -> Optional[tuple[str, ...]]:
+    if (pattern.pattern, pattern.flags) in KNOWN:
+        return KNOWN[(pattern.pattern, pattern.flags)]
     try:
         try:
             from re import _parser as sre_parse  # type: ignore[attr-defined]  # Python >= 3.11

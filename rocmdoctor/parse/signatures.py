@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from rocmdoctor import datacache
 from rocmdoctor.model import Fix, Severity
+from rocmdoctor.parse import needles
 from rocmdoctor.paths import DATA_DIR
 
 SIGNATURES_FILE = DATA_DIR / "signatures.toml"
@@ -134,7 +135,29 @@ def _load(path: str) -> tuple[Signature, ...]:
         except ValueError as exc:
             name = item.get("id", "?") if isinstance(item, dict) else "?"
             LOAD_ERRORS.append(f"signature {name!r} skipped: {exc}")
+    if shipped:
+        _know_needles(out)
     return tuple(out)
+
+
+def _know_needles(rows: list[Signature]) -> None:
+    """The scan's prefilter literals (rocmdoctor.parse.needles) of the shipped patterns, from the data-only
+    cache when a trusted one matches the table and the code: parsing ~100 patterns again costs ~5 ms a run."""
+    inputs = [SIGNATURES_FILE, Path(needles.__file__), Path(__file__)]
+    entries = datacache.cached(
+        "signature-needles", inputs,
+        lambda: [[s.pattern.pattern, s.pattern.flags, needles.pattern_needles(s.pattern)] for s in rows],
+        _needle_entries)
+    for rx, flags, found in entries:
+        needles.KNOWN[(rx, flags)] = None if found is None else tuple(found)
+
+
+def _needle_entries(data: Any) -> bool:
+    """A cached needle list has the shape we write: [pattern, flags, [literal, ...] or null] rows."""
+    return isinstance(data, list) and all(
+        isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and type(e[1]) is int
+        and (e[2] is None or (isinstance(e[2], list) and all(isinstance(n, str) and n for n in e[2])))
+        for e in data)
 
 
 @lru_cache(maxsize=4)
