@@ -427,3 +427,22 @@ def test_pcie_link_parsed_from_drm_sysfs(tmp_path):
     assert host.gpus[0].pcie_width == 4 and host.gpus[0].pcie_max_width == 16
     assert host.gpus[0].pcie_speed == "16.0 GT/s PCIe"
     assert sev(judge_host(host), "gpu.pcie-link") == ["warn"]
+
+
+# A dated nightly is judged by the list of the day it was built (matrices/torch_builds.toml [[nightly_epoch]]),
+# never by the later release's: pytorch/pytorch#164346 (gfx1151, torch 2.10.0.dev20250929+rocm7.0, "invalid
+# device function"; gfx1151 joined the wheels with #167299 on 2025-11-07).
+NIGHTLY_CASES = [
+    ("2.10.0.dev20250929+rocm7.0", "fail", "#164346: a nightly from before #167299"),
+    ("2.10.0+rocm7.0", "ok", "the torch 2.10 release builds have gfx1151 (#167299 before the 2.10 cut)"),
+    ("2.10.0.dev20251120+rocm7.0", "ok", "a nightly after #167299"),
+    ("2.10.0.dev20251107+rocm7.0", "skip", "built the day #167299 merged: not known either way"),
+    ("2.10.0.dev+rocm7.0", "skip", "a dev build without a date: not the release's list"),
+    ("2.4.0.dev20240301+rocm6.0", "skip", "before the replay's base (builder release/2.4)"),
+]
+
+
+@pytest.mark.parametrize(("version", "want", "why"), NIGHTLY_CASES, ids=[c[0] for c in NIGHTLY_CASES])
+def test_arch_missing_reads_a_dated_nightly(version: str, want: str, why: str) -> None:
+    h = Host(gpus=[gpu("gfx1151")], captured={"kfd"}, torch=rocm_torch(version, "7.0.51831-a3e329ad8"))
+    assert sev(judge_host(h), "torch.arch-missing") == [want], why

@@ -226,3 +226,47 @@ def test_cli_offline_update_is_in_sync() -> None:
 
     r = CliRunner().invoke(app, ["matrix", "update", "--offline"])
     assert r.exit_code == 0 and r.stdout == "" and "in sync" in r.stderr
+
+
+# ---- dated nightlies: X.Y.Z.devYYYYMMDD is built from main on that day, not from the release branch ----------
+PR163860 = "https://github.com/pytorch/pytorch/pull/163860 merged 2025-09-25 (gfx950 for ROCm >= 7.0)"
+NIGHTLY_FACTS = [
+    # (rocm, build day, gfx, True present / False absent / None uncertain, source)
+    ("7.0", "2025-09-29", "gfx1151", False, PR167299 + " merged 2025-11-07: pytorch/pytorch#164346's nightly"),
+    ("7.0", "2025-09-29", "gfx950", True, PR163860),
+    ("7.0", "2025-09-20", "gfx950", False, PR163860 + ": not yet merged"),
+    ("7.0", "2025-09-26", "gfx950", None, PR163860 + ": a day after the merge, the nightly may predate it"),
+    ("7.0", "2025-11-07", "gfx1151", None, PR167299 + ": built the day of the merge"),
+    ("7.0", "2025-11-20", "gfx1151", True, PR167299),
+    ("6.2", "2025-01-10", "gfx1101", True, PR141667 + " merged 2024-12-04"),
+    ("6.2", "2025-01-10", "gfx1102", False, PR147761 + " merged 2025-02-24"),
+    ("6.3", "2025-03-20", "gfx1201", True, PR148562 + " merged 2025-03-05"),
+    ("6.4", "2025-08-01", "gfx950", False, PR163860 + ": ROCm >= 7.0 only, and #167299 was not merged yet"),
+    ("7.2", "2026-03-01", "gfx1103", False, PR179653 + " absent from release/2.12 (cut 2026-04-15)"),
+    ("7.2", "2026-10-01", "gfx1103", None, PR179653 + " merge date unknown"),
+    ("7.14", "2026-10-01", "gfx906", False, MAIN + " (7.14 path: common list only)"),
+]
+
+
+@pytest.mark.parametrize(("rocm", "day", "gfx", "present", "source"), NIGHTLY_FACTS,
+                         ids=[f"rocm{r}-{d}-{g}" for r, d, g, _, _ in NIGHTLY_FACTS])
+def test_gfx_per_dated_nightly(m, rocm: str, day: str, gfx: str, present: bool | None, source: str) -> None:
+    e = m.nightly_code(rocm, day)
+    assert e is not None, (rocm, day)
+    got = True if gfx in e.gfx else (None if gfx in e.uncertain else False)
+    assert got is present, source
+
+
+def test_dated_nightly_before_the_base_is_not_known(m) -> None:
+    """The replay starts from builder release/2.4 (cut 2024-06-10): an older nightly's list is not in the data."""
+    assert m.nightly_code("6.0", "2024-03-01") is None
+    assert m.nightly_code("6.1", "2024-03-01") is None
+    assert m.nightly_code("6.2", "2024-06-10") is not None
+
+
+@pytest.mark.parametrize("rocm", ["7.2", "7.14"])
+def test_newest_epoch_is_main(m, builds, rocm: str) -> None:
+    """The open epoch of a variant main still builds carries main's list (uncertain targets included)."""
+    last = [e for e in m.nightly_epochs if e.rocm == rocm and not e.until]
+    assert len(last) == 1
+    assert set(last[0].gfx) | set(last[0].uncertain) == set(builds[("nightly", rocm)].gfx)

@@ -159,6 +159,44 @@ def torch_rocm(host: Host) -> Optional[str]:
     return None
 
 
+@dataclass(frozen=True)
+class WheelCode:
+    """The gfx targets compiled into the installed torch wheel, by the matrix: a release row, or the epoch of a
+    dated nightly. ``uncertain``: targets the data cannot place (never read as present or absent)."""
+
+    gfx: tuple[str, ...]
+    uncertain: tuple[str, ...]
+    label: str  # "the torch 2.6 rocm6.1 wheels", "the rocm7.0 nightly of 2025-09-29"
+    source: str
+    therock: bool = False  # TheRock multi-arch: the code is whatever [device-*] extras were installed
+
+
+_DEV_DATE = re.compile(r"^\d+\.\d+(?:\.\d+)?\.dev(\d{4})(\d{2})(\d{2})")
+
+
+def wheel_code(host: Host, matrix: Matrix) -> Optional[WheelCode]:
+    """What the installed torch wheel was compiled for, from the data. A ``X.Y.Z.devYYYYMMDD`` nightly is built
+    from main on that day, so its list is that day's (``Matrix.nightly_code``), never the later release's: the
+    torch 2.10 release has gfx1151 but a 2.10.0.dev20250929 nightly does not. None when the data cannot say."""
+    t = host.torch
+    if t is None or not t.version:
+        return None
+    dev = _DEV_DATE.match(t.version)
+    if dev is not None or ".dev" in t.version:
+        rocm = torch_rocm(host)
+        if dev is None or not rocm:
+            return None
+        day = "-".join(dev.groups())
+        e = matrix.nightly_code(rocm, day) or matrix.nightly_code(major_minor(rocm) or rocm, day)
+        if e is None:
+            return None
+        return WheelCode(e.gfx, e.uncertain, f"the rocm{e.rocm} nightly of {day}", e.source)
+    v = wheel_variant(host, matrix)
+    if v is None:
+        return None
+    return WheelCode(v.gfx, (), f"the torch {v.torch} rocm{v.rocm} wheels", v.source, therock=v.channel == "therock")
+
+
 def wheel_variant(host: Host, matrix: Matrix) -> Optional[TorchVariant]:
     """The matrix's row for the installed torch wheel (its version and ROCm variant): the gfx targets it was
     compiled for. None when torch, its ROCm variant or the row is unknown."""

@@ -23,7 +23,7 @@ from rocmdoctor.judge.facts import (
     rocm_context,
     skip,
     torch_rocm,
-    wheel_variant,
+    wheel_code,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
@@ -104,6 +104,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return _override_needed(host, ctx, gpu, gfx, target)
     if status == "unknown" and target is None:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix")
+    if wheel is not None:  # only the wheel's ROCm is known and this gfx is not among its targets: the wheel's
+        # list decides (torch.arch-missing), not AMD's list for a ROCm that is not installed (rule 2 above)
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not a target of the installed torch "
+                    "wheel (see torch.arch-missing); no system ROCm to judge")
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
         return _unofficial(ctx, gpu, gfx)
@@ -128,10 +132,10 @@ def _wheel_only_targets(host: Host, matrix: Matrix, ctx: RocmContext) -> Optiona
         return None
     if host.torch.arch_list:
         return [a.split(":")[0] for a in host.torch.arch_list], "torch.cuda.get_arch_list()"
-    v = wheel_variant(host, matrix)
-    if v is None or v.channel == "therock":  # TheRock: the targets are the installed [device-*] extras
+    v = wheel_code(host, matrix)
+    if v is None or v.therock:  # TheRock: the targets are the installed [device-*] extras
         return None
-    return list(v.gfx), f"the torch {v.torch} rocm{v.rocm} wheels are built for {', '.join(v.gfx)} ({v.source})"
+    return list(v.gfx), f"{v.label}: built for {', '.join(v.gfx)} ({v.source})"
 
 
 def _newer_than_data(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:

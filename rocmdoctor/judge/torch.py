@@ -16,7 +16,7 @@ from rocmdoctor.judge.facts import (
     override_value,
     skip,
     torch_rocm,
-    wheel_variant,
+    wheel_code,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
@@ -104,16 +104,17 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("torch.arch-missing", "No ROCm torch to judge")]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
+    unknown: tuple[str, ...] = ()
     if t.arch_list:
         archs, where = [a.split(":")[0] for a in t.arch_list], "torch.cuda.get_arch_list()"
     else:
-        v = wheel_variant(host, matrix)
+        v = wheel_code(host, matrix)
         if v is None:
-            return [skip("torch.arch-missing", f"torch {t.version}: its ROCm variant is not in rocmdoctor's matrix")]
-        if v.channel == "therock":  # its device code is whatever [device-*] extras were installed
+            return [skip("torch.arch-missing", f"torch {t.version}: its build is not in rocmdoctor's matrix")]
+        if v.therock:  # its device code is whatever [device-*] extras were installed
             return [skip("torch.arch-missing", f"torch {t.version} is a TheRock multi-arch build: its GPU code "
                          "comes from the installed torch[device-*] extras, and get_arch_list() was not captured")]
-        archs, where = list(v.gfx), f"the torch {v.torch} rocm{v.rocm} wheels ({v.source})"
+        archs, where, unknown = list(v.gfx), f"{v.label} ({v.source})", v.uncertain
     forced = gfx_from_version(override_value(host) or "")
     out = []
     for gpu in discrete_gpus(host):
@@ -122,6 +123,10 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
             continue
         runs_as = forced or gfx
         if runs_as in archs:
+            continue
+        if runs_as in unknown:
+            out.append(skip("torch.arch-missing", f"torch {t.version}: whether it has code objects for "
+                            f"{runs_as} is not in rocmdoctor's data", f"{where}: {runs_as} is uncertain."))
             continue
         target = matrix.gpu(gfx)
         override = target.override if target is not None else None
@@ -140,7 +145,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
                  f"source with PYTORCH_ROCM_ARCH={gfx}:"),
                 [hint] if hint else ["rocmdoctor install torch --dry-run"]),
         ))
-    return out or [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU")]
+    return out or [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU",
+                      detail=f"per {where}")]
 
 
 @check("torch.companion-mismatch", "torch.triton-mismatch", title="torchvision / torchaudio / triton")

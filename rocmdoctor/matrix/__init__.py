@@ -17,6 +17,7 @@ from rocmdoctor.matrix.types import (
     GpuProduct,
     GpuTarget,
     KmdDeclaration,
+    NightlyEpoch,
     OsSupport,
     RocmRelease,
     SupportStatus,
@@ -25,6 +26,6 @@ from rocmdoctor.matrix.types import (
 
 __all__ = [  # the row types are the public shape of Matrix's fields; _vtuple stays for the tests that use it
     "Breakage", "Channel", "DkmsBuild", "GpuProduct", "GpuTarget", "KmdDeclaration",
-    "Matrix", "OsSupport", "RocmRelease", "SupportStatus", "TorchVariant", "_vtuple", "kernel_matches", "load",
-    "load_raw", "read_toml",
+    "Matrix", "NightlyEpoch", "OsSupport", "RocmRelease", "SupportStatus", "TorchVariant", "_vtuple",
+    "kernel_matches", "load", "load_raw", "read_toml",
 ]

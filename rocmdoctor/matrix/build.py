@@ -19,6 +19,7 @@ from rocmdoctor.matrix.types import (
     GpuProduct,
     GpuTarget,
     KmdDeclaration,
+    NightlyEpoch,
     OsSupport,
     RocmRelease,
     TorchVariant,
@@ -134,6 +135,15 @@ TORCH_BUILD: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/de
     "torchaudio": ("str", False),
 }
 
+NIGHTLY_EPOCH: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/derive.py
+    "rocm": ("str", True),
+    "since": ("str", True),
+    "until": ("str", True),
+    "gfx": (STR_LIST, True),
+    "uncertain": (STR_LIST, True),
+    "gfx_source": ("str", True),
+}
+
 DKMS: dict[str, tuple[Spec, bool]] = {
     "rocm": ("str", True),
     "base": ("str", True),
@@ -196,7 +206,8 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "overrides": {"schema": ("int", True), "override": (("list", OVERRIDE), True)},
     "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), False),
               "wheel": (("list", TORCH_RELEASE), True)},
-    "torch_builds": {"schema": ("int", True), "build": (("list", TORCH_BUILD), True)},
+    "torch_builds": {"schema": ("int", True), "build": (("list", TORCH_BUILD), True),
+                     "nightly_epoch": (("list", NIGHTLY_EPOCH), False)},
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True),
                "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
@@ -482,4 +493,8 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
         channels=channels,
+        nightly_epochs=tuple(
+            NightlyEpoch(rocm=e["rocm"], since=e["since"], until=e["until"], gfx=_t(e["gfx"]),
+                         uncertain=_t(e["uncertain"]), source=e["gfx_source"])
+            for e in raw.get("torch_builds", {}).get("nightly_epoch", [])),
     )

@@ -25,6 +25,7 @@ from rocmdoctor.matrix.types import (
     GpuProduct,
     GpuTarget,
     MatrixData,
+    NightlyEpoch,
     OsSupport,
     RocmRelease,
     SupportStatus,
@@ -77,6 +78,14 @@ def _os_version_matches(matrix_version: str, host_version: str) -> bool:
     if not a or not b:
         return False
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _days_between(a: str, b: str) -> int:
+    """Whole days from ISO date ``a`` to ``b`` (a large number when either is malformed)."""
+    try:
+        return (date.fromisoformat(b) - date.fromisoformat(a)).days
+    except ValueError:
+        return 1 << 30
 
 
 def kernel_matches(validated: str, kernel: str) -> bool:
@@ -305,6 +314,30 @@ class Matrix(MatrixData):
             out.append(v)
         out.sort(key=lambda v: (_vtuple(v.torch), _vtuple(v.rocm), v.channel == "pytorch"), reverse=True)
         return out
+
+    def nightly_code(self, rocm: str, day: str) -> Optional[NightlyEpoch]:
+        """The gfx list of the ``rocm`` nightly built on ``day`` (ISO date), or None when the data has no epoch
+        for it (before the base, or an unknown ROCm variant).
+
+        A nightly is built from main on its date, but a merge and the next nightly can be a day apart: a target
+        that changes at an epoch boundary within a day of ``day`` is returned as uncertain, never as a fact."""
+        rows = [e for e in self.nightly_epochs if e.rocm == rocm]
+        hit = next((e for e in rows if e.since <= day and (not e.until or day < e.until)), None)
+        if hit is None:
+            return None
+        near: set[str] = set()
+        for other in rows:
+            if other is hit:
+                continue
+            if other.until == hit.since and _days_between(hit.since, day) <= 1:
+                near |= set(other.gfx) ^ set(hit.gfx)
+            if hit.until and other.since == hit.until and _days_between(day, hit.until) <= 1:
+                near |= set(other.gfx) ^ set(hit.gfx)
+        if not near:
+            return hit
+        return NightlyEpoch(rocm=hit.rocm, since=hit.since, until=hit.until,
+                            gfx=tuple(g for g in hit.gfx if g not in near),
+                            uncertain=tuple(dict.fromkeys([*hit.uncertain, *sorted(near)])), source=hit.source)
 
     # ---- driver ---------------------------------------------------------------------------
     def rocm_releases_for_dkms(self, dkms_version: str) -> list[str]:

@@ -122,6 +122,19 @@ class TorchVariant:
 
 
 @dataclass(frozen=True)
+class NightlyEpoch:
+    """The gfx list of the pytorch.org nightlies of one ROCm variant built in [since, until) (ISO dates;
+    until "" = still current): a dated nightly's code objects (matrices/torch_builds.toml)."""
+
+    rocm: str
+    since: str
+    until: str
+    gfx: tuple[str, ...]
+    uncertain: tuple[str, ...]  # targets whose arrival in this window is not in our sources
+    source: str
+
+
+@dataclass(frozen=True)
 class Breakage:
     what: str  # "amdgpu-dkms"
     dkms_base: str  # "6.3.6"
@@ -188,3 +201,4 @@ class MatrixData:
     kmd_rule_source: str = ""
     health_thresholds: dict[str, float] = field(default_factory=dict)  # matrices/health.toml name -> value
     channels: dict[str, Channel] = field(default_factory=dict)  # matrices/channels.toml name -> Channel
+    nightly_epochs: tuple[NightlyEpoch, ...] = ()  # dated nightlies' gfx lists (matrices/torch_builds.toml)
