@@ -43,6 +43,11 @@ def kinds(text: str) -> dict[str, list[str]]:
     ("Ubuntu 22.04 on WSL2", "wsl", "on WSL2"),
     ("Ubuntu 22.04 on WSL2", "os.name", "Ubuntu 22.04"),
     ("WSL environment detected.", "wsl", "WSL environment detected"),
+    # ROCm/legacy-rocm-build#4064 and #3051: lower case, and amdgpu-install's WSL usecase
+    ("Request support for wsl2 Ubuntu 24.04 python 3.12.7", "wsl", "for wsl2"),
+    ("Ubuntu 22.04.4 LTS on wsl", "wsl", "on wsl"),
+    ("I use amdgpu-install -y --usecase=wsl,rocm --no-dkms", "wsl", "--usecase=wsl"),
+    ("sudo amdgpu-install -y --usecase=rocm,wsl", "wsl", "--usecase=rocm,wsl"),
     ("My GPU is an RX 7900 XT", "gpu.name", "RX 7900 XT"),
     ("AMD Ryzen AI Max+ 395 w/ Radeon 8060S", "gpu.name", "Radeon 8060S"),
     ("amdgpu 0000:03:00.0: amdgpu: DID 7340 is missing in supported_devices", "gpu.pci", "7340"),
@@ -258,3 +263,9 @@ def test_signature_prefilter_changes_nothing(text: str):
         return [(m.signature, m.source.line if m.source else None, m.text) for m in ms]
 
     assert key(scan(text, "f")) == key(scan(text, "f", prefilter=False))
+
+
+@pytest.mark.parametrize("line", ["sudo amdgpu-install -y --usecase=rocm --no-dkms", "install wslu and wslview",
+                                  "the awsl package", "export WSLENV=win_sdk"])
+def test_wsl_is_not_read_into_unrelated_words(line: str) -> None:
+    assert "wsl" not in kinds(line), kinds(line)

@@ -446,3 +446,23 @@ NIGHTLY_CASES = [
 def test_arch_missing_reads_a_dated_nightly(version: str, want: str, why: str) -> None:
     h = Host(gpus=[gpu("gfx1151")], captured={"kfd"}, torch=rocm_torch(version, "7.0.51831-a3e329ad8"))
     assert sev(judge_host(h), "torch.arch-missing") == [want], why
+
+
+def _apt_missing(package: str) -> LogMatch:
+    return LogMatch("apt-unable-to-locate-package", "log.package-install-failed",
+                    f"E: Unable to locate package {package}", {"package": package}, Source("paste.txt", 3))
+
+
+def test_wsl_runtime_missing_is_the_installer_release_not_the_os() -> None:
+    """ROCm/legacy-rocm-build#4064, #3051: apt cannot find AMD's WSL runtime -> the installer's release has no WSL
+    build for this Ubuntu release (os.not-supported fail), even with the OS or the WSL kernel not captured."""
+    h = Host(os=OsInfo(id="ubuntu", version_id="24.04"), logs=[_apt_missing("hsa-runtime-rocr4wsl-amdgpu")])
+    got = [f for f in judge_host(h) if f.id == "os.not-supported"]
+    assert [f.severity.value for f in got] == ["fail"]
+    assert "WSL runtime" in got[0].title and "24.04" in got[0].title
+    assert sev(judge_host(Host(logs=[_apt_missing("hsa-runtime-rocr4wsl-amdgpu")])), "os.not-supported") == ["fail"]
+
+
+def test_other_missing_packages_do_not_condemn_the_os() -> None:
+    h = Host(os=OsInfo(id="ubuntu", version_id="24.04"), logs=[_apt_missing("amdgpu-lib32")])
+    assert "fail" not in sev(judge_host(h), "os.not-supported")

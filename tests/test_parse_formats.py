@@ -335,6 +335,21 @@ def test_scan_caps_repeats_per_signature():
     assert [m.source.line for m in matches] == list(range(1, MAX_MATCHES_PER_SIGNATURE + 1))
 
 
+def test_scan_keeps_distinct_lines_of_one_signature():
+    """apt names six packages it cannot find; the sixth (AMD's WSL runtime, ROCm/legacy-rocm-build#4064) is the
+    one that names the cause, so the cap is per repeated line, not per signature; the scan stays bounded."""
+    from rocmdoctor.parse.logs import MAX_SCANNED_PER_SIGNATURE, scan
+
+    pkgs = ["amdgpu-lib", "amdgpu-lib32", "rocm-opencl-runtime", "rocm-hip-runtime", "amdgpu-dkms",
+            "hsa-runtime-rocr4wsl-amdgpu"]
+    matches = scan("".join(f"E: Unable to locate package {p}\n" for p in pkgs), "l")
+    assert [m.groups["package"] for m in matches] == pkgs
+    many = scan("".join(f"E: Unable to locate package p{i}\n" for i in range(500)), "l")
+    assert len(many) == MAX_SCANNED_PER_SIGNATURE
+    quoted = scan("throws error 'Unable to locate package hsa-runtime-rocr4wsl-amdgpu'\n", "l")
+    assert [m.groups["package"] for m in quoted] == ["hsa-runtime-rocr4wsl-amdgpu"]
+
+
 def test_signature_patterns_use_bounded_repetition():
     """An unbounded ``\\S*`` before a literal makes a long log line quadratic; the table must bound them."""
     import re

@@ -15,6 +15,35 @@ if TYPE_CHECKING:
     from rocmdoctor.model import DkmsEntry, DkmsInfo, Host
 
 WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"
+WSL_MATRIX_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html"
+# AMD's WSL runtime, the package amdgpu-install's `wsl` usecase installs; apt not finding it means the installer's
+# ROCm release publishes no WSL build for this distribution release (ROCm/legacy-rocm-build#4064, #3051, #4406,
+# #5361).
+WSL_RUNTIME_PACKAGE = "hsa-runtime-rocr4wsl-amdgpu"
+
+
+def _wsl_runtime_missing(host: Host, matrix: Matrix) -> list[Finding]:
+    """apt cannot find AMD's WSL runtime: direct evidence that this amdgpu-install release has no WSL build for
+    this distribution release, whatever the tables say (AMD: "there is no ROCm 6.3.3 release for WSL", #4406;
+    "24.04 support was introduced in ROCm 6.2.0", #4064)."""
+    lines = [m for m in host.logs if m.finding_id == "log.package-install-failed"
+             and m.groups.get("package") == WSL_RUNTIME_PACKAGE]
+    if not lines:
+        return []
+    os_label = _os_label(host) if host.os.id else "this distribution release"
+    return [finding(
+        "os.not-supported", Severity.FAIL,
+        f"The amdgpu-install release in use has no WSL runtime for {os_label}",
+        f"apt cannot find {WSL_RUNTIME_PACKAGE}, AMD's ROCm runtime for WSL: the installer's ROCm release publishes "
+        "no WSL packages for this distribution release (each WSL release lists its Ubuntu releases; some ROCm "
+        "releases have no WSL build at all). Without it rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES.",
+        [str(m.source) if m.source else m.text for m in lines[:2]]
+        + ([str(host.os.source)] if host.os.source else []),
+        Fix("amdgpu-install is release-specific: remove it, install the amdgpu-install package of a ROCm release "
+            "that AMD's WSL matrix lists for this Ubuntu release, then run its WSL usecase "
+            "(amdgpu-install -y --usecase=wsl,rocm --no-dkms):",
+            ["sudo apt purge amdgpu-install", "cat /etc/os-release"], WSL_MATRIX_URL),
+    )]
 
 
 def _os_label(host: Host) -> str:
@@ -24,6 +53,9 @@ def _os_label(host: Host) -> str:
 
 @check("os.not-supported", title="Operating system")
 def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
+    wsl_missing = _wsl_runtime_missing(host, matrix)
+    if wsl_missing:
+        return wsl_missing
     if not host.os.id:
         return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
     if host.kernel.is_wsl and host.os.id != "ubuntu":

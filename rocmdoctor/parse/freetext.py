@@ -137,6 +137,11 @@ RULES: tuple[Rule, ...] = (
     _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
        r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
        r"wsl\.exe|\\\\wsl(?:\.localhost|\$)\\)"),
+    # People write it in lower case ("support for wsl2 Ubuntu 24.04", an issue template's "### Operating System"
+    # answered "wsl2"); amdgpu-install's WSL usecase is only ever run inside WSL.
+    _r("wsl", ("wsl", "Wsl"),
+       r"(?P<v>\b(?:on|for|in|under|with) [Ww]sl2?\b|",
+       r"^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?[^\n]{0,40}\b[Ww]sl2?\b|--usecase[= ][\w,]{0,60}\bwsl\b)"),
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
                    "win_amd64"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",

@@ -22,7 +22,10 @@ from rocmdoctor.parse.text import MAX_CHARS, MAX_LINE, clean, src
 __all__ = ["LOAD_ERRORS", "MAX_MATCHES_PER_SIGNATURE", "SIGNATURES_FILE", "Placeholders", "Signature",
            "literal_needles", "load_signatures", "scan", "signature"]
 
-MAX_MATCHES_PER_SIGNATURE = 5  # per file: a log repeating one error a thousand times needs only a few
+MAX_MATCHES_PER_SIGNATURE = 5  # per file and matched text: a log repeating one error a thousand times needs a few
+# per file and signature, matches read at all: distinct lines of one signature (apt's "Unable to locate package X"
+# for six packages, the sixth being the one that names the cause) are all kept, and the scan stays bounded
+MAX_SCANNED_PER_SIGNATURE = 64
 
 
 def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None,
@@ -35,9 +38,13 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     for sig in sigs:
         if prefilter and not may_match(text, sig.pattern):
             continue  # a substring test on the distinct lines rules the signature out without running its regex
-        for count, m in enumerate(sig.pattern.finditer(text), 1):
-            hits.append((m.start(), sig, m))
-            if count >= MAX_MATCHES_PER_SIGNATURE:
+        repeats: dict[str, int] = {}
+        for scanned, m in enumerate(sig.pattern.finditer(text), 1):
+            seen = repeats.get(m.group(0), 0)
+            if seen < MAX_MATCHES_PER_SIGNATURE:
+                repeats[m.group(0)] = seen + 1
+                hits.append((m.start(), sig, m))
+            if scanned >= MAX_SCANNED_PER_SIGNATURE:
                 break
     # Line numbers: newlines counted once, in offset order (no per-character index of a 16 MiB paste).
     hits.sort(key=lambda h: h[0])
