@@ -466,3 +466,12 @@ def test_wsl_runtime_missing_is_the_installer_release_not_the_os() -> None:
 def test_other_missing_packages_do_not_condemn_the_os() -> None:
     h = Host(os=OsInfo(id="ubuntu", version_id="24.04"), logs=[_apt_missing("amdgpu-lib32")])
     assert "fail" not in sev(judge_host(h), "os.not-supported")
+
+
+def test_source_build_is_not_judged_by_the_pytorch_org_list() -> None:
+    """A '+git' torch (AMD's rocm/pytorch images, vllm-project/vllm#17170's 2.7.0a0+git1341794) compiles its own
+    PYTORCH_ROCM_ARCH: pytorch.org's list for that release says nothing about it, either way."""
+    h = Host(gpus=[gpu("gfx1201")], captured={"kfd"}, torch=rocm_torch("2.4.0a0+git1341794", "6.1.40091-a8dbc0c19"))
+    assert sev(judge_host(h), "torch.arch-missing") == ["skip"]
+    h.torch = rocm_torch("2.4.1+rocm6.1", "6.1.40091-a8dbc0c19")  # the pytorch.org wheel: no gfx1201 in 2.4
+    assert sev(judge_host(h), "torch.arch-missing") == ["fail"]

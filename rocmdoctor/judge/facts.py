@@ -179,8 +179,8 @@ def wheel_code(host: Host, matrix: Matrix) -> Optional[WheelCode]:
     from main on that day, so its list is that day's (``Matrix.nightly_code``), never the later release's: the
     torch 2.10 release has gfx1151 but a 2.10.0.dev20250929 nightly does not. None when the data cannot say."""
     t = host.torch
-    if t is None or not t.version:
-        return None
+    if t is None or not t.version or "+git" in t.version:
+        return None  # a source build (AMD's rocm/pytorch images, distributions) compiles its own PYTORCH_ROCM_ARCH
     dev = _DEV_DATE.match(t.version)
     if dev is not None or ".dev" in t.version:
         rocm = torch_rocm(host)

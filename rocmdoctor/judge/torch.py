@@ -109,6 +109,9 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         archs, where = [a.split(":")[0] for a in t.arch_list], "torch.cuda.get_arch_list()"
     else:
         v = wheel_code(host, matrix)
+        if v is None and "+git" in (t.version or ""):
+            return [skip("torch.arch-missing", f"torch {t.version} is a source build: its gfx targets are not in "
+                         "rocmdoctor's data", "torch.cuda.get_arch_list() lists them.")]
         if v is None:
             return [skip("torch.arch-missing", f"torch {t.version}: its build is not in rocmdoctor's matrix")]
         if v.therock:  # its device code is whatever [device-*] extras were installed
@@ -116,7 +119,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
                          "comes from the installed torch[device-*] extras, and get_arch_list() was not captured")]
         archs, where, unknown = list(v.gfx), f"{v.label} ({v.source})", v.uncertain
     forced = gfx_from_version(override_value(host) or "")
-    out = []
+    out: list[Finding] = []
+    via_override: list[str] = []
     for gpu in discrete_gpus(host):
         gfx = native_gfx(gpu)
         if not gfx:
@@ -132,6 +136,7 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         override = target.override if target is not None else None
         flaky = target is not None and target.override_broken and bool(t.arch_list)
         if not forced and override and gfx_from_version(override) in archs and not flaky:
+            via_override.append(f"{gpu_label(gpu)} as {gfx_from_version(override)}")
             continue  # the wheel is fine once the override is set: gpu.override-needed says so
         hint = None
         out.append(finding(
@@ -145,8 +150,12 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
                  f"source with PYTORCH_ROCM_ARCH={gfx}:"),
                 [hint] if hint else ["rocmdoctor install torch --dry-run"]),
         ))
-    return out or [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU",
-                      detail=f"per {where}")]
+    if out:
+        return out
+    if via_override:
+        return [ok("torch.arch-missing", f"torch {t.version} has code objects for every GPU once the ISA override "
+                   "is set (see gpu.override-needed)", detail=f"per {where}: {'; '.join(via_override)}")]
+    return [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU", detail=f"per {where}")]
 
 
 @check("torch.companion-mismatch", "torch.triton-mismatch", title="torchvision / torchaudio / triton")
