@@ -10,8 +10,9 @@ reported as one quiet skip. Here such a skip is a failure, unless that prerequis
 * a reason naming one of the four prerequisites (patterns below);
 * ``got empty parameter set`` (pytest's skip for a parametrization over nothing): the inputs are fixtures or
   ../shared captures, so it is let off only with ``shared``;
-* a bundled fixture reported missing, or a test dependency that cannot be imported (``importorskip``): the
-  repository and the [test] extra always have them, so these are never let off.
+* a bundled fixture reported missing, a test dependency that cannot be imported (``importorskip``), or a tool
+  the [test] extra installs (uv, hadolint, shellcheck) not found: the repository and the [test] extra always
+  have them, so these are never let off.
 
 Any other skip (a Python 3.6 interpreter this machine lacks, running as root) stays a skip.
 """
@@ -32,8 +33,8 @@ PREREQUISITES = {
     "shared": re.compile(r"\.\./shared|shared captures|captures? (\S+ )?(not available|absent)|got empty parameter set",
                          re.I),
 }
-NEVER_ALLOWED = re.compile(r"fixtures? (not present|missing)|\bno ([\w-]+ )?fixture\b|could not import|no module named",
-                           re.I)
+NEVER_ALLOWED = re.compile(r"fixtures? (not present|missing)|\bno ([\w-]+ )?fixture\b|could not import|no module named"
+                           r"|\b(uv|hadolint|shellcheck) (is )?not installed", re.I)
 
 
 def allowed_missing() -> set[str]:

@@ -75,7 +75,10 @@ snapshot=1
 "$PY" -m mypy rocmdoctor || { echo "test: mypy found type errors" >&2; exit 1; }
 # strict_skips (scripts/strict_skips.py): a test that skips for a missing prerequisite that was not let off
 # with ROCMDOCTOR_ALLOW_MISSING, over an empty parameter set, or for want of a bundled fixture fails instead.
-PYTHONPATH="scripts${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -q -p no:cacheprovider -p strict_skips "$@"
+# The venv's bin first on PATH, as `activate` does: the [test] extra's tools (uv, hadolint, shellcheck) are
+# found there on a fresh machine, not only when this machine happens to have them elsewhere.
+PATH="$(dirname "$PY"):$PATH" PYTHONPATH="scripts${PYTHONPATH:+:$PYTHONPATH}" \
+  "$PY" -m pytest -q -p no:cacheprovider -p strict_skips "$@"
 rc=$?
 # pytest exits 5 when no test was collected: that is a broken suite, not a pass.
 if [ "$rc" -eq 5 ]; then echo "test: no tests were collected" >&2; exit 1; fi

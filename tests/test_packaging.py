@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -49,9 +50,17 @@ def test_installed_wheel_judges_a_bundled_fixture_from_anywhere(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
                     str(ROOT)], check=True, capture_output=True, timeout=300)
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    # install the wheel into the venv (its dependencies come from the system site-packages)
+    # Its dependencies come from the environment running this test (typer, rich, ... of the [test] venv), appended
+    # to sys.path by a .pth file. Not --system-site-packages: that is the base interpreter's, which on a fresh
+    # machine has none of them. A path line adds the directory only: the editable rocmdoctor there (its own .pth
+    # hook) is not activated, so `import rocmdoctor` can only find the installed wheel.
+    site_dir = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+    here = sysconfig.get_paths()
+    (Path(site_dir) / "_test_deps.pth").write_text("\n".join(sorted({here["purelib"], here["platlib"]})) + "\n")
+    # install the wheel into the venv
     subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index",
                     str(next(wheels.glob("*.whl")))], check=True, capture_output=True, timeout=300)
     elsewhere = tmp_path / "elsewhere"

