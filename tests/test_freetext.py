@@ -269,3 +269,14 @@ def test_signature_prefilter_changes_nothing(text: str):
                                   "the awsl package", "export WSLENV=win_sdk"])
 def test_wsl_is_not_read_into_unrelated_words(line: str) -> None:
     assert "wsl" not in kinds(line), kinds(line)
+
+
+def test_an_applications_rocm_device_count_is_an_enumeration(tmp_path: Path) -> None:
+    """llama.cpp's HIP build (fixtures/field-healthy-llamacpp-8x-mi100-rocm-works) prints 'found 8 ROCm devices'
+    with empty names: 8 GPUs the runtime enumerated (gpu.detected ok), none identified (no iGPU verdict)."""
+    host = host_of(tmp_path, "ggml_init_cublas: found 2 ROCm devices:\n  Device 0: , compute capability 9.0, VMM: no\n")
+    assert len(host.gpus) == 2
+    got = {f.id: f.severity for f in judge_host(host)}
+    assert got["gpu.detected"] == Severity.OK and got["gpu.igpu-visible"] == Severity.SKIP
+    cuda = host_of(tmp_path, "ggml_init_cublas: found 2 CUDA devices:\n", name="cuda.txt")
+    assert cuda.gpus == []

@@ -211,6 +211,15 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g.sources.append(f.source)
             gpus.append(g)
     if gpus:
+        acc.host.captured.add("app-log")  # the application's runtime enumerated them
+    counted = facts.first("gpu.rocm-count")
+    if not gpus and counted is not None:  # llama.cpp's HIP build: "found 8 ROCm devices:" (names often empty)
+        for i in range(min(int(counted.value), MAX_TEXT_GPUS)):
+            g = GpuInfo(index=i)
+            g.sources.append(counted.source)
+            gpus.append(g)
+        acc.host.captured.add("app-log")
+    if gpus:
         acc.gpus("text", gpus[:MAX_TEXT_GPUS])
 
 

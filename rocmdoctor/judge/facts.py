@@ -16,7 +16,10 @@ from rocmdoctor.parse.kfd import gfx_from_version
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix, RocmRelease, TorchVariant
 
-GPU_SOURCES = ("rocminfo", "kfd", "drm", "rocm-smi", "amd-smi", "lspci", "rocm_agent_enumerator", "collect_env")
+# "app-log": an application's own ROCm device enumeration in its log (llama.cpp's "found 8 ROCm devices", its
+# "Device N: ..., gfxNNNN" lines, ollama's "inference compute" lines), not a GPU named in prose
+GPU_SOURCES = ("rocminfo", "kfd", "drm", "rocm-smi", "amd-smi", "lspci", "rocm_agent_enumerator", "collect_env",
+               "app-log")
 ROCM_DOCS = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
 
 

@@ -396,6 +396,9 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
     apus = [g for g in host.gpus if g.is_apu]
     dgpus = [g for g in host.gpus if not g.is_apu]
     if not (apus and dgpus):
+        unknown = [g for g in host.gpus if not (native_gfx(g) or g.name or g.pci_device_id)]
+        if unknown:  # an application's device count alone: which of them is an iGPU cannot be told
+            return [skip("gpu.igpu-visible", f"{plural(len(unknown), 'GPU')} not identified (no name, gfx or PCI id)")]
         return [ok("gpu.igpu-visible", "No integrated GPU beside a discrete one")] if host.gpus else []
     limiter = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
                     if host.env.get(k)), None)

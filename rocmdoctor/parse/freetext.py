@@ -168,6 +168,8 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:PCI_ID=|device |name=)1002:(?P<v>[0-9a-fA-F]{4})\b"),
     _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
     _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
+    # ggml's HIP build counts the devices the ROCm runtime enumerated (its CUDA build says "CUDA devices")
+    _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
     _r("gpu.app", ("inference compute",),
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
     _r("gpu.app", ("_CudaDeviceProperties",),
