@@ -45,7 +45,7 @@ def test_fixture_findings_match_expected(fixture: Path):
     unexpected = {k: v for k, v in got.items() if want.get(k) != v and v not in {want.get(k)}}
     assert not missing and not unexpected, f"missing={missing} unexpected={unexpected}"
     for fid in expected.get("absent", []):
-        assert not (got_all.get(fid, set()) - {"ok", "skip"}), f"{fid} should be absent: {got_all.get(fid)}"
+        assert not (got_all.get(fid, set()) - {"ok", "skip", "info"}), f"{fid} should be absent: {got_all.get(fid)}"
     assert proc.returncode == expected.get("exit", 1 if "fail" in got.values() else 0)
 
 

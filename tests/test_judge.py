@@ -475,3 +475,24 @@ def test_source_build_is_not_judged_by_the_pytorch_org_list() -> None:
     assert sev(judge_host(h), "torch.arch-missing") == ["skip"]
     h.torch = rocm_torch("2.4.1+rocm6.1", "6.1.40091-a8dbc0c19")  # the pytorch.org wheel: no gfx1201 in 2.4
     assert sev(judge_host(h), "torch.arch-missing") == ["fail"]
+
+
+DKMS3 = """Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel 6.18.7-061807-generic (x86_64)
+Building module(s)......(bad exit status: 2)
+Failed command:
+'make' KERNELVER=6.18.7-061807-generic
+"""  # DKMS 3.x output, verbatim from ROCm/legacy-rocm-build#5905
+
+
+def test_dkms3_build_failure_is_read_and_judged_for_its_kernel() -> None:
+    """DKMS 3.x names the module version on its 'Autoinstall of module' line; with no running kernel in the
+    paste, the failed build is judged for the kernel it failed on (the #5905 breakage row)."""
+    from rocmdoctor.parse.dkms import parse_dkms
+
+    info = parse_dkms(DKMS3, "paste.txt")
+    assert info.failed_kernels == ["6.18.7-061807-generic"]
+    assert [(e.module, e.version, e.status) for e in info.entries] == [
+        ("amdgpu", "6.16.13-2278356.24.04", "build-failed")]
+    found = judge_host(Host(dkms=info, os=OsInfo(id="ubuntu", version_id="25.10")))
+    assert sev(found, "driver.dkms-breakage") == ["fail"]
+    assert any("5905" in (f.fix.url or "") for f in found if f.id == "driver.dkms-breakage" and f.fix)

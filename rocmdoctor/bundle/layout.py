@@ -270,6 +270,7 @@ def read_pasted(acc: Acc, text: str, file: str) -> list[str]:
         acc.host.captured.add("logs")
         if matches:
             acc.recognised = True
+    if "dkms" not in kinds:  # a DKMS build failure below a pasted rocminfo is still the cause
         _dkms_build_log(acc, text, file)
     return kinds
 

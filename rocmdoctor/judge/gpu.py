@@ -204,6 +204,21 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
 
 
 def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
+    """Not on AMD's list but in PyTorch's wheels: a warning about an installed ROCm that does not list it. With no
+    ROCm version known there is nothing installed to warn about, and for a Ryzen APU the list is silent, not a
+    verdict (AMD's Radeon/Ryzen pages, which list some APUs, are not in the data): information."""
+    if not ctx.version or gpu.is_apu:
+        # AMD's compatibility matrix (the data's source) lists no Ryzen APU at all: its silence is no verdict
+        return finding(
+            "gpu.arch-unsupported", Severity.INFO,
+            f"{gpu_label(gpu)}: {gfx} is not in AMD's ROCm compatibility matrix",
+            f"{gfx} is in no ROCm release of rocmdoctor's data (AMD's compatibility matrix, which lists no Ryzen "
+            "APU; AMD's Radeon and Ryzen pages may list it), and PyTorch's ROCm wheels include code objects for "
+            f"it ({ctx.why}).",
+            [ctx.why, *(_evidence(gpu))],
+            Fix("No action needed if it works; use `rocmdoctor smoke` to prove it.", ["rocmdoctor smoke"],
+                SUPPORT_URL),
+        )
     return finding(
         "gpu.arch-unsupported", Severity.WARN,
         f"{gpu_label(gpu)} is not officially supported by ROCm {ctx.version}",

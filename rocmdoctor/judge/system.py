@@ -202,7 +202,7 @@ def _breakages(host: Host, matrix: Matrix, info: DkmsInfo, amdgpu: list[DkmsEntr
             releases = f" (ROCm {', '.join(b.rocm)})" if b.rocm else ""
             if direct:
                 title = f"amdgpu-dkms {e.version} failed to build on kernel {kernel}: a known breakage"
-                why = (f"The bundle shows the build failing for the running kernel, and amdgpu-dkms {b.dkms_base}"
+                why = (f"The input shows the build failing for kernel {kernel}, and amdgpu-dkms {b.dkms_base}"
                        f"{releases} is known to fail on kernels {span}{where} ({b.issue}).")
             else:
                 title = f"amdgpu-dkms {e.version} is predicted not to build on kernel {kernel}"
@@ -250,6 +250,9 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                 ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
         ))
     amdgpu = [e for e in info.entries if e.module == "amdgpu"]
+    if not kernel:  # running kernel unknown (a pasted install log): a build seen failing is judged for its kernel
+        for k in dict.fromkeys(e.kernel for e in amdgpu if e.status == "build-failed" and e.kernel):
+            out += _breakages(host, matrix, info, amdgpu, [e for e in amdgpu if e.kernel == k], k or "")
     if kernel and amdgpu:
         on_kernel = [e for e in amdgpu if e.kernel == kernel]
         out += _breakages(host, matrix, info, amdgpu, on_kernel, kernel)

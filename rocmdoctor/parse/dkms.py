@@ -22,7 +22,9 @@ _BUILD_FAIL = re.compile(
 )
 _BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))? for|for kernel)\s+(\d[\w.+~-]{0,127})")
 _DPKG_DKMS = re.compile(r"(?:error processing package|Error occurred:?)\s*(amdgpu-dkms|rock-dkms)|^\s*amdgpu-dkms\s*$")
-_LOADING = re.compile(r"Loading new (?P<mod>[\w+-]{1,64}?)-(?P<ver>\d[\w.+~-]{0,127}) DKMS files")
+_LOADING = re.compile(r"Loading new (?P<mod>[\w+-]{1,64}?)-(?P<ver>\d[\w.+~-]{0,127}) DKMS files"
+                      # DKMS 3.x: "Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel 6.18.7-... (x86_64)"
+                      r"|Autoinstall of module (?P<mod3>[\w+-]{1,64})/(?P<ver3>\d[\w.+~-]{0,127}) for kernel")
 _TREE_ERROR = re.compile(r"^Error!|dkms\.conf.{0,200}?(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
 
 
@@ -34,7 +36,8 @@ def may_hold_build_failure(text: str) -> bool:
     return _MAY_FAIL.search(text) is not None
 
 
-_WORDS = ("status", "kernel", "loading new", "dkms", "error", "installed", "built", "added", "broken", "removed")
+_WORDS = ("status", "kernel", "loading new", "autoinstall", "dkms", "error", "installed", "built", "added", "broken",
+          "removed")
 # One C-level search per lower-cased line, not ten tests. Case-insensitive like the regexes it guards (_STATUS,
 # _BUILD_FAIL, _TREE_ERROR: an "ERROR!" line must reach them), but not with re.I, which made the search ten times
 # slower; a non-ASCII line is kept whole, since a case-insensitive regex folds characters lower() keeps ('ſ').
@@ -71,9 +74,9 @@ def _read_line(body: str) -> _Line:
     # "Loading new", of _BUILD_FAIL_KERNEL "for", of _DPKG_DKMS "-dkms"; the case-insensitive ones are guarded
     # on the lower-cased line only when it is ASCII (Unicode folding matches 'ſ' to 's', which lower() does not).
     low = body.lower() if body.isascii() else None
-    lm = _LOADING.search(body) if "Loading new" in body else None
+    lm = _LOADING.search(body) if "Loading new" in body or "Autoinstall of" in body else None
     km = _BUILD_FAIL_KERNEL.search(body) if "for" in body else None
-    loading = (lm.group("mod"), lm.group("ver")) if lm else None
+    loading = (lm.group("mod") or lm.group("mod3"), lm.group("ver") or lm.group("ver3")) if lm else None
     kernel = km.group(1) if km else None
     fm = _BUILD_FAIL.search(body) if low is None or "bad" in low else None
     if fm:
