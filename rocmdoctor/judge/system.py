@@ -42,7 +42,7 @@ def _wsl_runtime_missing(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("amdgpu-install is release-specific: remove it, install the amdgpu-install package of a ROCm release "
             "that AMD's WSL matrix lists for this Ubuntu release, then run its WSL usecase "
             "(amdgpu-install -y --usecase=wsl,rocm --no-dkms):",
-            ["sudo apt purge amdgpu-install", "cat /etc/os-release"], WSL_MATRIX_URL),
+            ["sudo apt purge amdgpu-install"], WSL_MATRIX_URL),
     )]
 
 
