@@ -43,6 +43,10 @@ def kinds(text: str) -> dict[str, list[str]]:
     ("Ubuntu 22.04 on WSL2", "wsl", "on WSL2"),
     ("Ubuntu 22.04 on WSL2", "os.name", "Ubuntu 22.04"),
     ("WSL environment detected.", "wsl", "WSL environment detected"),
+    # pytorch/pytorch#179865: an environment list with markdown code spans
+    ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
+    ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
+    ("**GPU:** gfx1100", "gpu.gfx", "gfx1100"),
     # ROCm/legacy-rocm-build#4064 and #3051: lower case, and amdgpu-install's WSL usecase
     ("Request support for wsl2 Ubuntu 24.04 python 3.12.7", "wsl", "for wsl2"),
     ("Ubuntu 22.04.4 LTS on wsl", "wsl", "on wsl"),

@@ -13,7 +13,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from rocmdoctor.judge.facts import discrete_gpus, finding, native_gfx
+from rocmdoctor.judge.facts import discrete_gpus, finding, log_gfx, native_gfx
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
 
@@ -148,7 +148,7 @@ def shadowed(host: Host, matrix: Matrix, m) -> bool:  # type: ignore[no-untyped-
     t = host.torch
     if t is not None and t.build not in (TorchBuild.ROCM, TorchBuild.UNKNOWN, TorchBuild.NOT_ROCM):
         return False
-    gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
+    gfx = log_gfx(m) or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
     return bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
 
 
@@ -162,7 +162,7 @@ def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
         return []
     m = lines[0]
     path = _SYSTEM_PATH.search(m.text)
-    gfx = m.groups.get("gfx") or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
+    gfx = log_gfx(m) or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
     supported = bool(gfx) and bool(matrix.releases_supporting(gfx=gfx or ""))
     where = path.group(0).rstrip("/") if path else "/opt/rocm"
     return [finding(

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.model import GFX_PRIORITY, USER_SPACE_SOURCES, Finding, Fix, GpuInfo, Host, Severity, Source
+from rocmdoctor.model import GFX_PRIORITY, USER_SPACE_SOURCES, Finding, Fix, GpuInfo, Host, LogMatch, Severity, Source
 from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
@@ -147,6 +147,25 @@ class RocmContext:
     version: Optional[str]  # "6.2" / "6.2.4"
     why: str
     release: Optional[RocmRelease]
+
+
+def log_gfx(m: LogMatch) -> Optional[str]:
+    """The gfx a matched log line names ("... TensileLibrary_gfx1031.dat", "... for GPU arch : gfx900")."""
+    return m.groups.get("gfx") or m.groups.get("arch")
+
+
+_WHEEL_LIB = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\]")
+
+
+def wheel_lib_missing(host: Host) -> Optional[tuple[str, LogMatch]]:
+    """(gfx, line) when rocBLAS *inside the torch wheel* said it has no kernels for that gfx: direct evidence
+    that beats the wheel's list of compiled targets (pytorch/pytorch#179865: the rocm7.2 nightly's rocBLAS has no
+    gfx900 Tensile files although torch's own kernels list gfx900)."""
+    for m in host.logs:
+        gfx = log_gfx(m)
+        if m.signature == "rocblas-tensile-missing-arch" and gfx and _WHEEL_LIB.search(m.text):
+            return gfx, m
+    return None
 
 
 def torch_rocm(host: Host) -> Optional[str]:

@@ -24,6 +24,7 @@ from rocmdoctor.judge.facts import (
     skip,
     torch_rocm,
     wheel_code,
+    wheel_lib_missing,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
@@ -85,7 +86,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
     target = matrix.gpu(gfx)
     wheel = _wheel_only_targets(host, matrix, ctx)
-    if wheel is not None and gfx in wheel[0]:
+    if wheel is not None and gfx in wheel[0] and (wheel_lib_missing(host) or ("",))[0] != gfx:
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is a target of the installed torch wheel, "
                   f"which bundles its own ROCm {ctx.version} (no system ROCm to judge)", [wheel[1], ctx.why])
     if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
@@ -106,8 +107,8 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix")
     if wheel is not None:  # only the wheel's ROCm is known and this gfx is not among its targets: the wheel's
         # list decides (torch.arch-missing), not AMD's list for a ROCm that is not installed (rule 2 above)
-        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not a target of the installed torch "
-                    "wheel (see torch.arch-missing); no system ROCm to judge")
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: the installed torch wheel has no code for {gfx} "
+                    "(see torch.arch-missing); no system ROCm to judge")
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
         return _unofficial(ctx, gpu, gfx)

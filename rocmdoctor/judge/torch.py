@@ -17,6 +17,7 @@ from rocmdoctor.judge.facts import (
     skip,
     torch_rocm,
     wheel_code,
+    wheel_lib_missing,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
@@ -97,6 +98,25 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _wheel_lacks(host: Host) -> Optional[Finding]:
+    """Direct evidence beats the table: rocBLAS inside the torch wheel said it has no kernels for a GPU's gfx."""
+    hit = wheel_lib_missing(host)
+    if hit is None:
+        return None
+    gfx, m = hit
+    t = host.torch
+    gpu = next((g for g in discrete_gpus(host) if native_gfx(g) == gfx), None)
+    return finding(
+        "torch.arch-missing", Severity.FAIL,
+        f"torch {t.version if t else ''} ships no rocBLAS kernels for {gpu_label(gpu) if gpu else gfx}",
+        f"The wheel's own rocBLAS (under site-packages/torch/lib) reports no TensileLibrary for {gfx}: every "
+        "matrix multiply aborts, whatever the wheel's list of compiled targets says.",
+        [str(m.source) if m.source else m.text],
+        Fix(f"Install a torch whose bundled libraries include {gfx} (rocmdoctor picks one), or TheRock's "
+            "per-GPU packages:", ["rocmdoctor install torch --dry-run"]),
+    )
+
+
 @check("torch.arch-missing", title="PyTorch code objects for this GPU")
 def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
@@ -104,6 +124,9 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("torch.arch-missing", "No ROCm torch to judge")]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
+    direct = _wheel_lacks(host)
+    if direct is not None:
+        return [direct]
     unknown: tuple[str, ...] = ()
     if t.arch_list:
         archs, where = [a.split(":")[0] for a in t.arch_list], "torch.cuda.get_arch_list()"

@@ -63,6 +63,10 @@ RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
     _r("torch.version", ("orch version",),
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
+    # an issue's environment list: "- PyTorch: 2.12.0.dev20260408+rocm7.2" (a build tag makes it a torch version)
+    _r("torch.version", ("orch:",),
+       r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
+       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:rocm|cu|cpu)[\w.]{0,30})\s*$"),
     _r("torch.version", ("+cu", "+rocm", "+cpu"),
        r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
     _r("torch.version", ("Successfully installed",),
@@ -184,6 +188,9 @@ RULES: tuple[Rule, ...] = (
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
     _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
+    # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
+    _r("gpu.gfx", ("gfx",), r"^[\s>*-]{0,8}(?:\*\*)?(?:GPU(?: arch(?:itecture)?| target| ISA)?|gfx target|LLVM target)",
+       r"(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
     _r("gpu.name", ("get_device_name(",),
        r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
     # --- environment, services, containers -------------------------------------------------------------------
@@ -273,6 +280,8 @@ def extract(text: str, file: str) -> TextFacts:
             return out
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS]
+        # Markdown code spans ("- PyTorch: `2.12.0.dev20260408+rocm7.2`"): the backticks go, the offsets stay
+        text = text.replace("`", " ")
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         for order, rule in enumerate(RULES):
             found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule))
