@@ -46,6 +46,9 @@ def kinds(text: str) -> dict[str, list[str]]:
     # pytorch/pytorch#179865: an environment list with markdown code spans
     ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
     ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
+    # lemonade-sdk/llamacpp-rocm#96 and ROCm/legacy-rocm-build#5452
+    ("one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)", "gpu.gfx", "gfx1201"),
+    ("TensileLibrary.dat: Illegal seek for GPU arch : gfx1103", "gpu.gfx", "gfx1103"),
     ("**GPU:** gfx1100", "gpu.gfx", "gfx1100"),
     # ROCm/legacy-rocm-build#4064 and #3051: lower case, and amdgpu-install's WSL usecase
     ("Request support for wsl2 Ubuntu 24.04 python 3.12.7", "wsl", "for wsl2"),
@@ -284,3 +287,9 @@ def test_an_applications_rocm_device_count_is_an_enumeration(tmp_path: Path) -> 
     assert got["gpu.detected"] == Severity.OK and got["gpu.igpu-visible"] == Severity.SKIP
     cuda = host_of(tmp_path, "ggml_init_cublas: found 2 CUDA devices:\n", name="cuda.txt")
     assert cuda.gpus == []
+
+
+def test_targets_listed_in_parentheses_are_not_gpus() -> None:
+    assert "gpu.gfx" not in kinds("built for these targets (gfx1100) only")
+    assert kinds("one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)")["gpu.gfx"] == [
+        "gfx1201", "gfx1036"]

@@ -188,6 +188,11 @@ RULES: tuple[Rule, ...] = (
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
     _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
+    # prose naming each GPU with its target: "one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)"
+    _r("gpu.gfx", ("gfx",), r"\b(?:GPU|GPUs|graphics|iGPU|dGPU|APU|card)\s{0,3}\((?:[^()\n,]{1,30},\s{0,2})?",
+       r"(?P<v>gfx[0-9a-f]{3,5})\)"),
+    # rocBLAS names the GPU it runs on: "... TensileLibrary.dat: Illegal seek for GPU arch : gfx1103"
+    _r("gpu.gfx", ("GPU arch",), r"\bfor GPU arch ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
     # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
     _r("gpu.gfx", ("gfx",), r"^[\s>*-]{0,8}(?:\*\*)?(?:GPU(?: arch(?:itecture)?| target| ISA)?|gfx target|LLVM target)",
        r"(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
