@@ -47,7 +47,6 @@ def kinds(text: str) -> dict[str, list[str]]:
     ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
     ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
     ("  deps           ... torch 2.10.0+cpu detected", "torch.version", "2.10.0+cpu"),  # unslothai/unsloth#8731
-    ("pip install torch==2.6.0+cu124", "torch.version", "2.6.0+cu124"),
     # lemonade-sdk/llamacpp-rocm#96 and ROCm/legacy-rocm-build#5452
     ("one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)", "gpu.gfx", "gfx1201"),
     ("TensileLibrary.dat: Illegal seek for GPU arch : gfx1103", "gpu.gfx", "gfx1103"),
@@ -300,3 +299,5 @@ def test_targets_listed_in_parentheses_are_not_gpus() -> None:
 def test_a_torch_version_needs_its_build_tag_in_prose() -> None:
     assert "torch.version" not in kinds("we tested torch 2.10.0 yesterday")
     assert "torch.version" not in kinds("see pytorch 2.10.0+cpu")  # not the word torch alone
+    # field-stabilitymatrix-comfyui-cuda-torch-rx7900xt: the reporter's fix, not the installed build
+    assert "torch.version" not in kinds("pip install torch 2.3.1+rocm6.0 --index-url https://x/rocm6.0")

@@ -63,9 +63,11 @@ RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
     _r("torch.version", ("orch version",),
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
-    # an installer's "torch 2.10.0+cpu detected", "torch==2.6.0+cu124": a version with a build tag names the wheel
-    _r("torch.version", ("torch ", "torch=="),
-       r"(?<![\w.-])torch(?: |==)(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
+    # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
+    # install command line: "pip install torch==2.3.1+rocm6.0" is a fix being suggested, not the state)
+    _r("torch.version", ("torch ",),
+       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])torch ",
+       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
     # an issue's environment list: "- PyTorch: 2.12.0.dev20260408+rocm7.2" (a build tag makes it a torch version)
     _r("torch.version", ("orch:",),
        r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
