@@ -209,11 +209,12 @@ def test_rules_compile_and_look_back_one_character_at_most() -> None:
 
 def _plain_extract(text: str) -> list[tuple[str, str, int]]:
     """The extractor without digest or memo: every needle searched with str.find, every window matched."""
+    text = text.replace("`", " ")  # markdown code spans: the extractor reads "`2.6.0+rocm6.2`" as the version
     found = []
     for order, rule in enumerate(RULES):
         starts: set[int] = set()
         for needle in rule.needles:
-            for lo, hi in _plain_windows(text, needle):
+            for lo, hi in _plain_windows(text, needle, rule.lines_after):
                 for m in rule.pattern.finditer(text, lo, hi):
                     at = m.start("v")
                     if at < 0 or at in starts:
@@ -228,18 +229,26 @@ def _plain_extract(text: str) -> list[tuple[str, str, int]]:
     return [(kind, value, text.count("\n", 0, at) + 1) for at, _, kind, value in found]
 
 
-def _plain_windows(text: str, needle: str) -> Iterator[tuple[int, int]]:
+def _more_lines(text: str, end: int, lines: int) -> int:
+    for _ in range(lines):
+        if end >= len(text):
+            return len(text)
+        end = _line_end(text, end + 1)
+    return end
+
+
+def _plain_windows(text: str, needle: str, lines: int) -> Iterator[tuple[int, int]]:
     n = len(text)
     line_start_needle = needle.startswith("\n")
     if line_start_needle and text.startswith(needle[1:]):
         end = _line_end(text, 0)
-        yield 0, _line_end(text, end + 1) if end < n else n
+        yield 0, _more_lines(text, end, lines)
     pos, hits = text.find(needle), 0
     while pos != -1 and hits < 2000:
         hits += 1
         at = pos + 1 if line_start_needle else pos
         end = _line_end(text, at)
-        yield _line_start(text, at), _line_end(text, end + 1) if end < n else n
+        yield _line_start(text, at), _more_lines(text, end, lines)
         if end >= n:
             break
         pos = text.find(needle, end if line_start_needle else end + 1)

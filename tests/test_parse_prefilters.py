@@ -43,7 +43,7 @@ def _plain_read_line(body: str) -> dkms._Line:
     """dkms._read_line as it was before its guards: every regex searched."""
     lm = dkms._LOADING.search(body)
     km = dkms._BUILD_FAIL_KERNEL.search(body)
-    loading = (lm.group("mod"), lm.group("ver")) if lm else None
+    loading = (lm.group("mod") or lm.group("mod3"), lm.group("ver") or lm.group("ver3")) if lm else None
     kernel = km.group(1) if km else None
     fm = dkms._BUILD_FAIL.search(body)
     if fm:

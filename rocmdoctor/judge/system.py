@@ -51,9 +51,29 @@ def _os_label(host: Host) -> str:
     return o.pretty_name or " ".join(x for x in (o.id, o.version or o.version_id) if x) or "unknown OS"
 
 
+def _wsl_release(host: Host, matrix: Matrix) -> list[Finding]:
+    """Under WSL only the releases AMD publishes for WSL work; a release AMD said has no WSL build cannot start
+    its runtime there (rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES), whatever the distribution."""
+    if not host.kernel.is_wsl:
+        return []
+    ctx = rocm_context(host, matrix, system_only=True, allow_latest=False)
+    if ctx.release is None or ctx.release.wsl is not False:
+        return []
+    return [finding(
+        "os.not-supported", Severity.FAIL, f"ROCm {ctx.version} has no WSL build",
+        f"AMD publishes only some ROCm releases for WSL, and {ctx.version} is not one of them "
+        f"({ctx.release.wsl_source}). Its runtime cannot reach the GPU through WSL, so rocminfo and every "
+        "ROCm program fail.",
+        [ctx.why] + ([str(host.os.source)] if host.os.source else []),
+        Fix("Install the ROCm release AMD's WSL matrix lists for your Ubuntu release (amdgpu-install of that "
+            "release, then its WSL usecase), and the matching AMD wheels:",
+            ["sudo apt purge amdgpu-install"], WSL_MATRIX_URL),
+    )]
+
+
 @check("os.not-supported", title="Operating system")
 def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
-    wsl_missing = _wsl_runtime_missing(host, matrix)
+    wsl_missing = _wsl_runtime_missing(host, matrix) or _wsl_release(host, matrix)
     if wsl_missing:
         return wsl_missing
     if not host.os.id:

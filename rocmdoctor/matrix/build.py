@@ -59,6 +59,8 @@ RELEASE: dict[str, tuple[Spec, bool]] = {
     "notes": (STR_LIST, False),
     "os_gfx_only": (("map", OS_GFX_ONLY), False),
     "gfx_os_only": (("map", GFX_OS_ONLY), False),
+    "wsl": ("bool", False),  # false: AMD said this release has no WSL build
+    "wsl_source": ("str", False),
 }
 
 PRODUCT: dict[str, tuple[Spec, bool]] = {
@@ -343,6 +345,7 @@ def _build_releases(raw: dict[str, Any]) -> dict[str, RocmRelease]:
             gfx_known=r["gfx_known"],
             gfx_os_only=tuple((g, _t(v["os"])) for g, v in r.get("gfx_os_only", {}).items()),
             driver=_t(r.get("driver")), notes=_t(r.get("notes")), kmd_source=r["kmd_source"],
+            wsl=r.get("wsl"), wsl_source=r.get("wsl_source", ""),
         )
         for g in list(r["gfx_supported"]) + list(r["gfx_deprecated"]):
             if g not in ever:

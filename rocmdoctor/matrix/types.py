@@ -63,6 +63,8 @@ class RocmRelease:
     driver: tuple[str, ...] = ()  # "AMD GPU Driver (amdgpu)" versions listed for 7.x ("30.10.2", ...)
     notes: tuple[str, ...] = ()
     kmd_source: str = ""  # where kmd_compatible comes from
+    wsl: Optional[bool] = None  # False: AMD said this release has no WSL build; None: not in the data
+    wsl_source: str = ""
 
     @property
     def series(self) -> str:

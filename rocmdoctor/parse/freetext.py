@@ -35,6 +35,8 @@ MAX_PER_RULE = 20  # matches kept per rule: a log repeating a line a thousand ti
 _VER = r"\d{1,3}\.\d{1,3}(?:\.\d{1,5})?"
 _TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\+[A-Za-z0-9.]{1,40})?"
 
+_CHAR_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")  # a regex's bracket expressions ("[^\n]" spans no line)
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -49,6 +51,12 @@ class Rule:
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
         return re.compile(self.regex, re.MULTILINE)
+
+    @functools.cached_property
+    def lines_after(self) -> int:
+        """Lines after the needle's line the regex may need: two for a rule written across lines (an issue
+        template's heading, a blank line, its answer), else one (a REPL's answer under its prompt)."""
+        return 2 if "\\n" in _CHAR_CLASS.sub("", self.regex) else 1
 
 
 def _r(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
@@ -138,7 +146,8 @@ RULES: tuple[Rule, ...] = (
     _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
                    "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",
                    "Linux Mint", "Pop!_OS"),
-       r"(?P<v>\b(?:Ubuntu|Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
+       r"(?P<v>\b(?:Ubuntu(?: (?:Jammy|Noble|Focal|Oracular|Plucky|Questing|Resolute))?|",
+       r"Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
        r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",
        r"Pop!_OS)",
        r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?: LTS)?)(?![-\w.~])"),  # not a package version (Ubuntu 9.4.0-1ubuntu1)
@@ -148,11 +157,11 @@ RULES: tuple[Rule, ...] = (
        r"wsl\.exe|\\\\wsl(?:\.localhost|\$)\\)"),
     # People write it in lower case ("support for wsl2 Ubuntu 24.04", an issue template's "### Operating System"
     # answered "wsl2"); amdgpu-install's WSL usecase is only ever run inside WSL.
-    _r("wsl", ("wsl", "Wsl"),
+    _r("wsl", ("wsl", "Wsl", "Operating System"),
        r"(?P<v>\b(?:on|for|in|under|with) [Ww]sl2?\b|",
        r"^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?[^\n]{0,40}\b[Ww]sl2?\b|--usecase[= ][\w,]{0,60}\bwsl\b)"),
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
-                   "win_amd64"),
+                   "win_amd64", "Operating System"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
        r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
@@ -262,21 +271,32 @@ def _line_end(text: str, at: int) -> int:
     return i if i != -1 else min(len(text), at + _WINDOW)
 
 
-def _windows(text: str, needle: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of the line holding each occurrence of ``needle``, plus the line after it (where a REPL
-    prints its answer). A needle starting with a newline matches at the start of a line (or of the text)."""
+def _after(text: str, end: int, lines: int = 1) -> int:
+    """The end of the ``lines``-th line after the line ending at ``end``."""
+    n = len(text)
+    for _ in range(lines):
+        if end >= n:
+            return n
+        end = _line_end(text, end + 1)
+    return end
+
+
+def _windows(text: str, needle: str, lines: int = 1) -> Iterator[tuple[int, int]]:
+    """(start, end) of the line holding each occurrence of ``needle``, plus ``lines`` lines after it (where a REPL
+    prints its answer; where an issue template's "### ROCm Version" heading has its answer, after a blank line).
+    A needle starting with a newline matches at the start of a line (or of the text)."""
     n = len(text)
     line_start_needle = needle.startswith("\n")
     if line_start_needle and text.startswith(needle[1:]):
         end = _line_end(text, 0)
-        yield 0, _line_end(text, end + 1) if end < n else n
+        yield 0, _after(text, end, lines)
     pos = text.find(needle) if occurs(text, needle) else -1  # most needles are absent: ruled out on the digest
     hits = 0
     while pos != -1 and hits < MAX_HITS_PER_NEEDLE:
         hits += 1
         at = pos + 1 if line_start_needle else pos
         end = _line_end(text, at)
-        yield _line_start(text, at), _line_end(text, end + 1) if end < n else n
+        yield _line_start(text, at), _after(text, end, lines)
         if end >= n:
             break
         pos = text.find(needle, end if line_start_needle else end + 1)
@@ -312,7 +332,7 @@ def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     seen: dict[tuple[bool, str], list[tuple[int, str]]] = {}
     for needle in rule.needles:
-        for lo, hi in _windows(text, needle):
+        for lo, hi in _windows(text, needle, rule.lines_after):
             key = (lo == 0, text[lo - 1 if lo else 0:hi])
             hits = seen.get(key)
             if hits is None:

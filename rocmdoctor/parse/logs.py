@@ -25,7 +25,7 @@ __all__ = ["LOAD_ERRORS", "MAX_MATCHES_PER_SIGNATURE", "SIGNATURES_FILE", "Place
 MAX_MATCHES_PER_SIGNATURE = 5  # per file and matched text: a log repeating one error a thousand times needs a few
 # per file and signature, matches read at all: distinct lines of one signature (apt's "Unable to locate package X"
 # for six packages, the sixth being the one that names the cause) are all kept, and the scan stays bounded
-MAX_SCANNED_PER_SIGNATURE = 64
+MAX_SCANNED_PER_SIGNATURE = 16
 
 
 def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None,
@@ -39,12 +39,16 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
         if prefilter and not may_match(text, sig.pattern):
             continue  # a substring test on the distinct lines rules the signature out without running its regex
         repeats: dict[str, int] = {}
+        idle = 0  # matches in a row that added nothing: a log repeating its lines has shown them all
         for scanned, m in enumerate(sig.pattern.finditer(text), 1):
             seen = repeats.get(m.group(0), 0)
             if seen < MAX_MATCHES_PER_SIGNATURE:
                 repeats[m.group(0)] = seen + 1
                 hits.append((m.start(), sig, m))
-            if scanned >= MAX_SCANNED_PER_SIGNATURE:
+                idle = 0
+            else:
+                idle += 1
+            if scanned >= MAX_SCANNED_PER_SIGNATURE or idle >= MAX_MATCHES_PER_SIGNATURE:
                 break
     # Line numbers: newlines counted once, in offset order (no per-character index of a 16 MiB paste).
     hits.sort(key=lambda h: h[0])

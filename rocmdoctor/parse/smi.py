@@ -10,7 +10,18 @@ from typing import Any, Optional
 
 from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact, GpuHealth, GpuInfo
-from rocmdoctor.parse.text import MAX_CHARS, gfx_base, hex_id, lines, looks_like_apu, pci_bus, src, to_int
+from rocmdoctor.parse.text import (
+    MAX_CHARS,
+    MAX_LINE,
+    clean,
+    gfx_base,
+    hex_id,
+    lines,
+    looks_like_apu,
+    pci_bus,
+    src,
+    to_int,
+)
 from rocmdoctor.words import plural
 
 _ROW_INDEX = re.compile(r"^\s*(\d{1,3})\s+\S")
@@ -34,6 +45,7 @@ RAS_LINK_BLOCKS = ("XGMI_WAFL",)  # the links between GPUs: judged as XGMI error
 # How a key line (_KEYLINE) or a table's header begins, after its indentation; one at the text's start or
 # after a newline (a literal prefix: the regex engine jumps from newline to newline).
 _START = re.compile(r"[^\S\n]*(?:GPU|Device|card\[)")
+_STARTS = ("GPU", "card[", "Device")
 _START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*(?:GPU|Device|card\[)")
 
 
@@ -61,7 +73,14 @@ def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
     first = _first_line(text)
     if first is None:
         return []
-    for n, line in lines(text, first):
+    rows = (text[:MAX_CHARS] if len(text) > MAX_CHARS else text).split("\n")
+    for n in range(first, len(rows) + 1):
+        raw = rows[n - 1]
+        # Outside a table only key lines ("GPU[0] : ...") and table headers matter: a long log's other lines are
+        # passed over before any cleaning (a line clean() would change is always read whole).
+        if header is None and not raw.lstrip().startswith(_STARTS) and not any(c in raw for c in "\x1b\r\x00"):
+            continue
+        line = clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
         m = _KEYLINE.match(line)
         if m:
             idx = int(m.group(1))
