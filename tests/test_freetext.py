@@ -46,6 +46,8 @@ def kinds(text: str) -> dict[str, list[str]]:
     # pytorch/pytorch#179865: an environment list with markdown code spans
     ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
     ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
+    ("### ROCm Version\n\n6.4.2\n\n### ROCm Component", "rocm.version", "6.4.2"),  # ROCm's issue template
+    ("WSL 2 Ubuntu Jammy 22.04.5 LTS", "os.name", "Ubuntu Jammy 22.04.5 LTS"),
     ("  deps           ... torch 2.10.0+cpu detected", "torch.version", "2.10.0+cpu"),  # unslothai/unsloth#8731
     # lemonade-sdk/llamacpp-rocm#96 and ROCm/legacy-rocm-build#5452
     ("one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)", "gpu.gfx", "gfx1201"),

@@ -496,3 +496,16 @@ def test_dkms3_build_failure_is_read_and_judged_for_its_kernel() -> None:
     found = judge_host(Host(dkms=info, os=OsInfo(id="ubuntu", version_id="25.10")))
     assert sev(found, "driver.dkms-breakage") == ["fail"]
     assert any("5905" in (f.fix.url or "") for f in found if f.id == "driver.dkms-breakage" and f.fix)
+
+
+def test_a_rocm_release_without_a_wsl_build_is_not_supported_under_wsl() -> None:
+    """ROCm/legacy-rocm-build#5106 (AMD: 'ROCm 6.4.2 does not have WSL support'); 6.4.1 is not marked."""
+    h = Host(kernel=KernelInfo(release="6.6.87.2-microsoft-standard-WSL2", is_wsl=True),
+             rocm_version=Fact("6.4.2", Source("paste.txt", 20)))
+    found = [f for f in judge_host(h) if f.id == "os.not-supported"]
+    assert [f.severity.value for f in found] == ["fail"] and "no WSL build" in found[0].title
+    h.rocm_version = Fact("6.4.1", Source("paste.txt", 20))
+    assert "fail" not in sev(judge_host(h), "os.not-supported")
+    h.kernel = KernelInfo(release="6.8.0-45-generic")  # not WSL: 6.4.2 is fine
+    h.rocm_version = Fact("6.4.2", Source("paste.txt", 20))
+    assert "fail" not in sev(judge_host(h), "os.not-supported")
