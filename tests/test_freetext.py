@@ -303,3 +303,14 @@ def test_a_torch_version_needs_its_build_tag_in_prose() -> None:
     assert "torch.version" not in kinds("see pytorch 2.10.0+cpu")  # not the word torch alone
     # field-stabilitymatrix-comfyui-cuda-torch-rx7900xt: the reporter's fix, not the installed build
     assert "torch.version" not in kinds("pip install torch 2.3.1+rocm6.0 --index-url https://x/rocm6.0")
+
+
+@pytest.mark.parametrize(("line", "mode", "group"), [
+    ("- `/dev/kfd` = `crw-rw---- root root` after boot; `hal0` cannot read it.", "660", "root"),  # Hal0ai/hal0#420
+    ("crw-rw---- 1 root render 234, 0 Jan  1 10:00 /dev/kfd", "660", "render"),
+    ("crw-rw-rw- 1 root root 238, 0 Jan  1 10:00 /dev/kfd", "666", "root"),
+])
+def test_kfd_permissions_quoted_in_text_become_its_node(tmp_path: Path, line: str, mode: str, group: str) -> None:
+    host = host_of(tmp_path, line + "\n")
+    kfd = [n for n in host.device_nodes if n.path == "/dev/kfd"]
+    assert [(n.mode, n.group) for n in kfd] == [(mode, group)]

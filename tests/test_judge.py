@@ -509,3 +509,16 @@ def test_a_rocm_release_without_a_wsl_build_is_not_supported_under_wsl() -> None
     h.kernel = KernelInfo(release="6.8.0-45-generic")  # not WSL: 6.4.2 is fine
     h.rocm_version = Fact("6.4.2", Source("paste.txt", 20))
     assert "fail" not in sev(judge_host(h), "os.not-supported")
+
+
+@pytest.mark.parametrize(("mode", "group", "logs", "want"), [
+    ("660", "root", True, ["fail"]),   # Hal0ai/hal0#420: root:root 0660 and the runtime saw no device
+    ("660", "root", False, ["warn"]),  # only root can open it: worth fixing before it bites
+    ("666", "root", True, ["skip"]),   # others may read-write: the group does not matter (user not captured)
+    ("660", "render", True, ["skip"]),
+])
+def test_kfd_owned_by_another_group(mode: str, group: str, logs: bool, want: list[str]) -> None:
+    node = DeviceNode("/dev/kfd", mode=mode, owner="root", group=group, source=Source("paste.txt", 3))
+    no_dev = [LogMatch("hip-error-no-device", "log.hip-error-no-device", "no ROCm-capable device is detected",
+                       {}, Source("paste.txt", 4))] if logs else []
+    assert sev(judge_host(Host(device_nodes=[node], logs=no_dev)), "perm.kfd-access") == want

@@ -13,7 +13,7 @@ from typing import Optional, Union
 
 from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.limits import LIMITS
-from rocmdoctor.model import Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
+from rocmdoctor.model import DeviceNode, Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
 from rocmdoctor.parse import kernel, osrelease
 from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, product_name, python_minor, torch_from_wheel
 
@@ -56,6 +56,21 @@ def fold(acc: Acc, facts: TextFacts) -> None:
     _system(acc, facts)
     _gpus(acc, facts)
     _env(acc, facts)
+    _kfd_node(acc, facts)
+
+
+def _kfd_node(acc: Acc, facts: TextFacts) -> None:
+    """/dev/kfd's mode, owner and group quoted from ``ls -l`` in text, when no capture stat'ed the node."""
+    f = facts.first("dev.kfd-ls")
+    if f is None or any(n.path == "/dev/kfd" for n in acc.host.device_nodes):
+        return
+    perms, *rest = f.value.split()
+    if len(rest) < 2:
+        return
+    owner, group = rest[-2], rest[-1]
+    bits = perms[1:10]
+    mode = "".join(str(sum(v for c, v in zip(bits[i:i + 3], (4, 2, 1)) if c != "-")) for i in (0, 3, 6))
+    acc.host.device_nodes.append(DeviceNode(path="/dev/kfd", mode=mode, owner=owner, group=group, source=f.source))
 
 
 def _torch(acc: Acc, facts: TextFacts) -> None:

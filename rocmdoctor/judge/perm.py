@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import finding, groups_of_user, not_captured, ok
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import DeviceNode, Finding, Fix, Severity
+from rocmdoctor.model import DeviceNode, Finding, Fix, LogMatch, Severity
 from rocmdoctor.sanitize import command, plausible, word
 
 if TYPE_CHECKING:
@@ -31,6 +31,32 @@ def _can_rw(node: DeviceNode, uid: int | None, groups: set) -> bool | None:
     if (node.group in groups or str(node.gid) in groups) and mode & 0o060 == 0o060:
         return True
     return mode & 0o006 == 0o006
+
+
+def _foreign_kfd(kfd: Optional[DeviceNode]) -> Optional[str]:
+    """The group of a /dev/kfd that neither render nor video members can open (others have no read-write)."""
+    if kfd is None or not kfd.exists or not kfd.group or not kfd.mode or kfd.group in ("render", "video"):
+        return None
+    other = kfd.mode[-1:]
+    return kfd.group if other.isdigit() and int(other) & 6 != 6 else None
+
+
+def _kfd_group_finding(kfd: DeviceNode, group: str, symptoms: list[LogMatch]) -> Finding:
+    """/dev/kfd owned by another group (a container or LXC whose device node lost its udev rule): only that
+    group's members (often only root) can open it. With the runtime seeing no GPU it is the cause."""
+    return finding(
+        "perm.kfd-access", Severity.FAIL if symptoms else Severity.WARN,
+        f"/dev/kfd belongs to group {group} (mode {kfd.mode}): render and video members cannot open it",
+        "ROCm's users get the GPU through the render (or video) group; a node owned by another group — typically "
+        "root:root in a container or LXC whose node was recreated without udev's rule — lets only root in, and "
+        "every other process sees no GPU.",
+        [str(kfd.source)] + [str(m.source) for m in symptoms[:1] if m.source],
+        Fix("Give the node to the render group, and make it survive a reboot (a udev rule on a host; the "
+            "container's device configuration otherwise):",
+            ["sudo chgrp render /dev/kfd && sudo chmod 660 /dev/kfd",
+             "echo 'KERNEL==\"kfd\", GROUP=\"render\", MODE=\"0660\"' | sudo tee /etc/udev/rules.d/70-kfd.rules"],
+            PERM_URL),
+    )
 
 
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
@@ -80,6 +106,9 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                  "--group-add render ..."]),
         )]
     groups = groups_of_user(host)
+    foreign = _foreign_kfd(kfd)
+    if groups is None and kfd is not None and foreign is not None:
+        return [_kfd_group_finding(kfd, foreign, no_gpu + denied_logs)]
     if groups is None:
         return [not_captured("perm.kfd-access", "User and groups (id)")]
     uid = host.user.uid if host.user else None

@@ -174,6 +174,10 @@ RULES: tuple[Rule, ...] = (
     _r("container.group-add", ("--group-add",), r"--group-add[= ](?P<v>[\w-]{1,32})"),
     _r("container.video-only", ("--group-add",),
        r"(?P<v>\bonly (?:adds?|uses?|pass(?:es)?|with|has) [^\n]{0,20}--group-add[= ]video\b)"),
+    # "ls -l /dev/kfd" or prose quoting it: "`/dev/kfd` = `crw-rw---- root root`" (Hal0ai/hal0#420)
+    _r("dev.kfd-ls", ("/dev/kfd",),
+       r"^(?=[^\n]{0,300}/dev/kfd\b)[^\n]{0,200}?\b(?P<v>c[r-][w-][x-][r-][w-][x-][r-][w-][x-][.+]?",
+       r"[ \t]{1,8}(?:\d{1,4}[ \t]{1,8})?[a-z_][\w-]{0,31}[ \t]{1,8}[a-z_][\w-]{0,31})\b"),
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
     # --- prompts ----------------------------------------------------------------------------------------------
