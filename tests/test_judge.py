@@ -522,3 +522,15 @@ def test_kfd_owned_by_another_group(mode: str, group: str, logs: bool, want: lis
     no_dev = [LogMatch("hip-error-no-device", "log.hip-error-no-device", "no ROCm-capable device is detected",
                        {}, Source("paste.txt", 4))] if logs else []
     assert sev(judge_host(Host(device_nodes=[node], logs=no_dev)), "perm.kfd-access") == want
+
+
+def test_distribution_rocm_packages_outranking_amds_are_two_sources() -> None:
+    """ROCm/legacy-rocm-build#1899: Ubuntu's rocminfo 5.0.0-1 sorts above AMD's 1.0.0.50400 (ROCm 5.4.0)."""
+    from rocmdoctor.parse.logs import scan
+
+    text = (" rocm-hip-runtime : Depends: rocminfo (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n"
+            " rocm-hip-runtime-dev : Depends: rocm-device-libs (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n")
+    found = [f for f in judge_host(Host(logs=scan(text, "paste.txt"))) if f.id == "rocm.multiple-versions"]
+    assert [f.severity.value for f in found] == ["warn"]
+    assert "ROCm 5.4.0" in found[0].title and found[0].fix is not None
+    assert found[0].fix.commands == ["sudo apt remove rocm-device-libs rocminfo"]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, major_minor, ok, skip, system_rocm, torch_rocm
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.sanitize import command, plausible
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -39,8 +40,35 @@ def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _two_sources(host: Host) -> list[Finding]:
+    """apt choosing the distribution's ROCm packages over AMD's repository (ROCm/legacy-rocm-build#1899): two
+    sources of ROCm on one system, even before either is fully installed."""
+    lines = [m for m in host.logs if m.signature == "apt-distro-rocm-outranks-amd"]
+    if not lines:
+        return []
+    mine = {m.groups.get("dep", ""): m.groups.get("have", "") for m in lines}
+    code = lines[0].groups.get("rocm", "")
+    amd = f"{int(code[0])}.{int(code[1:3])}.{int(code[3:])}" if len(code) == 5 and code.isdigit() else "?"
+    pkgs = sorted(p for p in mine if plausible("package", p))
+    return [finding(
+        "rocm.multiple-versions", Severity.WARN,
+        f"Two sources of ROCm: the distribution's {', '.join(f'{p} {mine[p]}' for p in pkgs[:3])} beside AMD's "
+        f"ROCm {amd}",
+        "The distribution ships its own ROCm packages whose version strings sort above AMD's repository versions; "
+        "apt then mixes the two and AMD's packages cannot be installed (or tools and libraries come from "
+        "different releases).",
+        [str(m.source) if m.source else m.text for m in lines[:3]],
+        Fix("Remove the distribution's packages, then install AMD's ROCm (or pin repo.radeon.com higher):",
+            [command("sudo", "apt", "remove", *pkgs)] if pkgs else [],
+            ROCM_DOCS + "install/install-methods/package-manager/package-manager-ubuntu.html"),
+    )]
+
+
 @check("rocm.multiple-versions", title="Several ROCm installs")
 def multiple(host: Host, matrix: Matrix) -> list[Finding]:
+    sources = _two_sources(host)
+    if sources:
+        return sources
     versions = sorted({r.version for r in host.rocm_installs if r.version})
     if len(versions) <= 1:
         return [ok("rocm.multiple-versions", "One ROCm install")] if versions else []
