@@ -529,7 +529,8 @@ def test_distribution_rocm_packages_outranking_amds_are_two_sources() -> None:
     from rocmdoctor.parse.logs import scan
 
     text = (" rocm-hip-runtime : Depends: rocminfo (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n"
-            " rocm-hip-runtime-dev : Depends: rocm-device-libs (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n")
+            " rocm-hip-runtime-dev : Depends: rocm-device-libs (= 1.0.0.50400-72~22.04)"
+            " but 5.0.0-1 is to be installed\n")
     found = [f for f in judge_host(Host(logs=scan(text, "paste.txt"))) if f.id == "rocm.multiple-versions"]
     assert [f.severity.value for f in found] == ["warn"]
     assert "ROCm 5.4.0" in found[0].title and found[0].fix is not None
