@@ -39,7 +39,7 @@ def main() -> int:
         problems = {k: v & PROBLEM for k, v in sev.items() if v & PROBLEM}
         exact = (all(v in sev.get(k, set()) for k, v in exp["findings"].items())
                  and all(exp["findings"].get(k) in v for k, v in problems.items())
-                 and not any(sev.get(a, set()) - {"ok", "skip"} for a in exp["absent"]) and rc == exp["exit"])
+                 and not any(sev.get(a, set()) - {"ok", "skip", "info"} for a in exp["absent"]) and rc == exp["exit"])
         rows.append({"fixture": fixture.name, "cause_known": exp["cause_known"], "cause": exp["cause"],
                      "cause_named": bool(exp["cause"] and sev.get(exp["cause"], set()) & {"warn", "fail"}),
                      "healthy": exp["healthy"], "false_fail": exp["healthy"] and any("fail" in v for v in sev.values()),
