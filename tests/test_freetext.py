@@ -46,6 +46,10 @@ def kinds(text: str) -> dict[str, list[str]]:
     # pytorch/pytorch#179865: an environment list with markdown code spans
     ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
     ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
+    # ROCm/TheRock#5543: a markdown environment table
+    ("| iGPU (also present) | Ryzen 7 7800X3D integrated — gfx1036; enumerates as `cuda:0` |", "gpu.gfx", "gfx1036"),
+    ("| torch | `2.10.0+rocm7.13.0a20260508` |", "torch.version", "2.10.0+rocm7.13.0a20260508"),
+    ("| OS | Windows 11, build 10.0.26200.8524 |", "windows", "| OS | Windows 11"),
     ("### ROCm Version\n\n6.4.2\n\n### ROCm Component", "rocm.version", "6.4.2"),  # ROCm's issue template
     ("WSL 2 Ubuntu Jammy 22.04.5 LTS", "os.name", "Ubuntu Jammy 22.04.5 LTS"),
     ("  deps           ... torch 2.10.0+cpu detected", "torch.version", "2.10.0+cpu"),  # unslothai/unsloth#8731

@@ -535,3 +535,17 @@ def test_distribution_rocm_packages_outranking_amds_are_two_sources() -> None:
     assert [f.severity.value for f in found] == ["warn"]
     assert "ROCm 5.4.0" in found[0].title and found[0].fix is not None
     assert found[0].fix.commands == ["sudo apt remove rocm-device-libs rocminfo"]
+
+
+def test_igpu_fix_names_no_index_the_input_does_not_order() -> None:
+    """GPUs named in prose have no runtime order (ROCm/TheRock#5543: the iGPU is cuda:0 although the report names
+    the dGPU first): the fix must not pick an index; on Windows it is PowerShell."""
+    gpus = [gpu("gfx1100", source="log"), gpu("gfx1036", index=1, source="log")]
+    found = [f for f in judge_host(Host(gpus=gpus)) if f.id == "gpu.igpu-visible"]
+    assert found and found[0].fix is not None and "<index of the discrete GPU>" in found[0].fix.commands[0]
+    win = Host(gpus=gpus, context={"windows": Fact("Windows 11", Source("paste.txt", 1))})
+    cmds = [f.fix.commands for f in judge_host(win) if f.id == "gpu.igpu-visible" and f.fix]
+    assert cmds and cmds[0][0].startswith("$env:HIP_VISIBLE_DEVICES=")
+    enumerated = Host(gpus=[gpu("gfx1100"), gpu("gfx1036", index=1)], captured={"kfd"})
+    cmds = [f.fix.commands for f in judge_host(enumerated) if f.id == "gpu.igpu-visible" and f.fix]
+    assert cmds and cmds[0][0] == "export ROCR_VISIBLE_DEVICES=0"

@@ -195,6 +195,8 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g.gfx_by_source["log"] = gfx
         g.sources.append(f.source)
         gpus.append(g)
+    if gpus:
+        acc.host.captured.add("app-log")  # the application's runtime enumerated them, in its order
     names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
     if not gpus:
         for f in facts.all("gpu.gfx"):
@@ -225,8 +227,6 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g = GpuInfo(index=len(gpus), name=name)
             g.sources.append(f.source)
             gpus.append(g)
-    if gpus:
-        acc.host.captured.add("app-log")  # the application's runtime enumerated them
     counted = facts.first("gpu.rocm-count")
     if not gpus and counted is not None:  # llama.cpp's HIP build: "found 8 ROCm devices:" (names often empty)
         for i in range(min(int(counted.value), MAX_TEXT_GPUS)):

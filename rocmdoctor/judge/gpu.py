@@ -420,16 +420,24 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
                     if host.env.get(k)), None)
     if limiter:
         return [ok("gpu.igpu-visible", f"Integrated GPU present but {limiter}={host.env[limiter]} limits the devices")]
-    keep = ",".join(str(g.index) for g in dgpus)
+    # Indices are the runtime's only when an enumeration listed the GPUs; GPUs named in prose have no order
+    ordered = bool(gpu_sources_captured(host))
+    keep = ",".join(str(g.index) for g in dgpus) if ordered else "<index of the discrete GPU>"
     discrete = "discrete GPU" if len(dgpus) == 1 else "discrete GPUs"
+    windows = "windows" in host.context and not host.kernel.release
+    commands = ([f'$env:HIP_VISIBLE_DEVICES="{keep}"'] if windows
+                else [f"export ROCR_VISIBLE_DEVICES={keep}", f"export HIP_VISIBLE_DEVICES={keep}"])
+    if not ordered:
+        commands.append("python -c 'import torch; print([torch.cuda.get_device_name(i) for i in "
+                        "range(torch.cuda.device_count())])'")
     return [finding(
         "gpu.igpu-visible", Severity.WARN,
         f"Integrated {gpu_label(apus[0])} is visible beside the {discrete}",
         "PyTorch enumerates the iGPU as a device too: device 0 may be the iGPU, kernels may lack code objects "
         "for it (hipErrorNoBinaryForGpu), and RCCL/multi-GPU code picks it up.",
         [str(s) for g in apus for s in g.sources[:2]],
-        Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS):",
-            [f"export ROCR_VISIBLE_DEVICES={keep}", f"export HIP_VISIBLE_DEVICES={keep}"]),
+        Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS)"
+            + ("" if ordered else "; the device list below gives the discrete GPU's index") + ":", commands),
     )]
 
 

@@ -76,6 +76,10 @@ RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch ",),
        r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])torch ",
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
+    # a markdown environment table: "| torch | 2.10.0+rocm7.13.0a20260508 |" (ROCm/TheRock#5543)
+    _r("torch.version", ("| torch", "| PyTorch", "| Torch"),
+       r"^\|\s{0,4}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?: version)?(?:\*\*)?\s{0,4}\|\s{0,4}",
+       rf"(?P<v>{_TORCH_VER})\s{{0,4}}\|"),
     # an issue's environment list: "- PyTorch: 2.12.0.dev20260408+rocm7.2" (a build tag makes it a torch version)
     _r("torch.version", ("orch:",),
        r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
@@ -165,7 +169,8 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
        r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
-       r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b)"),
+       r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b",
+       r"|^\|\s{0,4}(?:OS|Operating System)\s{0,4}\|\s{0,4}(?:\*\*)?Windows 1[01]\b)"),  # a markdown table row
     _r("env.visible", ("VISIBLE_DEVICES",),
        r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
     _r("secureboot", ("Secure Boot", "SecureBoot", "secure boot"),
@@ -209,6 +214,9 @@ RULES: tuple[Rule, ...] = (
     # prose naming each GPU with its target: "one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)"
     _r("gpu.gfx", ("gfx",), r"\b(?:GPU|GPUs|graphics|iGPU|dGPU|APU|card)\s{0,3}\((?:[^()\n,]{1,30},\s{0,2})?",
        r"(?P<v>gfx[0-9a-f]{3,5})\)"),
+    # a markdown table row per GPU: "| iGPU (also present) | Ryzen 7 7800X3D integrated — gfx1036; ... |"
+    _r("gpu.gfx", ("GPU",), r"^\|\s{0,4}(?:\*\*)?(?:[di]?GPU|APU|Graphics)\b[^|\n]{0,40}\|[^|\n]{0,120}?\b",
+       r"(?P<v>gfx[0-9a-f]{3,5})\b"),
     # rocBLAS names the GPU it runs on: "... TensileLibrary.dat: Illegal seek for GPU arch : gfx1103"
     _r("gpu.gfx", ("GPU arch",), r"\bfor GPU arch ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
     # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
