@@ -549,3 +549,18 @@ def test_igpu_fix_names_no_index_the_input_does_not_order() -> None:
     enumerated = Host(gpus=[gpu("gfx1100"), gpu("gfx1036", index=1)], captured={"kfd"})
     cmds = [f.fix.commands for f in judge_host(enumerated) if f.id == "gpu.igpu-visible" and f.fix]
     assert cmds and cmds[0][0] == "export ROCR_VISIBLE_DEVICES=0"
+
+
+def test_runtime_rejecting_the_kernel_driver_is_the_kmd_mismatch() -> None:
+    """ROCm/legacy-rocm-build#1423: rocminfo's 'Incompatible kernel and userspace, Vega 20 [Radeon VII] disabled'."""
+    from rocmdoctor.parse.logs import scan
+
+    logs = scan("HSA Error:  Incompatible kernel and userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.\n", "p")
+    assert sev(judge_host(Host(logs=logs)), "rocm.kmd-mismatch") == ["fail"]
+
+
+def test_an_override_known_not_to_work_is_never_suggested(m) -> None:
+    """matrices/overrides.toml marks gfx1150 -> 11.0.0 broken (HSA_STATUS_ERROR_INVALID_ISA): no 'needs' line."""
+    found = judge_host(Host(gpus=[gpu("gfx1150")], captured={"kfd"}))
+    assert not [f for f in found if f.id == "gpu.override-needed" and "HSA_OVERRIDE_GFX_VERSION=11.0.0" in f.title]
+    assert m.gpu("gfx1150") is not None and m.gpu("gfx1150").override is None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor import matrix as mx
-from rocmdoctor.matrix.build import FILES, iter_sources, validate
+from rocmdoctor.matrix.schema import FILES, iter_sources, validate
 
 mload = importlib.import_module("rocmdoctor.matrix.load")  # the module: the package re-exports its load()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor import matrix as mx
-from rocmdoctor.matrix.build import validate
+from rocmdoctor.matrix.schema import validate
 
 PACKAGE = Path(mx.__file__).resolve().parent.parent
 

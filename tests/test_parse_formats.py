@@ -372,3 +372,38 @@ def test_scan_is_linear_on_adversarial_lines():
     for line in lines:
         scan(line, "x")
     assert time.perf_counter() - start < 20  # quadratic behaviour would take minutes here
+
+
+AMD_SMI_TEXT = """GPU: 0
+    ASIC:
+        MARKET_NAME: AMD Instinct MI350X
+        DEVICE_ID: 0x75a0
+        REV_ID: 0x00
+        TARGET_GRAPHICS_VERSION: gfx950
+    BUS:
+        BDF: 0000:05:00.0
+    DRIVER:
+        NAME: amdgpu
+        VERSION: 6.18.3
+    BOARD:
+        PRODUCT_NAME: AMD Instinct MI350 OAM
+"""  # ROCm/rocm-systems#2987's `amd-smi static` (plain text), trimmed to the fields read
+
+
+def test_amd_smi_static_text_is_one_gpu_per_block() -> None:
+    """The board's PRODUCT_NAME is the same GPU, not a second one; the DRIVER section says amdgpu is up."""
+    from rocmdoctor.parse import smi
+    from rocmdoctor.parse.sniff import sniff
+
+    assert "amd-smi" in sniff(AMD_SMI_TEXT)
+    gpus = smi.parse_amd_smi(AMD_SMI_TEXT, "paste.txt")
+    assert [(g.name, g.gfx, g.pci_device_id, g.pci_bus) for g in gpus] == [
+        ("AMD Instinct MI350X", "gfx950", "0x75a0", "0000:05:00.0")]
+    assert smi.amd_smi_driver(AMD_SMI_TEXT) == "6.18.3"
+
+
+def test_dmesg_with_wall_clock_stamps_is_dmesg() -> None:
+    from rocmdoctor.parse.sniff import sniff
+
+    line = "[Mon Dec 18 08:34:36 2023] [drm:psp_hw_start [amdgpu]] *ERROR* PSP create ring failed!\n"
+    assert "dmesg" in sniff(line)  # dmesg -T (ROCm/legacy-rocm-build#2747)

@@ -53,6 +53,11 @@ def _h_amd_smi(acc: Acc, text: str, file: str) -> None:
     if gpus or smi.load_json(text) is not None:
         acc.saw("amd-smi")
     acc.gpus("amd-smi", gpus)
+    version = smi.amd_smi_driver(text) if gpus else None
+    if version is not None:
+        where = src(file, None, f"amd-smi static: DRIVER amdgpu {version}")
+        acc.offer("amdgpu_loaded", "amd-smi", Fact(True, where))
+        acc.offer("amdgpu_version", "amd-smi", Fact(version, where))
 
 
 def _h_enumerator(acc: Acc, text: str, file: str) -> None:

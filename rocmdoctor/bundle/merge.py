@@ -27,9 +27,10 @@ PRIORITY: dict[str, tuple[str, ...]] = {
     "cpu_model": ("cpuinfo", "lscpu", "rocminfo"),
     # /proc/modules is the kernel's answer; lsmod prints it; rocminfo's "ROCk module is loaded" line and
     # lspci's "Kernel driver in use" say it indirectly.
-    "amdgpu_loaded": ("proc-modules", "lsmod", "rocminfo", "lspci"),
-    # The loaded module's version file beats what rocminfo and the boot log print.
-    "amdgpu_version": ("module-version", "rocminfo", "dmesg"),
+    # amd-smi names the driver it talks to (its DRIVER section) only when amdgpu is up.
+    "amdgpu_loaded": ("proc-modules", "lsmod", "rocminfo", "amd-smi", "lspci"),
+    # The loaded module's version file beats what rocminfo, amd-smi and the boot log print.
+    "amdgpu_version": ("module-version", "rocminfo", "amd-smi", "dmesg"),
     # `hipconfig --version` is the bare version; `hipconfig --full` repeats it among other text.
     "hip_version": ("hipconfig", "hipconfig-full", "text"),
     # The interpreter that ran the probe beats collect_env's report; a major.minor in prose comes last.

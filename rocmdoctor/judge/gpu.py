@@ -29,8 +29,7 @@ from rocmdoctor.judge.facts import (
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
-from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
-from rocmdoctor.words import plural
+from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
     from rocmdoctor.judge.facts import RocmContext
@@ -405,98 +404,3 @@ def _mismatch_fix(host: Host, matrix: Matrix, rocm: Optional[str], value: str, v
     return Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",
                [f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} python train.py",
                 "unset HSA_OVERRIDE_GFX_VERSION  # in the global shell profile"])
-
-
-@check("gpu.igpu-visible", title="Integrated GPU")
-def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
-    apus = [g for g in host.gpus if g.is_apu]
-    dgpus = [g for g in host.gpus if not g.is_apu]
-    if not (apus and dgpus):
-        unknown = [g for g in host.gpus if not (native_gfx(g) or g.name or g.pci_device_id)]
-        if unknown:  # an application's device count alone: which of them is an iGPU cannot be told
-            return [skip("gpu.igpu-visible", f"{plural(len(unknown), 'GPU')} not identified (no name, gfx or PCI id)")]
-        return [ok("gpu.igpu-visible", "No integrated GPU beside a discrete one")] if host.gpus else []
-    limiter = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
-                    if host.env.get(k)), None)
-    if limiter:
-        return [ok("gpu.igpu-visible", f"Integrated GPU present but {limiter}={host.env[limiter]} limits the devices")]
-    # Indices are the runtime's only when an enumeration listed the GPUs; GPUs named in prose have no order
-    ordered = bool(gpu_sources_captured(host))
-    keep = ",".join(str(g.index) for g in dgpus) if ordered else "<index of the discrete GPU>"
-    discrete = "discrete GPU" if len(dgpus) == 1 else "discrete GPUs"
-    windows = "windows" in host.context and not host.kernel.release
-    commands = ([f'$env:HIP_VISIBLE_DEVICES="{keep}"'] if windows
-                else [f"export ROCR_VISIBLE_DEVICES={keep}", f"export HIP_VISIBLE_DEVICES={keep}"])
-    if not ordered:
-        commands.append("python -c 'import torch; print([torch.cuda.get_device_name(i) for i in "
-                        "range(torch.cuda.device_count())])'")
-    return [finding(
-        "gpu.igpu-visible", Severity.WARN,
-        f"Integrated {gpu_label(apus[0])} is visible beside the {discrete}",
-        "PyTorch enumerates the iGPU as a device too: device 0 may be the iGPU, kernels may lack code objects "
-        "for it (hipErrorNoBinaryForGpu), and RCCL/multi-GPU code picks it up.",
-        [str(s) for g in apus for s in g.sources[:2]],
-        Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS)"
-            + ("" if ordered else "; the device list below gives the discrete GPU's index") + ":", commands),
-    )]
-
-
-@check("gpu.arch-conflict", title="GPU identity across sources")
-def arch_conflict(host: Host, matrix: Matrix) -> list[Finding]:
-    out = []
-    for gpu in host.gpus:
-        opinions = {v for v in gpu.gfx_by_source.values() if v}
-        if len(opinions) <= 1:
-            continue
-        native = native_gfx(gpu)
-        reported = reported_user_space_gfx(gpu)
-        value = override_value(host)
-        listing = ", ".join(f"{k} says {v}" for k, v in gpu.gfx_by_source.items())
-        target = matrix.gpu(native) if native else None
-        explained = reported is not None and (
-            (value is not None and gfx_from_version(value) == reported)
-            or (value is None and target is not None and target.override
-                and gfx_from_version(target.override) == reported)
-        )
-        if explained:
-            out.append(finding(
-                "gpu.arch-conflict", Severity.INFO,
-                f"{gpu_label(gpu)}: runtime reports {reported}, hardware is {native} (override active)",
-                f"{listing}. This is what HSA_OVERRIDE_GFX_VERSION={version_of_gfx(reported or '')} does; "
-                "fine for this GPU, but it applies to every GPU in the process.",
-                [str(s) for s in gpu.sources[:3]],
-            ))
-        else:
-            out.append(finding(
-                "gpu.arch-conflict", Severity.WARN, f"{gpu_label(gpu)}: sources disagree on the GPU's ISA",
-                f"{listing}. The PCI id / kernel topology is the hardware; the runtime may be overridden or "
-                "a tool may be out of date.",
-                [str(s) for s in gpu.sources[:3]],
-                Fix("Check for an HSA_OVERRIDE_GFX_VERSION in the environment or a container image:",
-                    ["env | grep HSA_OVERRIDE", "rocminfo | grep -E 'Name: +gfx'"]),
-            ))
-    return out
-
-
-@check("gpu.pcie-link", title="PCIe link")
-def pcie_link(host: Host, matrix: Matrix) -> list[Finding]:
-    """A GPU trained to fewer lanes than it can use (bad riser, slot, or seating) moves data at a fraction
-    of the speed: copies, RCCL and data loading slow down with no error anywhere. A lower link *speed* alone
-    is usually power management at idle, so only the width is a warning."""
-    seen = [g for g in host.gpus if g.pcie_width and g.pcie_max_width]
-    if not seen:
-        return [not_captured("gpu.pcie-link", "PCIe link state (drm sysfs)")] if host.gpus else []
-    narrow = [g for g in seen if g.pcie_width < g.pcie_max_width]  # type: ignore[operator]
-    if not narrow:
-        return [ok("gpu.pcie-link", f"Every GPU runs its full PCIe width (x{seen[0].pcie_max_width})",
-                   [s for g in seen for s in g.sources if "link_width" in s.file][:2])]
-    return [finding(
-        "gpu.pcie-link", Severity.WARN,
-        f"{plural(len(narrow), 'GPU runs', 'GPUs run')} a narrower PCIe link than they support: "
-        + ", ".join(f"GPU {g.index} x{g.pcie_width} of x{g.pcie_max_width}" for g in narrow),
-        "Host-device copies, peer-to-peer and RCCL traffic over PCIe slow down in proportion; nothing reports "
-        "an error. Usual causes: the card in a slot wired for fewer lanes, a riser, or a badly seated card.",
-        [str(s) for g in narrow for s in g.sources if "link_width" in s.file][:6],
-        Fix("Compare the link with the slot's wiring, reseat the card or move it; then measure:",
-            ["sudo lspci -vv -s <bus> | grep -E 'LnkCap|LnkSta'", "rocmdoctor smoke --level 2"]),
-    )]

@@ -130,7 +130,22 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
 
 @check("rocm.kmd-mismatch", title="ROCm user space vs kernel driver")
 def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
-    """System ROCm user space must be within the supported window of the amdgpu kernel driver's release."""
+    """System ROCm user space must be within the supported window of the amdgpu kernel driver's release. The
+    runtime's own verdict comes first: 'Incompatible kernel and userspace ... disabled' (ROCm/legacy-rocm-build
+    #1423, ROCm 4.1 on Fedora's stock kernel) is the mismatch observed, whatever the tables say."""
+    said = [m for m in host.logs if m.finding_id == "log.kmd-incompatible"]
+    if said:
+        return [finding(
+            "rocm.kmd-mismatch", Severity.FAIL,
+            "The ROCm runtime rejected the kernel driver: too old for this user space",
+            "The HSA runtime found the amdgpu kernel driver lacking what this ROCm release needs and disabled the GPU "
+            f"({said[0].groups.get('gpu', 'the GPU')}). Typical with a distribution kernel's in-tree amdgpu and "
+            "a newer ROCm user space.",
+            [str(m.source) if m.source else m.text for m in said[:2]],
+            Fix("Install the kernel driver of the same ROCm release as the user space (or a user space the running "
+                "kernel driver supports):", ["sudo amdgpu-install --usecase=dkms"],
+                ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+        )]
     sr = system_rocm(host)
     amdgpu = [e for e in (host.dkms.entries if host.dkms else []) if e.module == "amdgpu"]
     if not sr or not amdgpu:

@@ -19,8 +19,9 @@ from typing import Any, Optional
 from rocmdoctor import datacache, paths
 from rocmdoctor.datacache import MAX_CACHE_BYTES, cache_dir
 from rocmdoctor.errors import OperationFailed
-from rocmdoctor.matrix.build import FILES, build, validate
+from rocmdoctor.matrix.build import build
 from rocmdoctor.matrix.query import Matrix
+from rocmdoctor.matrix.schema import FILES, validate
 
 __all__ = ["CACHE_GLOB", "FORMAT_VERSION", "MAX_CACHE_BYTES", "cache_dir", "load", "load_raw", "read_toml"]
 
@@ -39,7 +40,7 @@ def _data_files() -> list[Path]:
 
 def _cache_key(files: list[Path]) -> str:
     here = Path(__file__)  # this reader and the schema/build step it trusts the cached files against
-    return datacache.cache_key(FORMAT_VERSION, [here, here.with_name("build.py")], files)
+    return datacache.cache_key(FORMAT_VERSION, [here, here.with_name("schema.py"), here.with_name("build.py")], files)
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -215,11 +215,59 @@ def load_json(text: str) -> Any:
             return None
 
 
+_AMD_SMI_GPU = re.compile(r"^GPU: (\d{1,3})\s*$")
+_AMD_SMI_KEY = re.compile(r"^([ \t]+)([A-Z][A-Z0-9_]{0,48}):[ \t]*(.*?)\s*$")
+
+
+def amd_smi_text_items(text: str) -> list[dict[str, Any]]:
+    """``amd-smi static`` without ``--json``: each "GPU: N" block as the JSON form's item ({"gpu": N, "asic":
+    {"market_name": ...}, "bus": {...}, "driver": {...}}, keys lower-cased); deeper sub-sections are skipped."""
+    items: list[dict[str, Any]] = []
+    cur: Optional[dict[str, Any]] = None
+    section: Optional[dict[str, Any]] = None
+    section_indent = 0
+    for _, line in lines(text):
+        m = _AMD_SMI_GPU.match(line)
+        if m:
+            cur = {"gpu": int(m.group(1))}
+            items.append(cur)
+            section = None
+            continue
+        km = _AMD_SMI_KEY.match(line) if cur is not None else None
+        if km is None or cur is None:
+            continue
+        indent, key, value = len(km.group(1).expandtabs(4)), km.group(2).lower(), km.group(3)
+        if section is None or indent <= section_indent:
+            if value:
+                cur[key] = value
+                section = None
+            else:  # "    ASIC:" opens a section
+                section, section_indent = {}, indent
+                cur[key] = section
+        elif value and section is not None:
+            section.setdefault(key, value)
+        if len(items) > 256:
+            break
+    return items
+
+
+def amd_smi_driver(text: str) -> Optional[str]:
+    """The amdgpu version amd-smi static reports in its DRIVER section ("6.18.3"), JSON or text."""
+    data = load_json(text)
+    for item in (_gpu_items(data) if data is not None else amd_smi_text_items(text)):
+        drv = as_dict(item.get("driver"))
+        name, version = na(drv.get("name")), na(drv.get("version"))
+        if name == "amdgpu" and isinstance(version, str) and re.fullmatch(r"\d{1,3}(?:\.\d{1,6}){1,4}", version):
+            return version
+    return None
+
+
 def parse_amd_smi(text: str, file: str = "cmd/amd-smi-static.json") -> list[GpuInfo]:
-    """``amd-smi static --json`` (and ``metric --json`` for VRAM totals)."""
+    """``amd-smi static --json`` (and ``metric --json`` for VRAM totals), or its plain-text form."""
     data = load_json(text)
     out: list[GpuInfo] = []
-    for i, item in enumerate(_gpu_items(data)):
+    items = _gpu_items(data) if data is not None else amd_smi_text_items(text)
+    for i, item in enumerate(items):
         gpu = GpuInfo(index=len(out))
         idx = to_int(item.get("gpu"))
         gpu.sources.append(src(file, None, f"gpu {idx if idx is not None else i}"))

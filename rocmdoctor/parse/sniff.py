@@ -32,7 +32,11 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("proc-version", r"^Linux version \d"),
         ("os-release", r"^(?:PRETTY_NAME|VERSION_ID|ID_LIKE)="),
         ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
-        ("dmesg", r"^\s*\[\s*\d+\.\d+\]\s"),
+        ("dmesg", r"^\s*\[\s*\d+\.\d+\]\s"
+                  r"|^\s*\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s"),  # dmesg -T
+        # amd-smi static without --json: "GPU: 0" then indented sections ("    ASIC:", "    BUS:", ...)
+        ("amd-smi", r"^GPU: \d{1,3}\s*\n[ \t]+"
+                    r"(?:ASIC|BUS|BOARD|VBIOS|IFWI|DRIVER|VRAM|LIMIT|RAS|NUMA|CACHE_INFO):\s*$"),
         ("id", r"uid=\d{1,10}\([^)\s]{0,64}\)\s+gid=\d"),
         ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
         ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),
