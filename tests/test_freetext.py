@@ -46,6 +46,10 @@ def kinds(text: str) -> dict[str, list[str]]:
     # pytorch/pytorch#179865: an environment list with markdown code spans
     ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
     ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
+    ("i have an rx 6600 and a i5 8400", "gpu.name", "rx 6600"),  # ROCm/legacy-rocm-build#2061
+    ("### CPU\n\n8845h with 780m", "gpu.name", "780m"),  # ROCm/legacy-rocm-build#4557
+    ("### Operating System\n\nfedora 41", "os.name", "fedora 41"),
+    ("### ROCm Version\n\nrocm6.3", "rocm.version", "6.3"),
     # ROCm/TheRock#5543: a markdown environment table
     ("| iGPU (also present) | Ryzen 7 7800X3D integrated — gfx1036; enumerates as `cuda:0` |", "gpu.gfx", "gfx1036"),
     ("| torch | `2.10.0+rocm7.13.0a20260508` |", "torch.version", "2.10.0+rocm7.13.0a20260508"),

@@ -564,3 +564,73 @@ def test_an_override_known_not_to_work_is_never_suggested(m) -> None:
     found = judge_host(Host(gpus=[gpu("gfx1150")], captured={"kfd"}))
     assert not [f for f in found if f.id == "gpu.override-needed" and "HSA_OVERRIDE_GFX_VERSION=11.0.0" in f.title]
     assert m.gpu("gfx1150") is not None and m.gpu("gfx1150").override is None
+
+
+def _scan(text: str) -> list[LogMatch]:
+    from rocmdoctor.parse.logs import scan
+
+    return scan(text, "paste.txt")
+
+
+def test_an_override_the_report_ran_with_is_not_the_fix() -> None:
+    """ggml-org/llama.cpp#4454: 'I'm using a 6700XT ... with HSA_OVERRIDE_GFX_VERSION=10.3.0' and still 'invalid
+    device function': the build lacks the code; ROCm/legacy-rocm-build#3015: the override 'does *not* fix' gfx1036."""
+    said = "(I'm using a 6700XT, which is gfx1031, with HSA_OVERRIDE_GFX_VERSION=10.3.0, on commit 948ff13)"
+    err = "CUDA error 98 at ggml-cuda.cu:7788: invalid device function\n"
+    h = Host(gpus=[gpu("gfx1031", source="log")], logs=_scan(err),
+             context={"override-shell": Fact("10.3.0", Source("paste.txt", 1, said))})
+    assert sev(judge_host(h), "log.invalid-device-function") == ["fail"]
+    assert "fail" not in sev(judge_host(h), "gpu.override-needed")
+    igpu = "adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue"
+    h2 = Host(gpus=[gpu("gfx1036", source="log")], context={"override-shell": Fact("10.3.0", Source("p", 22, igpu))},
+              logs=_scan("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file"
+                         " or directory for GPU arch : gfx1036\n"))
+    assert "fail" in sev(judge_host(h2), "gpu.arch-unsupported")
+    suggested = "try export HSA_OVERRIDE_GFX_VERSION=10.3.0"  # a fix suggested to them: still the override
+    h3 = Host(gpus=[gpu("gfx1031", source="log")], logs=_scan("hipErrorNoBinaryForGpu: Unable to find code object\n"),
+              context={"override-shell": Fact("10.3.0", Source("p", 3, suggested))})
+    assert sev(judge_host(h3), "gpu.override-needed") == ["fail"]
+
+
+def test_a_code_error_shows_the_process_ran_without_the_override() -> None:
+    """ROCm/legacy-rocm-build#2061: an RX 6600 and hipErrorNoBinaryForGpu, no environment captured."""
+    h = Host(gpus=[gpu("gfx1032", source="log")], logs=_scan("hipErrorNoBinaryForGpu: Unable to find code object for"
+                                                             " all current devices!\n"))
+    assert sev(judge_host(h), "gpu.override-needed") == ["fail"]
+    assert len([f for f in judge_host(h) if f.id == "log.no-binary-for-gpu"]) == 1
+    assert "times" not in next(f.title for f in judge_host(h) if f.id == "log.no-binary-for-gpu")  # one line
+
+
+def test_a_hang_on_a_gpu_that_runs_only_as_another_isa_is_the_unsupported_target() -> None:
+    """ROCm/legacy-rocm-build#4557 (AMD: gfx1103 is not supported; as gfx1100 it can need more VGPRs)."""
+    h = Host(gpus=[gpu("gfx1103", source="log")],
+             logs=_scan("HW Exception by GPU node-1 (Agent handle: 0x11dd2220) reason :GPU Hang\n"))
+    assert sev(judge_host(h), "gpu.arch-unsupported") == ["fail"]
+    assert sev(judge_host(h), "log.gpu-hang") == ["fail"]
+
+
+def test_rocblas_of_the_rocm_in_use_lacking_an_unsupported_gfx_is_a_fail() -> None:
+    """vllm-project/vllm#28460: the image's rocBLAS lists no gfx1150 file."""
+    h = Host(gpus=[gpu("gfx1150", source="log")],
+             logs=_scan("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek "
+                        "for GPU arch : gfx1150\n"))
+    found = [f for f in judge_host(h) if f.id == "gpu.arch-unsupported"]
+    assert [f.severity.value for f in found] == ["fail"] and "no rocBLAS kernels" in found[0].title
+
+
+def test_a_rocminfo_cut_before_its_agents_is_no_evidence_of_no_gpu(tmp_path) -> None:
+    """ROCm/legacy-rocm-build#4557: the paste's rocminfo stops before its agent list."""
+    from rocmdoctor.bundle import load_host
+
+    p = tmp_path / "paste.txt"
+    p.write_text("ROCk module is loaded\n=====================\nHSA System Attributes\n=====================\n"
+                 "Runtime Version:         1.1\nDMAbuf Support:          YES\n")
+    assert "fail" not in sev(judge_host(load_host(p)), "gpu.none-found")
+
+
+def test_amdsmi_init_failure_is_information_under_wsl() -> None:
+    """ROCm/legacy-rocm-build#5000 (AMD: expected in WSL, amd-smi is not available there)."""
+    line = "torch/cuda/__init__.py:721: UserWarning: Can't initialize amdsmi - Error code: 34\n"
+    wsl = Host(kernel=KernelInfo(release="6.6.87.2-microsoft-standard-WSL2", is_wsl=True), logs=_scan(line))
+    assert sev(judge_host(wsl), "log.amdsmi-init-failed") == ["info"]
+    assert sev(judge_host(Host(logs=_scan(line))), "log.amdsmi-init-failed") == ["warn"]

@@ -24,18 +24,20 @@ from rocmdoctor.parse.text import src
 
 def _h_rocminfo(acc: Acc, text: str, file: str) -> None:
     res = rocminfo.parse_rocminfo(text, file)
-    acc.saw("rocminfo")
+    failed = _ROCMINFO_FAILED.search(text) if not res.gpus and res.agents_seen == 0 else None
+    if res.agents_seen or failed or res.gpus:
+        # an excerpt cut before its agent list (ROCm/legacy-rocm-build#4557) enumerated nothing: it is no
+        # evidence that the host has no GPU
+        acc.saw("rocminfo")
     acc.gpus("rocminfo", res.gpus)
     if res.cpu_names:
         acc.offer("cpu_model", "rocminfo", res.cpu_names[0])
     acc.offer("amdgpu_loaded", "rocminfo", res.rock_loaded)
     acc.offer("amdgpu_version", "rocminfo", res.rock_version)
-    if not res.gpus and res.agents_seen == 0:
-        failed = _ROCMINFO_FAILED.search(text)
-        if failed:
-            line = failed.group(0).strip()
-            acc.host.context.setdefault("rocminfo-failed", Fact(line, src(file, text.count("\n", 0, failed.start()) + 1,
-                                                                          line)))
+    if failed:  # (only searched when rocminfo listed no agent)
+        line = failed.group(0).strip()
+        acc.host.context.setdefault("rocminfo-failed", Fact(line, src(file, text.count("\n", 0, failed.start()) + 1,
+                                                                      line)))
 
 
 # rocminfo ran and the HSA runtime did not initialise (the GPU may well be there: see rocm.runtime-failed).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
@@ -11,6 +12,7 @@ from rocmdoctor.judge.facts import (
     gpu_label,
     gpu_sources_captured,
     gpu_summary,
+    log_gfx,
     native_gfx,
     not_captured,
     ok,
@@ -34,7 +36,7 @@ from rocmdoctor.parse.kfd import gfx_from_version
 if TYPE_CHECKING:
     from rocmdoctor.judge.facts import RocmContext
     from rocmdoctor.matrix import GpuTarget, Matrix
-    from rocmdoctor.model import GpuInfo, Host
+    from rocmdoctor.model import GpuInfo, Host, LogMatch
 
 SUPPORT_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html"
 
@@ -101,9 +103,28 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "deprecated":
         return _deprecated(host, matrix, ctx, gpu, gfx)
     if target is not None and target.override:
+        if _hung_under_override(host):  # a hang, not missing code: the process ran other-ISA code on this GPU
+            return _unsupported(matrix, ctx, gpu, gfx, status, target)
+        if _override_tried(host, target.override):
+            if target.override_broken:  # the report tried the unreliable override and the error stayed
+                return _unsupported(matrix, ctx, gpu, gfx, status, target)
+            return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
+                        f"{target.override} and the error remains: the program itself lacks the code (see the "
+                        "log findings)")
         return _override_needed(host, ctx, gpu, gfx, target)
     if status == "unknown" and target is None:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix")
+    lacks = _rocblas_lacks(host, gfx)
+    if lacks is not None and not matrix.releases_supporting(gfx=gfx):
+        return finding(
+            "gpu.arch-unsupported", Severity.FAIL,
+            f"{gpu_label(gpu)}: the ROCm in use ships no rocBLAS kernels for {gfx}",
+            f"rocBLAS itself says it has no TensileLibrary for {gfx} (its list of available files lacks it), and no "
+            "ROCm release in rocmdoctor's data supports this target: every matrix multiply fails.",
+            [str(lacks.source) if lacks.source else lacks.text, *(_evidence(gpu))],
+            Fix(f"Use a ROCm build that carries {gfx} (AMD's TheRock packages are built per GPU family), or a "
+                "container image built for it:", [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
+        )
     if wheel is not None:  # only the wheel's ROCm is known and this gfx is not among its targets: the wheel's
         # list decides (torch.arch-missing), not AMD's list for a ROCm that is not installed (rule 2 above)
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: the installed torch wheel has no code for {gfx} "
@@ -112,6 +133,41 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
         return _unofficial(ctx, gpu, gfx)
     return _unsupported(matrix, ctx, gpu, gfx, status, target)
+
+
+# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "adding ... does *not* fix", "even with", "I tried": the override is
+# what the reporter ran with, not the fix being suggested to them
+_TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
+                    r"HSA_OVERRIDE_GFX_VERSION|HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
+                    r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
+_CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image")
+
+
+def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:
+    """rocBLAS outside the torch wheel (a system or container ROCm) saying it has no kernels for ``gfx``."""
+    hit = wheel_lib_missing(host)
+    for m in host.logs:
+        if m.signature == "rocblas-tensile-missing-arch" and log_gfx(m) == gfx and (hit is None or hit[1] is not m):
+            return m
+    return None
+
+
+def _hung_under_override(host: Host) -> bool:
+    """A GPU hang or memory fault, and no missing-code error: on a target that runs only as another ISA, the
+    process had the override, and that ISA's code is what hung (AMD on a 780M as gfx1100: it 'can need more VGPRs
+    than the 780M has', ROCm/legacy-rocm-build#4557)."""
+    faults = any(m.finding_id in ("log.gpu-hang", "log.gpu-memory-access-fault") for m in host.logs)
+    return faults and not any(m.finding_id in _CODE_ERRORS for m in host.logs)
+
+
+def _override_tried(host: Host, value: str) -> bool:
+    """The report says it ran with this override (not that it should be set) and a missing-GPU-code error is
+    still in it: the override is not the missing piece."""
+    said = host.context.get("override-shell")
+    if said is None or "env" in host.captured or said.value.strip("'\" ") != value:
+        return False
+    line = said.source.text if said.source and said.source.text else ""
+    return bool(_TRIED.search(line)) and any(m.finding_id in _CODE_ERRORS for m in host.logs)
 
 
 def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:
@@ -189,7 +245,9 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
             note if flaky else "",
             [f"rocminfo reports {reported}" if reported
              else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"])
-    if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned:
+    # a missing-GPU-code error in the input is the process telling that it ran without the override
+    code_error = any(m.finding_id in _CODE_ERRORS for m in host.logs)
+    if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned and not code_error:
         return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether "
                                            "it is set was not captured")
     return finding(

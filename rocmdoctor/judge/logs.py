@@ -49,6 +49,9 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool) -> Finding:
     if sig is None:  # a match from outside the table (an old bundle): report it as written
         return finding(first.finding_id, Severity.FAIL, sig_id + times, "", evidence, None)
     shown = sig.filled(first.groups)
+    if wsl and sig.wsl_severity is not None:  # a message WSL always prints (amd-smi has no WSL backend)
+        return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
+                       evidence, None)
     return finding(first.finding_id, sig.severity, shown.title + times, shown.explanation, evidence,
                    sig.fix_for(first.groups, wsl))
 

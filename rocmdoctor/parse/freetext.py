@@ -124,7 +124,7 @@ RULES: tuple[Rule, ...] = (
        rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
        rf"(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
-       rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:ROCm )?v?(?P<v>{_VER})\b"),
+       rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:[Rr][Oo][Cc][Mm] ?)?v?(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCM_VERSION",), rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
     _r("hip.version", ("HIP version",),
        r"^\s{0,8}HIP version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3}\.\d{1,8}[\w.-]{0,30})"),
@@ -155,6 +155,9 @@ RULES: tuple[Rule, ...] = (
        r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",
        r"Pop!_OS)",
        r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?: LTS)?)(?![-\w.~])"),  # not a package version (Ubuntu 9.4.0-1ubuntu1)
+    # lower case in an issue template's answer: "### Operating System" then "fedora 41"
+    _r("os.name", ("ubuntu ", "fedora ", "debian "),
+       r"(?<![\w./-])(?P<v>(?:ubuntu|fedora|debian) \d{1,2}(?:\.\d{1,2}){0,2})(?![-\w.~])"),
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
     _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
        r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
@@ -201,11 +204,15 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
     _r("gpu.app", ("_CudaDeviceProperties",),
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name", ("RX", "Radeon", "Instinct MI", "XT", "GRE"),
+    _r("gpu.name", ("RX", "Radeon", "Instinct MI", "XT", "GRE", "rx "),
        r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+       r"|\brx (?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
        r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
+    # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
+    _r("gpu.name", ("with ", "GPU"),
+       r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
     _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
     _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
@@ -416,6 +423,10 @@ def python_minor(value: str) -> str:
 def product_name(value: str) -> str:
     """'RX6600' -> 'RX 6600', '9060XT' -> 'RX 9060 XT', 'Radeon(TM) 780M' -> 'Radeon 780M' (the matrix's spelling)."""
     name = re.sub(r"\s+", " ", value.replace("(TM)", "")).strip()
+    if re.fullmatch(r"[6-9][0-9]0[mM]", name):  # "780m": the Radeon iGPU of that name
+        return f"Radeon {name.upper()}"
+    if name[:3].lower() == "rx ":
+        name = "RX " + name[3:].upper().replace("VEGA", "Vega")
     m = re.fullmatch(r"(?:(AMD )?(Radeon )?RX ?)?(\d{3,4})([A-Z]?) ?(XTX|XT|GRE|X)?", name)
     if m and (m.group(5) or name.upper().startswith(("RX", "AMD", "RADEON"))):
         return f"RX {m.group(3)}{m.group(4)}" + (f" {m.group(5)}" if m.group(5) else "")

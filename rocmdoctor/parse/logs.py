@@ -54,9 +54,13 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     hits.sort(key=lambda h: h[0])
     found: list[LogMatch] = []
     line_no, counted = 1, 0
+    seen_lines: set[tuple[str, int]] = set()  # one finding per signature and line ("A|B" can match twice)
     for at, sig, m in hits:
         line_no += text.count("\n", counted, at)
         counted = at
+        if (sig.id, line_no) in seen_lines:
+            continue
+        seen_lines.add((sig.id, line_no))
         start = text.rfind("\n", max(0, at - MAX_LINE), at) + 1 or max(0, at - MAX_LINE)  # bounded on a huge line
         end = text.find("\n", at, at + MAX_LINE)
         line = clean(text[start:end if end != -1 else min(len(text), at + MAX_LINE)])

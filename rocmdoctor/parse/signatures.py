@@ -53,6 +53,8 @@ class Signature:
     source: str = ""  # where the message was seen (a thread URL or a capture)
     example: str = ""  # a line as it appears in the cited source
     groups: tuple[str, ...] = ()  # the pattern's named groups
+    wsl_severity: Optional[Severity] = None  # the severity under WSL, where the message is expected
+    wsl_note: str = ""  # why, shown as the explanation there
 
     def filled(self, groups: dict[str, str]) -> Signature:
         """This signature with ``{group}`` placeholders in its title, explanation and commands filled from a
@@ -102,10 +104,15 @@ def _row(item: Any) -> Signature:
     if not isinstance(commands, (list, tuple)):
         raise ValueError("commands is not a list")
     url = item.get("url")
+    wsl_severity = item.get("wsl_severity")
+    if wsl_severity is not None and wsl_severity not in ("ok", "info", "warn", "fail"):
+        raise ValueError(f"unknown wsl_severity {wsl_severity!r}")
     return Signature(id=sig_id, finding=finding, pattern=pattern, title=_text(item, "title", sig_id),
                      severity=Severity(severity), fix=_text(item, "fix"), explanation=_text(item, "explanation"),
                      commands=tuple(str(c) for c in commands), url=str(url) if url is not None else None,
-                     source=_text(item, "source"), example=_text(item, "example"), groups=tuple(pattern.groupindex))
+                     source=_text(item, "source"), example=_text(item, "example"), groups=tuple(pattern.groupindex),
+                     wsl_severity=Severity(wsl_severity) if wsl_severity is not None else None,
+                     wsl_note=_text(item, "wsl_note"))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
