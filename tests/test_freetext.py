@@ -46,6 +46,10 @@ def kinds(text: str) -> dict[str, list[str]]:
     # pytorch/pytorch#179865: an environment list with markdown code spans
     ("- PyTorch: `2.12.0.dev20260408+rocm7.2`", "torch.version", "2.12.0.dev20260408+rocm7.2"),
     ("- GPU arch: `gfx900`", "gpu.gfx", "gfx900"),
+    (" - PyTorch Version (e.g., 1.0): 1.6.0", "torch.version", "1.6.0"),  # pytorch/pytorch#51213
+    ("AssertionError: Expected a ROCm torch wheel but got: 2.12.1+cu130.", "torch.version", "2.12.1+cu130"),
+    ("> cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at /pytorch/x.cpp:47",
+     "torch.no-nvidia-driver", "CUDA driver version is insufficient for CUDA runtime version"),
     ("i have an rx 6600 and a i5 8400", "gpu.name", "rx 6600"),  # ROCm/legacy-rocm-build#2061
     ("### CPU\n\n8845h with 780m", "gpu.name", "780m"),  # ROCm/legacy-rocm-build#4557
     ("### Operating System\n\nfedora 41", "os.name", "fedora 41"),
@@ -322,3 +326,14 @@ def test_kfd_permissions_quoted_in_text_become_its_node(tmp_path: Path, line: st
     host = host_of(tmp_path, line + "\n")
     kfd = [n for n in host.device_nodes if n.path == "/dev/kfd"]
     assert [(n.mode, n.group) for n in kfd] == [(mode, group)]
+
+
+def test_pypi_manylinux_torch_wheel_is_the_cuda_build(tmp_path: Path) -> None:
+    """AUTOMATIC1111#9402: PyPI's Linux x86_64 torch (no +rocm/+cpu in the file name) came in beside the ROCm index."""
+    host = host_of(tmp_path, "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/rocm5.2\n"
+                             "Using cached torch-2.0.0-cp310-cp310-manylinux1_x86_64.whl (619.9 MB)\n")
+    assert host.torch is not None and host.torch.proven_build == "cuda"
+    found = {f.id: f.severity for f in judge_host(host)}
+    assert found["log.pip-extra-index-url"] == Severity.WARN
+    rocm = host_of(tmp_path, "Using cached torch-2.0.0%2Brocm5.4.2-cp310-cp310-linux_x86_64.whl\n", name="r.txt")
+    assert rocm.torch is not None and rocm.torch.proven_build != "cuda"

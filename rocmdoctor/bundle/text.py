@@ -73,15 +73,20 @@ def _kfd_node(acc: Acc, facts: TextFacts) -> None:
     acc.host.device_nodes.append(DeviceNode(path="/dev/kfd", mode=mode, owner=owner, group=group, source=f.source))
 
 
+_PYPI_LINUX_X86 = re.compile(r"-manylinux[\w.]{0,40}_x86_64\.whl$")
+
+
 def _torch(acc: Acc, facts: TextFacts) -> None:
     version_fact = facts.first("torch.version")
     version = version_fact.value if version_fact else None
     source: Optional[Source] = version_fact.source if version_fact else None
+    pypi_cuda = False  # PyPI's Linux x86_64 torch wheel (no local label) is the CUDA build
     if version is None:
         for w in facts.all("torch.wheel"):
             v = torch_from_wheel(w.value)
             if v:
                 version, source = v, w.source
+                pypi_cuda = "+" not in v and "%2B" not in w.value and bool(_PYPI_LINUX_X86.search(w.value))
                 break
     hip = facts.first("torch.hip")
     cuda = facts.first("torch.cuda")
@@ -106,12 +111,16 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     if not rocm_tagged:
         if hip and hip.value == "None":
             t.proven_build = "cuda" if t.cuda else ("cpu" if cuda and cuda.value == "None" else "not-rocm")
-        elif no_driver and "NVIDIA" in no_driver.value:
+        elif no_driver and ("NVIDIA" in no_driver.value or "CUDA driver" in no_driver.value):
             t.proven_build = "cuda"
         elif no_driver:
             t.proven_build = "cpu"
         elif nvidia and version and "+" not in version:
             t.proven_build = "cuda"  # PyPI's default Linux torch pulls nvidia-*-cu12
+        elif pypi_cuda:
+            # "Using cached torch-2.0.0-cp310-cp310-manylinux1_x86_64.whl" (AUTOMATIC1111#9402): pytorch.org's ROCm
+            # and CPU wheels carry +rocmX / +cpu in the file name
+            t.proven_build = "cuda"
         elif hip_error is not None or (arch is not None and not version):
             t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build
     if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:

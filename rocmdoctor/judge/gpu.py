@@ -103,7 +103,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "deprecated":
         return _deprecated(host, matrix, ctx, gpu, gfx)
     if target is not None and target.override:
-        if _hung_under_override(host):  # a hang, not missing code: the process ran other-ISA code on this GPU
+        if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
             return _unsupported(matrix, ctx, gpu, gfx, status, target)
         if _override_tried(host, target.override):
             if target.override_broken:  # the report tried the unreliable override and the error stayed
@@ -140,7 +140,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
 _TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
                     r"HSA_OVERRIDE_GFX_VERSION|HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
                     r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
-_CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image")
+# errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
+# had no override: ollama/ollama#8679)
+_CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
+                "log.unsupported-gpu-target")
 
 
 def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:
@@ -152,12 +155,19 @@ def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:
     return None
 
 
-def _hung_under_override(host: Host) -> bool:
-    """A GPU hang or memory fault, and no missing-code error: on a target that runs only as another ISA, the
-    process had the override, and that ISA's code is what hung (AMD on a 780M as gfx1100: it 'can need more VGPRs
-    than the 780M has', ROCm/legacy-rocm-build#4557)."""
-    faults = any(m.finding_id in ("log.gpu-hang", "log.gpu-memory-access-fault") for m in host.logs)
-    return faults and not any(m.finding_id in _CODE_ERRORS for m in host.logs)
+def _hung_under_override(host: Host, gpu: GpuInfo) -> bool:
+    """A GPU hang or memory fault on *this* GPU, and no missing-code error: on a target that runs only as another
+    ISA, the process had the override, and that ISA's code is what hung (AMD on a 780M as gfx1100: it 'can need
+    more VGPRs than the 780M has', ROCm/legacy-rocm-build#4557). The fault names its kfd node; with several GPUs
+    and no node known, it is not pinned on this one (ROCm/legacy-rocm-build#5238: the MI210 faulted, not the
+    RX 6600 beside it)."""
+    faults = [m for m in host.logs if m.finding_id in ("log.gpu-hang", "log.gpu-memory-access-fault")]
+    if not faults or any(m.finding_id in _CODE_ERRORS for m in host.logs):
+        return False
+    nodes = {m.groups.get("node") for m in faults}
+    if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
+        return True
+    return len(discrete_gpus(host)) == 1 and gpu.kfd_node is None
 
 
 def _override_tried(host: Host, value: str) -> bool:
@@ -290,14 +300,14 @@ def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
 def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
                  target: Optional[GpuTarget]) -> Finding:
     why = {"removed": f"support for {gfx} was removed by ROCm {ctx.version}",
-           "never": f"no ROCm release supports {gfx}",
+           "never": f"no ROCm release in rocmdoctor's data ({_first_listing(matrix)} and later) supports {gfx}",
            "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
     broken = target.override_note if target is not None and target.override_broken else ""
     last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
     return finding(
         "gpu.arch-unsupported", Severity.FAIL,
         f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
-        else f"{gpu_label(gpu)} is not supported by any ROCm release",
+        else f"{gpu_label(gpu)} is supported by no ROCm release since {_first_listing(matrix)}",
         f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
         _evidence(gpu),
         Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else
@@ -306,6 +316,12 @@ def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, statu
             + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),
             [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
     )
+
+
+def _first_listing(matrix: Matrix) -> str:
+    """The oldest ROCm release whose GPU list the data holds (older releases, e.g. 3.x with gfx803, are not in it)."""
+    known = [r.version for r in matrix.releases.values() if r.gfx_known]
+    return min(known, key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit())) if known else "?"
 
 
 def _override_evidence(host: Host) -> list[str]:

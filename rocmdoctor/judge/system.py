@@ -51,6 +51,26 @@ def _os_label(host: Host) -> str:
     return o.pretty_name or " ".join(x for x in (o.id, o.version or o.version_id) if x) or "unknown OS"
 
 
+def _native_rocm_under_wsl(host: Host) -> list[Finding]:
+    """Under WSL, a ROCm that looks for the kernel driver (rocminfo: 'ROCk module is NOT loaded', no /dev/kfd) is
+    the native Linux stack: it can never work there. AMD's WSL runtime announces itself ('WSL environment
+    detected.') and reaches the GPU through /dev/dxg (ROCm/legacy-rocm-build#1361, before any WSL release)."""
+    if not host.kernel.is_wsl or any(m.finding_id == "log.wsl-environment" for m in host.logs):
+        return []
+    # rocminfo's own lines (a container's 'adding custom device /dev/kfd' is container.wsl-dxg-device's case)
+    native = [m for m in host.logs if m.signature in ("rock-not-loaded", "kfd-open-no-such-file")]
+    if not native:
+        return []
+    return [finding(
+        "os.not-supported", Severity.FAIL, "The native Linux ROCm is installed inside WSL: it cannot reach the GPU",
+        "WSL has no amdgpu kernel driver and no /dev/kfd; only AMD's ROCm for WSL (from ROCm 6.1.3, on the Ubuntu "
+        "releases its WSL matrix lists, with Adrenalin on Windows) talks to the GPU, through /dev/dxg.",
+        [str(m.source) if m.source else m.text for m in native[:2]],
+        Fix("Install AMD's ROCm for WSL instead (the release the WSL matrix lists for your Ubuntu), or run ROCm on "
+            "a native Linux install:", ["sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms"], WSL_MATRIX_URL),
+    )]
+
+
 def _wsl_release(host: Host, matrix: Matrix) -> list[Finding]:
     """Under WSL only the releases AMD publishes for WSL work; a release AMD said has no WSL build cannot start
     its runtime there (rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES), whatever the distribution."""
@@ -73,7 +93,7 @@ def _wsl_release(host: Host, matrix: Matrix) -> list[Finding]:
 
 @check("os.not-supported", title="Operating system")
 def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
-    wsl_missing = _wsl_runtime_missing(host, matrix) or _wsl_release(host, matrix)
+    wsl_missing = _wsl_runtime_missing(host, matrix) or _wsl_release(host, matrix) or _native_rocm_under_wsl(host)
     if wsl_missing:
         return wsl_missing
     if not host.os.id:

@@ -80,6 +80,15 @@ def _os_version_matches(matrix_version: str, host_version: str) -> bool:
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
+def _newer_point_release(matrix_version: str, host_version: str) -> bool:
+    """"24.04.3" against a listed "24.04.2": a later point release of the same release. AMD lists the point
+    release current when it shipped; a later one is no verdict against the host (used only when no entry
+    matches the host's own point release)."""
+    pa, pb = matrix_version.strip().split("."), host_version.strip().split(".")
+    return (len(pa) == 3 and len(pb) == 3 and pa[:2] == pb[:2] and pa[2].isdigit() and pb[2].isdigit()
+            and int(pb[2]) > int(pa[2]))
+
+
 def _days_between(a: str, b: str) -> int:
     """Whole days from ISO date ``a`` to ``b`` (a large number when either is malformed)."""
     try:
@@ -264,7 +273,13 @@ class Matrix(MatrixData):
         rel = self.release(rocm)
         if rel is None or not rel.os:
             return None
-        return [o for o in rel.os if o.os_id == os_id.strip().lower() and _os_version_matches(o.version, os_version)]
+        same = [o for o in rel.os if o.os_id == os_id.strip().lower()]
+        exact = [o for o in same if _os_version_matches(o.version, os_version)]
+        if exact:
+            return exact
+        newest = max((o for o in same if _newer_point_release(o.version, os_version)),
+                     key=lambda o: _vtuple(o.version), default=None)
+        return [newest] if newest is not None else []
 
     def kernel_validated(self, rocm: str, os_id: str, os_version: str, kernel: str) -> Optional[bool]:
         """True/False, or None when the matrix has no data for that OS in that release."""

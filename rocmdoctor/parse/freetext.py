@@ -80,6 +80,12 @@ RULES: tuple[Rule, ...] = (
     _r("torch.version", ("| torch", "| PyTorch", "| Torch"),
        r"^\|\s{0,4}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?: version)?(?:\*\*)?\s{0,4}\|\s{0,4}",
        rf"(?P<v>{_TORCH_VER})\s{{0,4}}\|"),
+    # PyTorch's old issue template: " - PyTorch Version (e.g., 1.0): 1.6.0" (pytorch/pytorch#51213)
+    _r("torch.version", ("PyTorch Version (e.g.",),
+       rf"^[\s-]{{0,8}}PyTorch Version \(e\.g\., [\d.]{{1,8}}\):\s{{0,4}}(?P<v>{_TORCH_VER})"),
+    # an installer's own check: "AssertionError: Expected a ROCm torch wheel but got: 2.12.1+cu130."
+    _r("torch.version", ("torch wheel but got",),
+       r"torch wheel but got:? (?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10}))"),
     # an issue's environment list: "- PyTorch: 2.12.0.dev20260408+rocm7.2" (a build tag makes it a torch version)
     _r("torch.version", ("orch:",),
        r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
@@ -93,8 +99,9 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
     _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
     _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
-    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Torch not compiled with CUDA"),
-       r"(?P<v>(?:Found no|No) NVIDIA driver (?:found )?on your system|Torch not compiled with CUDA enabled)"),
+    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Torch not compiled with CUDA", "CUDA driver version"),
+       r"(?P<v>(?:Found no|No) NVIDIA driver (?:found )?on your system|Torch not compiled with CUDA enabled",
+       r"|CUDA driver version is insufficient for CUDA runtime version)"),
     _r("torch.arch-list", ("rocm-sdk targets",),
        r"rocm-sdk targets\s{0,4}\n(?P<v>gfx[0-9a-f]{3,5}(?:;gfx[0-9a-f]{3,5}){0,40})"),
     _r("torch.arch-list", ("get_arch_list()",),
