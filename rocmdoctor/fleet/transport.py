@@ -85,6 +85,7 @@ class Outcome:
     seconds: float
     timed_out: bool = False
     truncated: bool = False  # stdout exceeded the cap
+    interrupted: bool = False  # Ctrl-C/SIGTERM came while the finished ssh's pipes were being drained
 
 
 @dataclass
@@ -166,6 +167,18 @@ async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: in
         _kill(proc)
         await proc.wait()
         return Outcome(rc=proc.returncode, stdout=b"", stderr="", seconds=time.monotonic() - t0, timed_out=True)
+    except asyncio.CancelledError:
+        if proc.returncode is None:
+            _kill(proc)
+            raise
+        # ssh had already exited: its answer is complete, only its pipes were being drained when the interrupt
+        # came. Keep it (the caller records the host, then stops) instead of calling a finished host interrupted.
+        try:
+            _, (out, over), (err, _), rc = await asyncio.wait_for(asyncio.shield(work), 5.0)
+        except BaseException:
+            raise asyncio.CancelledError from None
+        return Outcome(rc=rc, stdout=out, stderr=err.decode("utf-8", "replace"), seconds=time.monotonic() - t0,
+                       truncated=over, interrupted=True)
     except BaseException:
         _kill(proc)
         raise
@@ -321,6 +334,7 @@ async def fan_out(req: FanOutRequest, results: dict[str, HostResult]) -> dict[st
             # decompressing and validating a reply is CPU work: off the loop, so other hosts' timeouts hold
             res, stop = await _to_the_end(asyncio.get_running_loop().run_in_executor(
                 None, classify, t, out, req.timeout))
+            stop = stop or out.interrupted
             if req.after is not None and res.status == OK and not stop:  # no new ssh after an interrupt
                 await req.after(res)
         if req.post is not None:
