@@ -337,3 +337,26 @@ def test_pypi_manylinux_torch_wheel_is_the_cuda_build(tmp_path: Path) -> None:
     assert found["log.pip-extra-index-url"] == Severity.WARN
     rocm = host_of(tmp_path, "Using cached torch-2.0.0%2Brocm5.4.2-cp310-cp310-linux_x86_64.whl\n", name="r.txt")
     assert rocm.torch is not None and rocm.torch.proven_build != "cuda"
+
+
+@pytest.mark.parametrize("cpu_line", [
+    # VoiceStudio#987
+    "However, it falls back to CPU-only due to pytorch trying to compile with an older rocm release.",
+    "When launching an Invoke server that was installed with ROCm support, the CPU is selected as the torch device.",
+])
+def test_a_failed_rocm_install_and_a_cpu_run_prove_the_default_torch_stayed(tmp_path: Path, cpu_line: str) -> None:
+    """InvokeAI#7146 / VoiceStudio#987: the installer's ROCm-index install found no wheel; the report says the
+    program ran on the CPU: the torch that stayed is not a ROCm build, and the failed install is the root."""
+    failed = ("pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/rocm5.6\n"
+              "Looking in indexes: https://download.pytorch.org/whl/rocm5.6\n"
+              "ERROR: No matching distribution found for torch==2.4.1\n")
+    host = host_of(tmp_path, cpu_line + "\n" + failed)
+    assert host.torch is not None and host.torch.proven_build == "not-rocm"
+    found = {f.id: f for f in judge_host(host)}
+    assert found["torch.not-rocm-build"].severity == Severity.FAIL
+    assert any("No matching distribution" in e for e in found["torch.not-rocm-build"].evidence)
+    # either half alone proves nothing about the wheel: a ROCm torch that sees no GPU runs on the CPU too
+    for text, name in ((cpu_line + "\n", "a.txt"), (failed, "b.txt"),
+                       (cpu_line + "\nERROR: No matching distribution found for torch==2.4.1\n", "c.txt")):
+        alone = host_of(tmp_path, text, name=name)
+        assert alone.torch is None or alone.torch.proven_build is None, text

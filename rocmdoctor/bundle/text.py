@@ -76,6 +76,31 @@ def _kfd_node(acc: Acc, facts: TextFacts) -> None:
 _PYPI_LINUX_X86 = re.compile(r"-manylinux[\w.]{0,40}_x86_64\.whl$")
 
 
+_STAYED = ("the ROCm torch install failed (pip/uv found no matching wheel on the ROCm index) and the report says "
+           "the program ran on the CPU: the torch that stayed is the default (CUDA or CPU) build")
+
+
+def _failed_rocm_install(facts: TextFacts) -> Optional[TextFact]:
+    """The report's "it runs on the CPU" beside an install from a ROCm index that could not be resolved
+    (InvokeAI#7146, VoiceStudio#987): the installer kept PyPI's default torch. Returns the CPU line."""
+    cpu = facts.first("torch.cpu-device")
+    if cpu is None or _install_failure(facts) is None:
+        return None
+    return cpu
+
+
+def _install_failure(facts: TextFacts) -> Optional[tuple[TextFact, TextFact]]:
+    """pip's/uv's failure and the ROCm index it was resolving against: the nearest index line before it."""
+    failed = facts.first("pip.no-versions")
+    if failed is None:
+        return None
+    line = failed.source.line or 0
+    indexes = [f for f in facts.all("rocm.index") if (f.source.line or 0) <= line] or facts.all("rocm.index")
+    if not indexes:
+        return None
+    return failed, max(indexes, key=lambda f: f.source.line or 0)
+
+
 def _torch(acc: Acc, facts: TextFacts) -> None:
     version_fact = facts.first("torch.version")
     version = version_fact.value if version_fact else None
@@ -95,9 +120,10 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     no_driver = facts.first("torch.no-nvidia-driver")
     arch = facts.first("torch.arch-list")
     hip_error = facts.first("torch.hip-error")
-    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error):
+    stayed = _failed_rocm_install(facts)
+    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed):
         return
-    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error
+    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed
     t = TorchInfo(version=version, source=source or (first.source if first else None))
     if arch is not None:
         t.arch_list = re.findall(r"gfx[0-9a-f]{3,5}", arch.value)
@@ -123,6 +149,10 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
             t.proven_build = "cuda"
         elif hip_error is not None or (arch is not None and not version):
             t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build
+        elif stayed is not None and not version:
+            t.proven_build = "not-rocm"
+            t.proof = _STAYED
+            t.proof_sources = [f.source for f in _install_failure(facts) or ()]
     if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
         return
     acc.torch("text", t)

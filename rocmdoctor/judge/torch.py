@@ -40,6 +40,7 @@ def _torch_evidence(host: Host) -> list[str]:
     if t is None:
         return []
     ev = [str(t.source)] if t.source else []
+    ev += [str(s) for s in t.proof_sources]
     if t.bundled_libs:
         ev.append("torch/lib: " + ", ".join(t.bundled_libs[:4]))
     return ev
@@ -67,9 +68,10 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
                 TorchBuild.NOT_ROCM: "not a ROCm build"}[TorchBuild(t.proven_build)]
         return [finding(
             "torch.not-rocm-build", Severity.FAIL, f"The torch that ran is {what}",
-            "Its own error says so (it looked for an NVIDIA driver / was not compiled with GPU support): this wheel "
-            "cannot use an AMD GPU. An installer, a custom node or a later `pip install` usually replaced the ROCm "
-            "build with PyPI's default one.",
+            (t.proof[0].upper() + t.proof[1:] + ": it cannot use an AMD GPU." if t.proof else
+             "Its own error says so (it looked for an NVIDIA driver / was not compiled with GPU support): this "
+             "wheel cannot use an AMD GPU. An installer, a custom node or a later `pip install` usually replaced "
+             "the ROCm build with PyPI's default one."),
             _torch_evidence(host),
             Fix("Replace it with the ROCm build (rocmdoctor picks the index and pins companions):",
                 ["pip uninstall -y torch torchvision torchaudio", "rocmdoctor install torch --yes"], INSTALL_URL),

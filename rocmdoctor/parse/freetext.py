@@ -116,6 +116,13 @@ RULES: tuple[Rule, ...] = (
     _r("pip.nvidia", ("nvidia-",), r"(?P<v>\bnvidia-[a-z0-9-]{2,40}-cu1[1-3]\b)"),
     _r("pip.no-versions", ("No matching distribution found for",),
        r"(?P<v>No matching distribution found for \S{1,80})"),
+    _r("pip.no-versions", ("No solution found when resolving",), r"(?P<v>No solution found when resolving \w{1,20})"),
+    # a report's own words that the program ran on the CPU: "it falls back to CPU-only" (VoiceStudio#987), "the CPU
+    # is selected as the torch device" (InvokeAI#7146). Alone it proves nothing about the wheel (a ROCm torch
+    # that sees no GPU runs on the CPU too); beside a failed ROCm-index install it shows which torch stayed.
+    _r("torch.cpu-device", ("back to CPU", "back to the CPU", "CPU is selected", "back to cpu"),
+       r"(?P<v>\b(?:falls?|falling|fell) back to (?:the )?(?:CPU|cpu)\b[\w-]{0,6}"
+       r"|\b(?:the )?CPU is selected as the (?:torch |PyTorch )?device)"),
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
     _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
     _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
