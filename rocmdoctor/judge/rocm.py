@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, major_minor, ok, skip, system_rocm, torch_rocm
 from rocmdoctor.judge.registry import check
@@ -84,12 +85,39 @@ def multiple(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+_PACKAGED = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+def _extension_built_elsewhere(host: Host) -> Optional[Finding]:
+    """bitsandbytes built from source (not under site-packages) looked for the library named after torch's ROCm
+    and found none: its build used another ROCm (the system's hipconfig) than torch (ROCm/bitsandbytes#82)."""
+    for m in host.logs:
+        path, digits = m.groups.get("path", ""), m.groups.get("rocm", "")
+        if m.signature != "bitsandbytes-rocm-binary-missing" or not digits or _PACKAGED.search(path):
+            continue
+        want = f"{digits[0]}.{digits[1:]}"
+        return finding(
+            "torch.rocm-mismatch", Severity.WARN,
+            f"bitsandbytes was built against another ROCm than torch's ROCm {want}",
+            "A source build of bitsandbytes names its library after the ROCm it was built with (the system's "
+            f"hipconfig); at run time it asks for the one named after torch.version.hip ({want}), which the build "
+            "did not produce.",
+            [str(m.source) if m.source else m.text],
+            Fix(f"Rebuild bitsandbytes against ROCm {want} (the ROCm torch uses), or install the torch for the "
+                "system's ROCm and rebuild:", ["hipconfig --version", "rocmdoctor install torch --dry-run"]),
+        )
+    return None
+
+
 @check("torch.rocm-mismatch", title="PyTorch's ROCm vs the system")
 def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     tr = torch_rocm(host)
+    built_elsewhere = _extension_built_elsewhere(host)
     if not tr:
+        if built_elsewhere:
+            return [built_elsewhere]
         return [skip("torch.rocm-mismatch", "No ROCm build of torch to compare")]
-    out: list[Finding] = []
+    out: list[Finding] = [built_elsewhere] if built_elsewhere else []
     sr = system_rocm(host)
     if sr and major_minor(sr[0]) != major_minor(tr):
         out.append(finding(
