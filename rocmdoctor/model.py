@@ -160,6 +160,7 @@ class TorchInfo:
     # What free text proved about the build when the version does not say: "cuda" (torch.version.hip None
     # and torch.version.cuda set, or pip pulled nvidia-*-cu12), "cpu" (both None), "not-rocm" (hip None).
     proven_build: Optional[str] = None
+    therock_family: Optional[str] = None  # installed from TheRock's per-family index "gfx110X-dgpu" (its targets only)
     proof: Optional[str] = None  # why, when the proof is an inference over several lines rather than torch's own words
     proof_sources: list[Source] = field(default_factory=list)  # those other lines
 

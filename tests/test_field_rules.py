@@ -33,3 +33,18 @@ def test_a_source_built_bitsandbytes_looking_for_torchs_rocm_library_is_a_rocm_m
     # a pip-installed bitsandbytes lacking the library is a release without it, not a build against another ROCm
     wheel = line.replace("/home/u/src/bitsandbytes/", "/home/u/.venv/lib/python3.12/site-packages/")
     assert problems(judged(tmp_path, wheel, "w.txt")) == {"log.bitsandbytes-no-gpu": "warn"}
+
+
+def test_a_therock_per_family_index_without_the_gpus_target_is_arch_missing(tmp_path: Path) -> None:
+    """ROCm/TheRock#1079: the gfx110X-dgpu index's torch on a machine whose only GPU is gfx1151."""
+    line = ("python -m pip install --index-url=https://d2awnip2yjpvqn.cloudfront.net/v2/gfx110X-dgpu "
+            "torch==2.7.0a0+rocm7.0.0rc20250717\n")
+    found = judged(tmp_path, "I installed these wheels on a device with only gfx1151:\n" + line)
+    assert problems(found) == {"torch.arch-missing": "fail"}
+    assert "gfx110X-dgpu" in found["torch.arch-missing"][0].title
+    # the family that holds the GPU's target is no problem: the index's own table lists gfx1103 in gfx110X-all
+    ok = judged(tmp_path, "on a device with only gfx1103\nrocm-sdk-libraries-gfx110X-all==6.5.0rc20250610\n", "b.txt")
+    assert [f.severity for f in ok["torch.arch-missing"]] == [Severity.OK]
+    # a family the data does not know is not judged by its name
+    unknown = judged(tmp_path, "on a device with only gfx1151\n.../v2/gfx90X-dcgpu/ torch\n", "c.txt")
+    assert "torch.arch-missing" not in problems(unknown)

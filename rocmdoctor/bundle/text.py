@@ -121,12 +121,15 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     arch = facts.first("torch.arch-list")
     hip_error = facts.first("torch.hip-error")
     stayed = _failed_rocm_install(facts)
-    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed):
+    family = facts.first("torch.therock-family")
+    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family):
         return
-    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed
+    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family
     t = TorchInfo(version=version, source=source or (first.source if first else None))
     if arch is not None:
         t.arch_list = re.findall(r"gfx[0-9a-f]{3,5}", arch.value)
+    if family is not None:
+        t.therock_family = family.value
     if hip and hip.value != "None":
         t.hip = hip.value
     if cuda and cuda.value != "None":
@@ -147,8 +150,8 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
             # "Using cached torch-2.0.0-cp310-cp310-manylinux1_x86_64.whl" (AUTOMATIC1111#9402): pytorch.org's ROCm
             # and CPU wheels carry +rocmX / +cpu in the file name
             t.proven_build = "cuda"
-        elif hip_error is not None or (arch is not None and not version):
-            t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build
+        elif hip_error is not None or (arch is not None and not version) or (family is not None and not version):
+            t.proven_build = "rocm"  # "HIP error: ..." comes only from a HIP build; TheRock serves only ROCm builds
         elif stayed is not None and not version:
             t.proven_build = "not-rocm"
             t.proof = _STAYED

@@ -20,7 +20,7 @@ from rocmdoctor.judge.facts import (
     wheel_lib_missing,
 )
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
+from rocmdoctor.model import Finding, Fix, Severity, TorchBuild, TorchInfo
 from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.words import plural
 
@@ -100,6 +100,13 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _label(t: TorchInfo) -> str:
+    """'torch 2.6.0+rocm6.2', or where it came from when the paste never printed its version."""
+    if t.version:
+        return f"torch {t.version}"
+    return f"the torch from TheRock's {t.therock_family} index" if t.therock_family else "the installed torch"
+
+
 def _wheel_lacks(host: Host) -> Optional[Finding]:
     """Direct evidence beats the table: rocBLAS inside the torch wheel said it has no kernels for a GPU's gfx."""
     hit = wheel_lib_missing(host)
@@ -130,8 +137,11 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     if direct is not None:
         return [direct]
     unknown: tuple[str, ...] = ()
+    family = matrix.therock_family(t.therock_family) if t.therock_family and not t.arch_list else None
     if t.arch_list:
         archs, where = [a.split(":")[0] for a in t.arch_list], "torch.cuda.get_arch_list()"
+    elif family is not None:
+        archs, where = list(family[0]), f"TheRock's per-family index {t.therock_family} ({family[1]})"
     else:
         v = wheel_code(host, matrix)
         if v is None and "+git" in (t.version or ""):
@@ -166,8 +176,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         hint = None
         out.append(finding(
             "torch.arch-missing", Severity.FAIL,
-            f"torch {t.version} has no code objects for {gpu_label(gpu)}",
-            f"{where} contain {', '.join(archs)}; the GPU runs {runs_as}. Kernels abort with "
+            f"{_label(t)} has no code objects for {gpu_label(gpu)}",
+            f"Code objects per {where}: {', '.join(archs)}; the GPU runs {runs_as}. Kernels abort with "
             "'hipErrorNoBinaryForGpu' or 'invalid device function'.",
             _torch_evidence(host) + [str(s) for s in gpu.sources[:1]],
             Fix(("This GPU can run the wheel's code through the ISA override:" if hint else

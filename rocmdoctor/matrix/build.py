@@ -212,4 +212,6 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
             NightlyEpoch(rocm=e["rocm"], since=e["since"], until=e["until"], gfx=_t(e["gfx"]),
                          uncertain=_t(e["uncertain"]), source=e["gfx_source"])
             for e in raw.get("torch_builds", {}).get("nightly_epoch", [])),
+        therock_families={f["name"].lower(): (_t(f["gfx"]), f["source"])
+                          for f in raw.get("torch_builds", {}).get("therock_family", [])},
     )

@@ -330,6 +330,10 @@ class Matrix(MatrixData):
         out.sort(key=lambda v: (_vtuple(v.torch), _vtuple(v.rocm), v.channel == "pytorch"), reverse=True)
         return out
 
+    def therock_family(self, name: str) -> Optional[tuple[tuple[str, ...], str]]:
+        """(gfx targets, source) of one of TheRock's per-family indexes ("gfx110X-dgpu"), None when unknown."""
+        return self.therock_families.get(name.strip().strip("/").lower())
+
     def nightly_code(self, rocm: str, day: str) -> Optional[NightlyEpoch]:
         """The gfx list of the ``rocm`` nightly built on ``day`` (ISO date), or None when the data has no epoch
         for it (before the base, or an unknown ROCm variant).

@@ -127,6 +127,12 @@ NIGHTLY_EPOCH: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/
     "gfx_source": ("str", True),
 }
 
+THEROCK_FAMILY: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/derive.py
+    "name": ("str", True),
+    "gfx": (STR_LIST, True),
+    "source": ("str", True),
+}
+
 DKMS: dict[str, tuple[Spec, bool]] = {
     "rocm": ("str", True),
     "base": ("str", True),
@@ -190,7 +196,8 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), False),
               "wheel": (("list", TORCH_RELEASE), True)},
     "torch_builds": {"schema": ("int", True), "build": (("list", TORCH_BUILD), True),
-                     "nightly_epoch": (("list", NIGHTLY_EPOCH), False)},
+                     "nightly_epoch": (("list", NIGHTLY_EPOCH), False),
+                     "therock_family": (("list", THEROCK_FAMILY), False)},
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True),
                "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},

@@ -204,3 +204,5 @@ class MatrixData:
     health_thresholds: dict[str, float] = field(default_factory=dict)  # matrices/health.toml name -> value
     channels: dict[str, Channel] = field(default_factory=dict)  # matrices/channels.toml name -> Channel
     nightly_epochs: tuple[NightlyEpoch, ...] = ()  # dated nightlies' gfx lists (matrices/torch_builds.toml)
+    # TheRock's per-family index name -> (gfx targets it served, source) (matrices/torch_builds.toml)
+    therock_families: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
