@@ -389,7 +389,7 @@ def render(builds: list[Build], epochs: Optional[list[Epoch]] = None,
                 f"until = {json.dumps(e.until)}", f"gfx = {_arr(e.gfx)}", f"uncertain = {_arr(e.uncertain)}",
                 f"gfx_source = {json.dumps(e.gfx_source)}", ""]
     if families:
-        out += ["# TheRock's per-family indexes (rocm.nightlies.amd.com/v2/<family>/, frozen): the targets each served.",
+        out += ["# TheRock's per-family indexes (rocm.nightlies.amd.com/v2/<family>/, frozen): the targets of each.",
                 ""]
     for f in families or []:
         out += ["[[therock_family]]", f"name = {json.dumps(f.name)}", f"gfx = {_arr(f.gfx)}",
