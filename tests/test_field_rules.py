@@ -48,3 +48,15 @@ def test_a_therock_per_family_index_without_the_gpus_target_is_arch_missing(tmp_
     # a family the data does not know is not judged by its name
     unknown = judged(tmp_path, "on a device with only gfx1151\n.../v2/gfx90X-dcgpu/ torch\n", "c.txt")
     assert "torch.arch-missing" not in problems(unknown)
+
+
+def test_a_radeon_model_number_in_lower_case_prose_names_the_gpu(tmp_path: Path) -> None:
+    """AshleyYakeley/stable-diffusion-rocm#4: 'don't try running this on a 6700/6700 xt/6750' beside
+    hipErrorNoBinaryForGpu: the RX 6700 XT (gfx1031) needs the 10.3.0 override."""
+    text = ('"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+            "Navi 22 isn't supported as of yet so don't trying running this on a 6700/6700 xt/6750 etc.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"gpu.override-needed": "fail", "log.no-binary-for-gpu": "fail"}
+    assert "10.3.0" in found["gpu.override-needed"][0].title
+    # a number followed by other words is not a GPU
+    assert "gpu.override-needed" not in problems(judged(tmp_path, text.replace("6700 xt", "6700 units"), "b.txt"))

@@ -222,10 +222,10 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
     _r("gpu.app", ("_CudaDeviceProperties",),
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name", ("RX", "Radeon", "Instinct MI", "XT", "GRE", "rx "),
+    _r("gpu.name", ("RX", "Radeon", "Instinct MI", "XT", "GRE", "rx ", " xt"),
        r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
        r"|\brx (?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
-       r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE)\b",
+       r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
@@ -448,6 +448,7 @@ def product_name(value: str) -> str:
         return f"Radeon {name.upper()}"
     if name[:3].lower() == "rx ":
         name = "RX " + name[3:].upper().replace("VEGA", "Vega")
+    name = re.sub(r"(?<=\d) ?(xtx|xt|gre)$", lambda s: " " + s.group(1).upper(), name)  # "6700 xt"
     m = re.fullmatch(r"(?:(AMD )?(Radeon )?RX ?)?(\d{3,4})([A-Z]?) ?(XTX|XT|GRE|X)?", name)
     if m and (m.group(5) or name.upper().startswith(("RX", "AMD", "RADEON"))):
         return f"RX {m.group(3)}{m.group(4)}" + (f" {m.group(5)}" if m.group(5) else "")
