@@ -60,3 +60,12 @@ def test_a_radeon_model_number_in_lower_case_prose_names_the_gpu(tmp_path: Path)
     assert "10.3.0" in found["gpu.override-needed"][0].title
     # a number followed by other words is not a GPU
     assert "gpu.override-needed" not in problems(judged(tmp_path, text.replace("6700 xt", "6700 units"), "b.txt"))
+
+
+def test_an_apt_pin_written_with_echo_without_e_is_void(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3946: bash's echo wrote the pin's \\n literally; Ubuntu's ROCm packages won."""
+    pin = 'echo "Package: *\\nPin: release o=repo.radeon.com\\nPin-Priority: 600" | sudo tee /etc/apt/preferences.d/r\n'
+    found = judged(tmp_path, pin)
+    assert problems(found) == {"log.apt-pin-ignored": "warn", "rocm.multiple-versions": "warn"}
+    for good in (pin.replace("echo ", "echo -e "), pin.replace("echo ", "printf ")):
+        assert problems(judged(tmp_path, good, "g.txt")) == {}, good

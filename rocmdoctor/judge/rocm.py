@@ -46,7 +46,7 @@ def _two_sources(host: Host) -> list[Finding]:
     sources of ROCm on one system, even before either is fully installed."""
     lines = [m for m in host.logs if m.signature == "apt-distro-rocm-outranks-amd"]
     if not lines:
-        return []
+        return _void_pin(host)
     mine = {m.groups.get("dep", ""): m.groups.get("have", "") for m in lines}
     code = lines[0].groups.get("rocm", "")
     amd = f"{int(code[0])}.{int(code[1:3])}.{int(code[3:])}" if len(code) == 5 and code.isdigit() else "?"
@@ -61,6 +61,24 @@ def _two_sources(host: Host) -> list[Finding]:
         [str(m.source) if m.source else m.text for m in lines[:3]],
         Fix("Remove the distribution's packages, then install AMD's ROCm (or pin repo.radeon.com higher):",
             [command("sudo", "apt", "remove", *pkgs)] if pkgs else [],
+            ROCM_DOCS + "install/install-methods/package-manager/package-manager-ubuntu.html"),
+    )]
+
+
+def _void_pin(host: Host) -> list[Finding]:
+    """The pin meant to rank repo.radeon.com first was written with bash's echo without -e (ROCm/legacy-rocm-build
+    #3946): apt ignores it, so the distribution's ROCm packages compete with AMD's."""
+    pins = [m for m in host.logs if m.signature == "apt-pin-echo-without-e"]
+    if not pins:
+        return []
+    return [finding(
+        "rocm.multiple-versions", Severity.WARN,
+        "Two sources of ROCm compete: the pin that should rank repo.radeon.com first is void",
+        f"{pins[0].groups.get('file', 'The pin file')} was written with echo without -e, so it is one line with a "
+        "literal '\\n' and apt ignores it: the distribution's own ROCm packages (Ubuntu ships some) can then "
+        "outrank AMD's, and AMD's packages fail on their exact dependencies.",
+        [str(m.source) if m.source else m.text for m in pins[:2]],
+        Fix("Rewrite the pin (see log.apt-pin-ignored), then confirm AMD's candidates:", ["apt-cache policy rocminfo"],
             ROCM_DOCS + "install/install-methods/package-manager/package-manager-ubuntu.html"),
     )]
 
