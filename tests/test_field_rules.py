@@ -69,3 +69,17 @@ def test_an_apt_pin_written_with_echo_without_e_is_void(tmp_path: Path) -> None:
     assert problems(found) == {"log.apt-pin-ignored": "warn", "rocm.multiple-versions": "warn"}
     for good in (pin.replace("echo ", "echo -e "), pin.replace("echo ", "printf ")):
         assert problems(judged(tmp_path, good, "g.txt")) == {}, good
+
+
+def test_the_wheels_own_rocblas_without_a_gfx_names_the_only_gpu(tmp_path: Path) -> None:
+    """pytorch/pytorch#96964: torch 2.0.0's bundled rocBLAS has no gfx1100 library; its error names no gfx, and
+    the only GPU is an RX 7900 XTX ('GPU：AMD 7900XTX', 'Pytorch: 2.0.0')."""
+    text = ("rocBLAS error: Cannot read /home/k/env/lib/python3.9/site-packages/torch/lib/rocblas/library/"
+            "TensileLibrary.dat: No such file or directory\nGPU：AMD 7900XTX\nPytorch: 2.0.0\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"torch.arch-missing": "fail", "log.no-binary-for-gpu": "fail"}
+    assert "torch 2.0.0" in found["torch.arch-missing"][0].title
+    # the system's rocBLAS (not the wheel's) is not the wheel's fault
+    system = judged(tmp_path, text.replace("/home/k/env/lib/python3.9/site-packages/torch/lib", "/opt/rocm/lib"),
+                    "s.txt")
+    assert "torch.arch-missing" not in problems(system)

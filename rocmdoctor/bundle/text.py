@@ -119,7 +119,7 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver")
     arch = facts.first("torch.arch-list")
-    hip_error = facts.first("torch.hip-error")
+    hip_error = facts.first("torch.hip-error") or facts.first("torch.rocm-lib")
     stayed = _failed_rocm_install(facts)
     family = facts.first("torch.therock-family")
     if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family):

@@ -161,8 +161,11 @@ def wheel_lib_missing(host: Host) -> Optional[tuple[str, LogMatch]]:
     """(gfx, line) when rocBLAS *inside the torch wheel* said it has no kernels for that gfx: direct evidence
     that beats the wheel's list of compiled targets (pytorch/pytorch#179865: the rocm7.2 nightly's rocBLAS has no
     gfx900 Tensile files although torch's own kernels list gfx900)."""
+    only = {g for g in (native_gfx(x) for x in discrete_gpus(host)) if g}
     for m in host.logs:
-        gfx = log_gfx(m)
+        # rocBLAS's bare "Cannot read .../TensileLibrary.dat" names no gfx: it is the GPU it runs on, which is
+        # known when the host has one kind of GPU (pytorch/pytorch#96964: torch 2.0.0's wheel on an RX 7900 XTX)
+        gfx = log_gfx(m) or (next(iter(only)) if len(only) == 1 else None)
         if m.signature == "rocblas-tensile-missing-arch" and gfx and _WHEEL_LIB.search(m.text):
             return gfx, m
     return None

@@ -69,6 +69,9 @@ _TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v
 RULES: tuple[Rule, ...] = (
     # --- PyTorch -----------------------------------------------------------------------------------------
     _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
+    # an issue template's "Pytorch: 2.0.0" / "PyTorch：2.0.0" (full-width colon; pytorch/pytorch#96964)
+    _r("torch.version", ("orch:", "orch：", "orch :"),
+       rf"^\s{{0,8}}(?:PyTorch|Pytorch|pytorch|torch|Torch)\s{{0,2}}[:：]\s{{0,4}}(?P<v>{_TORCH_VER})\s*$"),
     _r("torch.version", ("orch version",),
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
     # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
@@ -107,6 +110,11 @@ RULES: tuple[Rule, ...] = (
     _r("torch.arch-list", ("get_arch_list()",),
        r"get_arch_list\(\)", _TORCH_Q,
        r"\[?(?P<v>'gfx[0-9a-f]{3,5}[^'\n]{0,20}'(?:, 'gfx[0-9a-f]{3,5}[^'\n]{0,20}'){0,40})"),
+    # a ROCm runtime library inside the torch wheel named in an error: ".../site-packages/torch/lib/rocblas/library/
+    # TensileLibrary.dat" (pytorch/pytorch#96964): only a ROCm build ships those
+    _r("torch.rocm-lib", ("packages/torch/lib",),
+       r"(?P<v>[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\](?:rocblas|hipblaslt|libamdhip64|libMIOpen|libhsa-runtime64)"
+       r"[\w./\\-]{0,120})"),
     _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
     _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
     _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
