@@ -83,3 +83,19 @@ def test_the_wheels_own_rocblas_without_a_gfx_names_the_only_gpu(tmp_path: Path)
     system = judged(tmp_path, text.replace("/home/k/env/lib/python3.9/site-packages/torch/lib", "/opt/rocm/lib"),
                     "s.txt")
     assert "torch.arch-missing" not in problems(system)
+
+
+def test_no_override_advice_on_native_windows(tmp_path: Path) -> None:
+    """ollama#12071: on Windows nothing reads HSA_OVERRIDE_GFX_VERSION (AMD, ROCm/TheRock#1719); one that is set
+    there is a warning to remove it, never the fix."""
+    log = ('time=... level=WARN msg="amdgpu is not supported (supported types:[])" gpu_type=gfx1032 gpu=0 '
+           'library=C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm\nGPU: AMD Radeon RX 6600\n')
+    found = judged(tmp_path, log + "### OS\n\nwindows\n")
+    assert "gpu.override-needed" not in problems(found)
+    assert "gpu.override-mismatch" not in problems(found)
+    set_too = judged(tmp_path, log + "### OS\n\nwindows\nset HSA_OVERRIDE_GFX_VERSION=10.3.0\n", "b.txt")
+    assert problems(set_too).get("gpu.override-mismatch") == "warn"
+    assert "gpu.override-needed" not in problems(set_too)
+    # the same log from Linux keeps the override advice (the process ran without it)
+    linux = judged(tmp_path, log.replace("C:\\Users\\me\\AppData\\Local\\Programs\\Ollama", "/usr"), "c.txt")
+    assert problems(linux).get("gpu.override-needed") == "fail"

@@ -25,7 +25,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
                   "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
                   "container.video-only": "video-only",
-                  "torch.no-gpus": "no-gpus"}
+                  "torch.no-gpus": "no-gpus", "env.override.named": "override-named"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:

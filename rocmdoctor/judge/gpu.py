@@ -102,6 +102,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}", [ctx.why])
     if status == "deprecated":
         return _deprecated(host, matrix, ctx, gpu, gfx)
+    if target is not None and target.override and "windows" in host.context:
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: on native Windows nothing reads "
+                    "HSA_OVERRIDE_GFX_VERSION (the HIP runtime there does not go through HSA, ROCm/TheRock#1719): "
+                    f"{gfx} runs only with a build that includes it")
     if target is not None and target.override:
         if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
             return _unsupported(matrix, ctx, gpu, gfx, status, target)
@@ -401,8 +405,30 @@ def _override_fix(host: Host, gpu: GpuInfo, value: str, rocm: Optional[str]) -> 
     return _context_override_fix(host, value)  # one GPU model: where the failing process reads it
 
 
+def _override_on_windows(host: Host) -> list[Finding]:
+    """Native Windows: the override does nothing there (AMD: the Windows HIP runtime does not go through HSA,
+    ROCm/TheRock#1719); ollama's Windows discovery even reads it and rejects every GPU (ollama#9614)."""
+    named = host.context.get("override-named")
+    if named is None:
+        return [skip("gpu.override-mismatch", "Native Windows: HSA_OVERRIDE_GFX_VERSION is not used there")]
+    return [finding(
+        "gpu.override-mismatch", Severity.WARN,
+        f"HSA_OVERRIDE_GFX_VERSION={named.value} is set on Windows, where nothing reads it",
+        "ROCr, the Linux HSA runtime, reads this variable; the Windows HIP runtime does not go through HSA, so it "
+        "cannot make a GPU run another target's code. ollama's Windows GPU discovery (before its runner-based "
+        "discovery) even skipped its support list when it was set and then rejected every GPU with 'supported "
+        "types:[]' (ollama#9614).",
+        [str(named.source)] if named.source else [],
+        Fix("Remove it from the environment (PowerShell), restart the program, and use a build that includes this "
+            "GPU (ollama: its Vulkan backend):",
+            ["[Environment]::SetEnvironmentVariable('HSA_OVERRIDE_GFX_VERSION', $null, 'User')"]),
+    )]
+
+
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
+    if "windows" in host.context:
+        return _override_on_windows(host)
     value = override_value(host)
     shell = host.context.get("override-shell")
     if value is None and shell is not None and shell.value and len(host.gpus) > 1:

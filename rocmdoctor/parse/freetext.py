@@ -263,6 +263,9 @@ RULES: tuple[Rule, ...] = (
     # --- environment, services, containers -------------------------------------------------------------------
     _r("env.override.shell", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
+    # any value, malformed ones included ("HSA_OVERRIDE_GFX_VERSION=gfx1102" in an ollama log, ollama#12071)
+    _r("env.override.named", ("HSA_OVERRIDE_GFX_VERSION",),
+       r"(?<![\w])HSA_OVERRIDE_GFX_VERSION['\"]?\s?[=:]\s?['\"]?(?P<v>[\w.]{1,12})"),
     _r("env.override.service", ("Environment=",), r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
     _r("env.override.process", ("server config",),
        r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
