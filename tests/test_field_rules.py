@@ -99,3 +99,15 @@ def test_no_override_advice_on_native_windows(tmp_path: Path) -> None:
     # the same log from Linux keeps the override advice (the process ran without it)
     linux = judged(tmp_path, log.replace("C:\\Users\\me\\AppData\\Local\\Programs\\Ollama", "/usr"), "c.txt")
     assert problems(linux).get("gpu.override-needed") == "fail"
+
+
+def test_hipblaslts_runtime_error_is_fatal_and_its_warning_is_not(tmp_path: Path) -> None:
+    """ROCm/hipBLASLt#1243: 'RuntimeError: ... on a unsupported architecture!' stops the program (a torch nightly
+    regression); the 'on an unsupported architecture' UserWarning only falls back to hipBLAS."""
+    fatal = judged(tmp_path, '"RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!"\n'
+                             "This is with\ntorch==2.6.0.dev20241015+rocm6.2\n")
+    assert problems(fatal) == {"log.hipblaslt-unsupported-arch": "fail"}
+    warn = judged(tmp_path, "UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding "
+                            "blas backend to hipblas\n", "w.txt")
+    assert problems(warn) == {}
+    assert [f.severity for f in warn["log.hipblaslt-unsupported-arch"]] == [Severity.INFO]
