@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.model import GFX_PRIORITY, Finding, Host, Source
+from rocmdoctor.model import GFX_PRIORITY, Finding, GpuInfo, Host, Source
 from rocmdoctor.parse.rocminfo import APU_MEMORY
 
 if TYPE_CHECKING:
@@ -24,12 +24,21 @@ def enrich(host: Host, matrix: Matrix) -> Host:
                     gpu.gfx_by_source["pci-id"] = gfx
                 if not gpu.name:
                     gpu.name = matrix.product_name_for_pci(gpu.pci_device_id, gpu.pci_revision)
+                if not gfx:
+                    _legacy(gpu, matrix, gpu.pci_device_id, "pci-id")
             except NotImplementedError:
                 pass
         if gpu.name and not any(k in gpu.gfx_by_source for k in ("kfd", "pci-id", "amd-smi", "rocm-smi", "lspci")):
             target = _target_by_name(matrix, gpu.name)
             if target is not None:  # a marketing name (collect_env, rocm-smi) names the hardware
                 gpu.gfx_by_source.setdefault("name", target.gfx)
+            elif not gpu.gfx_by_source:  # a board the GPU table lacks: the PCI ID Repository's names, the kernel
+                for dev in matrix.pci_ids_named(gpu.name)[:1]:
+                    gfx = matrix.gfx_for_pci(dev)
+                    if gfx:
+                        gpu.gfx_by_source["name"] = gfx
+                    else:
+                        _legacy(gpu, matrix, dev, "name")
         for src in GFX_PRIORITY:
             if src in gpu.gfx_by_source:
                 gpu.gfx = gpu.gfx_by_source[src]
@@ -48,6 +57,20 @@ def enrich(host: Host, matrix: Matrix) -> Host:
                 gpu.is_apu = True
                 gpu.sources.append(Source("matrix", text=f"{gpu.gfx} is an APU target"))
     return host
+
+
+def _legacy(gpu: GpuInfo, matrix: Matrix, device_id: str, how: str) -> None:
+    """A pre-Vega chip from the kernel's tables: the gfx kfd serves it as, or that kfd does not serve it."""
+    chip = matrix.legacy_chip(device_id)
+    if chip is None:
+        return
+    name, family, gfx = chip
+    if gfx:
+        gpu.gfx_by_source.setdefault(how, gfx)
+    else:
+        gpu.chip_without_kfd = f"{name.title()}, {family}"
+        why = f"PCI {device_id} is {name} in amdgpu's pciidlist; kfd's kgd2kfd_probe has no case for it"
+        gpu.sources.append(Source("matrix", text=why + " (Linux 5.18, matrices/pci_chips.toml)"))
 
 
 def _target_by_name(matrix: Matrix, name: str):  # type: ignore[no-untyped-def]

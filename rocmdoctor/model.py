@@ -94,6 +94,9 @@ class GpuInfo:
     pcie_max_width: Optional[int] = None  # max_link_width: lanes the device/slot pair can do
     pcie_speed: Optional[str] = None  # current_link_speed: "16.0 GT/s PCIe"
     pcie_max_speed: Optional[str] = None
+    # the kernel's chip for a PCI id the GPU table lacks ("OLAND (GCN1 (SI))") when kfd has no case for it:
+    # no ROCm can use the GPU (matrices/pci_chips.toml)
+    chip_without_kfd: Optional[str] = None
     sources: list[Source] = field(default_factory=list)
 
 

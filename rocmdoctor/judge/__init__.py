@@ -14,6 +14,7 @@ from __future__ import annotations
 # isort: off
 import rocmdoctor.judge.system as system
 import rocmdoctor.judge.gpu as gpu
+import rocmdoctor.judge.gpu_override as gpu_override
 import rocmdoctor.judge.gpu_topology as gpu_topology
 import rocmdoctor.judge.rocm as rocm
 import rocmdoctor.judge.perm as perm
@@ -27,4 +28,5 @@ import rocmdoctor.judge.secureboot as secureboot
 import rocmdoctor.judge.live as live
 # isort: on
 
-CHECK_MODULES = (system, gpu, gpu_topology, rocm, perm, torch, env, logs, container, context, health, secureboot, live)
+CHECK_MODULES = (system, gpu, gpu_override, gpu_topology, rocm, perm, torch, env, logs, container, context, health,
+                 secureboot, live)

@@ -18,7 +18,6 @@ from rocmdoctor.judge.facts import (
     ok,
     override_for,
     override_in_effect,
-    override_value,
     per_node_overrides,
     per_node_supported,
     reported_user_space_gfx,
@@ -83,6 +82,17 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     """The support status of one GPU's ISA decides which finding it gets; an ISA that runs under another
     ISA's code (an override target) is judged on the override, not on AMD's list."""
     gfx = native_gfx(gpu)
+    if not gfx and gpu.chip_without_kfd:
+        return finding(
+            "gpu.arch-unsupported", Severity.FAIL,
+            f"{gpu_label(gpu)}: its chip ({gpu.chip_without_kfd}) is not served by the kernel's compute driver; no "
+            "ROCm release can use it",
+            "The kernel's compute driver (kfd) has no case for this chip ('not supported in kfd'), so /dev/kfd never "
+            "offers it to ROCm, whatever user space is installed. It still works for display and OpenGL/Vulkan.",
+            _evidence(gpu),
+            Fix("Use a GPU ROCm supports, or a non-ROCm backend (Vulkan, OpenCL from Mesa) for this one:",
+                ["rocmdoctor matrix show"], SUPPORT_URL),
+        )
     if not gfx:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
     target = matrix.gpu(gfx)
@@ -403,104 +413,3 @@ def _override_fix(host: Host, gpu: GpuInfo, value: str, rocm: Optional[str]) -> 
                    "processes that see this GPU alone:",
                    [f"HIP_VISIBLE_DEVICES={gpu.index} HSA_OVERRIDE_GFX_VERSION={value} python train.py"], SUPPORT_URL)
     return _context_override_fix(host, value)  # one GPU model: where the failing process reads it
-
-
-def _override_on_windows(host: Host) -> list[Finding]:
-    """Native Windows: the override does nothing there (AMD: the Windows HIP runtime does not go through HSA,
-    ROCm/TheRock#1719); ollama's Windows discovery even reads it and rejects every GPU (ollama#9614)."""
-    named = host.context.get("override-named")
-    if named is None:
-        return [skip("gpu.override-mismatch", "Native Windows: HSA_OVERRIDE_GFX_VERSION is not used there")]
-    return [finding(
-        "gpu.override-mismatch", Severity.WARN,
-        f"HSA_OVERRIDE_GFX_VERSION={named.value} is set on Windows, where nothing reads it",
-        "ROCr, the Linux HSA runtime, reads this variable; the Windows HIP runtime does not go through HSA, so it "
-        "cannot make a GPU run another target's code. ollama's Windows GPU discovery (before its runner-based "
-        "discovery) even skipped its support list when it was set and then rejected every GPU with 'supported "
-        "types:[]' (ollama#9614).",
-        [str(named.source)] if named.source else [],
-        Fix("Remove it from the environment (PowerShell), restart the program, and use a build that includes this "
-            "GPU (ollama: its Vulkan backend):",
-            ["[Environment]::SetEnvironmentVariable('HSA_OVERRIDE_GFX_VERSION', $null, 'User')"]),
-    )]
-
-
-@check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
-def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
-    if "windows" in host.context:
-        return _override_on_windows(host)
-    value = override_value(host)
-    shell = host.context.get("override-shell")
-    if value is None and shell is not None and shell.value and len(host.gpus) > 1:
-        value = shell.value  # a report about a global override on a multi-GPU host
-    if "env" not in host.captured and value is None:
-        return [not_captured("gpu.override-mismatch", "Environment")]
-    bad = [(n, v) for n, v in sorted(per_node_overrides(host).items()) if gfx_from_version(v) is None]
-    if bad:
-        n, v = bad[0]
-        return [finding(
-            "gpu.override-mismatch", Severity.FAIL, f"{PER_NODE_PREFIX}{n}={v!r} is malformed",
-            "The runtime expects MAJOR.MINOR.STEPPING in decimal (10.3.0 for gfx1030); the thunk refuses a "
-            "malformed value and no GPU is found.",
-            [f"env.txt: {PER_NODE_PREFIX}{n}={v}"],
-            Fix("Set it in the documented form, or unset it:", [f"unset {PER_NODE_PREFIX}{n}"]),
-        )]
-    if value is None:
-        # Without a GPU "not set" proves nothing about one: a skip, so a GPU-less host never shows "[✓] GPUs".
-        if not host.gpus:
-            return [skip("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set (no GPU to judge)")]
-        return [ok("gpu.override-mismatch", "HSA_OVERRIDE_GFX_VERSION is not set")]
-    forced = gfx_from_version(value)
-    if forced is None:
-        return [finding(
-            "gpu.override-mismatch", Severity.FAIL, f"HSA_OVERRIDE_GFX_VERSION={value!r} is malformed",
-            "The runtime expects MAJOR.MINOR.STEPPING in decimal, e.g. 10.3.0 for gfx1030 or 11.0.0 for gfx1100; "
-            "a malformed value is ignored or makes the runtime fail to find any GPU.",
-            [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}"],
-            Fix("Set it in the documented form, or unset it:", ["export HSA_OVERRIDE_GFX_VERSION=10.3.0",
-                                                                "unset HSA_OVERRIDE_GFX_VERSION"]),
-        )]
-    if not host.gpus:
-        return [skip("gpu.override-mismatch", "No GPU to compare the override with")]
-    ctx = rocm_context(host, matrix, allow_latest=True)
-    out = []
-    natives = {native_gfx(g) for g in host.gpus if native_gfx(g)}
-    for gpu in host.gpus:
-        gfx = native_gfx(gpu)
-        if not gfx or gfx == forced:
-            continue
-        if ctx.version:
-            native_ok = matrix.support_status(gfx, ctx.version) == "supported"
-        else:
-            native_ok = bool(matrix.releases_supporting(gfx=gfx))
-        target = matrix.gpu(gfx)
-        fits = target is not None and target.override == value
-        if native_ok or (not fits and len(natives) > 1):
-            visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
-            out.append(finding(
-                "gpu.override-mismatch", Severity.WARN,
-                f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",
-                f"The override makes every GPU in the process present itself as {forced}. {gpu_label(gpu)} "
-                + ("is natively supported" if native_ok else f"is a different ISA ({gfx})")
-                + ": code built for another ISA can fault, hang or return wrong results on it.",
-                [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
-                _mismatch_fix(host, matrix, ctx.version, value, visible),
-            ))
-    return out or [ok("gpu.override-mismatch", f"HSA_OVERRIDE_GFX_VERSION={value} matches the GPUs it is needed for")]
-
-
-def _mismatch_fix(host: Host, matrix: Matrix, rocm: Optional[str], value: str, visible: list[str]) -> Fix:
-    """Replace the global override by per-GPU ones where the ROCm in use reads them (6.2+)."""
-    def needs(g: GpuInfo) -> bool:
-        target = matrix.gpu(native_gfx(g) or "")
-        return target is not None and target.override == value
-
-    needy = [g for g in host.gpus if needs(g)]
-    if per_node_supported(rocm) and needy and all(g.kfd_node is not None for g in needy):
-        return Fix(f"ROCm {rocm} reads per-GPU overrides: set the override only for the GPUs that need it:",
-                   ["unset HSA_OVERRIDE_GFX_VERSION"]
-                   + [f"export {PER_NODE_PREFIX}{g.kfd_node}={value}  # GPU {g.index}" for g in needy],
-                   "https://github.com/ROCm/ROCT-Thunk-Interface/pull/104")
-    return Fix("Set the override only for the processes that need it, and hide the other GPUs from them:",
-               [f"HIP_VISIBLE_DEVICES={','.join(visible) or '0'} HSA_OVERRIDE_GFX_VERSION={value} python train.py",
-                "unset HSA_OVERRIDE_GFX_VERSION  # in the global shell profile"])

@@ -177,6 +177,17 @@ def _parse_amdgpu_ids() -> dict[str, str]:
     return names
 
 
+def _pci_by_name(rows: list[dict]) -> dict[str, tuple[str, ...]]:
+    """'radeon hd 8750m' / 'navi 22' -> the PCI ids whose PCI ID Repository entry names it."""
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        for name in [r["codename"], *r["products"]]:
+            key = " ".join(name.lower().split())
+            if key and r["pci"] not in out.setdefault(key, []):
+                out[key].append(r["pci"])
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def build(raw: dict[str, dict[str, Any]]) -> Matrix:
     """Parsed files -> Matrix. Tolerates missing files (partial data) so consumers keep working."""
     releases = _build_releases(raw.get("releases", {}))
@@ -212,6 +223,9 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
             NightlyEpoch(rocm=e["rocm"], since=e["since"], until=e["until"], gfx=_t(e["gfx"]),
                          uncertain=_t(e["uncertain"]), source=e["gfx_source"])
             for e in raw.get("torch_builds", {}).get("nightly_epoch", [])),
+        pci_chips={c["pci"]: (c["chip"], c["family"], c["gfx"]) for c in raw.get("pci_chips", {}).get("chip", [])},
+        pci_chips_source=raw.get("pci_chips", {}).get("chips_source", ""),
+        pci_by_name=_pci_by_name(raw.get("pci_chips", {}).get("name", [])),
         therock_families={f["name"].lower(): (_t(f["gfx"]), f["source"])
                           for f in raw.get("torch_builds", {}).get("therock_family", [])},
     )

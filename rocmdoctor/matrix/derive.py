@@ -405,23 +405,6 @@ def derive_text(root: Optional[Path] = None) -> str:
     return render(builds, nightly_epochs(src, builds), therock_families(src))
 
 
-def run_offline(write: bool = False) -> tuple[str, str]:
-    """(unified diff of torch_builds.toml, summary); ``write`` replaces the file with the derived text."""
-    from rocmdoctor.paths import MATRICES_DIR
-
-    path = Path(MATRICES_DIR) / "torch_builds.toml"
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    new = derive_text()
-    diff = make_diff(old, new, path="matrices/torch_builds.toml")
-    if write and diff:
-        tmp = path.with_suffix(".toml.tmp")
-        tmp.write_text(new, encoding="utf-8")
-        tmp.replace(path)
-    n = new.count("[[build]]")
-    state = "in sync" if not diff else ("rewritten" if write else f"{diff.count(chr(10))} diff lines to review")
-    return diff, f"derived {n} torch builds from matrices/upstream/: {state}"
-
-
 def make_diff(old: str, new: str, path: str = "matrices/torch.toml") -> str:
     """Unified diff (a/ b/ prefixes, `patch -p1` ready); empty when nothing changed."""
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),

@@ -330,6 +330,21 @@ class Matrix(MatrixData):
         out.sort(key=lambda v: (_vtuple(v.torch), _vtuple(v.rocm), v.channel == "pytorch"), reverse=True)
         return out
 
+    def legacy_chip(self, device_id: str) -> Optional[tuple[str, str, str]]:
+        """(chip, family, gfx kfd serves it as or "") for a PCI id of amdgpu's pre-Vega pciidlist."""
+        dev = _norm_pci(device_id)
+        return self.pci_chips.get(dev) if dev else None
+
+    def pci_ids_named(self, name: str) -> tuple[str, ...]:
+        """PCI ids the PCI ID Repository gives this product name or codename ('Radeon HD 8750M', 'Navi 22');
+        the 'AMD'/'Radeon' prefixes are optional."""
+        key = " ".join(name.lower().replace("(tm)", "").split())
+        key = key.removeprefix("amd ").removeprefix("ati ")
+        for k in (key, "radeon " + key, key.removeprefix("radeon ")):
+            if k in self.pci_by_name:
+                return self.pci_by_name[k]
+        return ()
+
     def therock_family(self, name: str) -> Optional[tuple[tuple[str, ...], str]]:
         """(gfx targets, source) of one of TheRock's per-family indexes ("gfx110X-dgpu"), None when unknown."""
         return self.therock_families.get(name.strip().strip("/").lower())

@@ -189,9 +189,24 @@ CHANNEL: dict[str, tuple[Spec, bool]] = {
 }
 
 # file stem -> {top-level key: (spec, required)}
+PCI_CHIP: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/derive_pci.py
+    "pci": ("str", True),
+    "chip": ("str", True),
+    "family": ("str", True),
+    "gfx": ("str", True),
+}
+
+PCI_NAME: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/derive_pci.py
+    "pci": ("str", True),
+    "codename": ("str", True),
+    "products": (STR_LIST, True),
+}
+
 FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "releases": {"schema": ("int", True), "release": (("list", RELEASE), True)},
     "gpus": {"schema": ("int", True), "gpu": (("list", GPU), True)},
+    "pci_chips": {"schema": ("int", True), "chips_source": ("str", True), "names_source": ("str", True),
+                  "chip": (("list", PCI_CHIP), True), "name": (("list", PCI_NAME), True)},
     "overrides": {"schema": ("int", True), "override": (("list", OVERRIDE), True)},
     "torch": {"schema": ("int", True), "index": (("list", TORCH_INDEX), False),
               "wheel": (("list", TORCH_RELEASE), True)},

@@ -204,5 +204,10 @@ class MatrixData:
     health_thresholds: dict[str, float] = field(default_factory=dict)  # matrices/health.toml name -> value
     channels: dict[str, Channel] = field(default_factory=dict)  # matrices/channels.toml name -> Channel
     nightly_epochs: tuple[NightlyEpoch, ...] = ()  # dated nightlies' gfx lists (matrices/torch_builds.toml)
+    # matrices/pci_chips.toml: PCI id -> (kernel chip, family, gfx kfd serves it as or ""), its source; PCI ID
+    # Repository product names and codenames (lower case) -> PCI ids
+    pci_chips: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    pci_chips_source: str = ""
+    pci_by_name: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # TheRock's per-family index name -> (gfx targets it served, source) (matrices/torch_builds.toml)
     therock_families: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)

@@ -99,7 +99,7 @@ def update(
         if Path(output).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
             raise BadInput(f"-o {output}: not a writable file path")
     if offline:
-        from rocmdoctor.matrix.derive import run_offline
+        from rocmdoctor.matrix.offline import run_offline
 
         diff, summary = run_offline()
     else:

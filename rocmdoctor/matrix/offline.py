@@ -1,0 +1,33 @@
+"""`rocmdoctor matrix update --offline`: re-derive every generated table from matrices/upstream/ and diff it.
+
+The torch build table (derive.py) and the PCI chip table (derive_pci.py) are independent derivations; this module
+runs both so one command (and one review) keeps every generated file in sync with its pinned sources.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocmdoctor.matrix import derive, derive_pci
+
+
+def run_offline(write: bool = False) -> tuple[str, str]:
+    """(unified diff of the generated tables, summary); ``write`` replaces the files with the derived text."""
+    from rocmdoctor.paths import MATRICES_DIR
+
+    diffs, counts = [], []
+    for name, text in (("torch_builds.toml", derive.derive_text), ("pci_chips.toml", derive_pci.derive_text)):
+        path = Path(MATRICES_DIR) / name
+        old = path.read_text(encoding="utf-8") if path.is_file() else ""
+        new = text()
+        diff = derive.make_diff(old, new, path=f"matrices/{name}")
+        if write and diff:
+            tmp = path.with_suffix(".toml.tmp")
+            tmp.write_text(new, encoding="utf-8")
+            tmp.replace(path)
+        diffs.append(diff)
+        counts.append(new)
+    diff = "".join(diffs)
+    state = "in sync" if not diff else ("rewritten" if write else f"{diff.count(chr(10))} diff lines to review")
+    return diff, (f"derived {counts[0].count('[[build]]')} torch builds and {counts[1].count('[[chip]]')} PCI chips "
+                  f"from matrices/upstream/: {state}")
