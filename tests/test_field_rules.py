@@ -111,3 +111,15 @@ def test_hipblaslts_runtime_error_is_fatal_and_its_warning_is_not(tmp_path: Path
                             "blas backend to hipblas\n", "w.txt")
     assert problems(warn) == {}
     assert [f.severity for f in warn["log.hipblaslt-unsupported-arch"]] == [Severity.INFO]
+
+
+def test_a_gpu_seen_as_root_and_not_as_the_user_is_a_permission_problem(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1826: clinfo lists gfx1033 as root and nothing as the user (in video, not render)."""
+    text = ("I can't list devices as user:\n\nillwieckz@test:~$ clinfo --list\n\nBut I can do it as root:\n\n"
+            "Note: the user is already in the `video` group.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"perm.kfd-access": "fail"}
+    assert "render" in found["perm.kfd-access"][0].detail
+    # one half alone is no evidence: "as root" alone, or a failure as user without root working
+    assert problems(judged(tmp_path, "But I can do it as root:\n", "a.txt")) == {}
+    assert problems(judged(tmp_path, "I can't list devices as user:\n", "b.txt")) == {}

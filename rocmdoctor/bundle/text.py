@@ -25,7 +25,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
                   "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
                   "container.video-only": "video-only",
-                  "torch.no-gpus": "no-gpus", "env.override.named": "override-named"}
+                  "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
+                  "user.in-group": "user-in-group"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -49,6 +50,10 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         host.context.setdefault("compose-items", Fact("", f.source))
         prev = host.context["compose-items"]
         host.context["compose-items"] = Fact((prev.value + " " + f.value).strip(), prev.source)
+    fails, works = facts.first("perm.user-fails"), facts.first("perm.root-works")
+    if fails is not None and works is not None:  # the GPU answers root only (ROCm/legacy-rocm-build#1826)
+        host.context["root-only"] = Fact(f"{fails.value} / {works.value}", fails.source)
+        host.context["root-only-works"] = _fact(works)
     if "container" in host.context and not acc.container_seen:
         acc.in_container(host.context["container"].source)
     _torch(acc, facts)

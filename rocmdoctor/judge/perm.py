@@ -59,6 +59,24 @@ def _kfd_group_finding(kfd: DeviceNode, group: str, symptoms: list[LogMatch]) ->
     )
 
 
+def _root_only(host: Host) -> Finding:
+    """The report says the GPU is seen as root and not as the user: the user cannot open the device nodes."""
+    said, works = host.context["root-only"], host.context["root-only-works"]
+    member = host.context.get("user-in-group")
+    only = f" The report says the user is in the {member.value} group; on current distributions /dev/kfd and " \
+        "/dev/dri/renderD* belong to render, so the user needs render as well." if member is not None else ""
+    user = word("user", host.user.name if host.user else None, "$USER")
+    return finding(
+        "perm.kfd-access", Severity.FAIL, "The GPU answers root but not this user: the user cannot open /dev/kfd",
+        "The same program finds the GPU as root and nothing as the user, so the driver and the runtime work and "
+        "the device nodes' permissions keep the user out." + only,
+        [str(said.source), str(works.source)] + ([str(member.source)] if member is not None else []),
+        Fix("Add the user to both groups, then log out and back in:",
+            [command("sudo", "usermod", "-aG", "render,video", user), "ls -l /dev/kfd /dev/dri/renderD*"],
+            PERM_URL),
+    )
+
+
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
 def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
@@ -88,6 +106,8 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                 ["docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
                  "stat -c '%G %g' /dev/dri/renderD128"], PERM_URL),
         )]
+    if not nodes and "root-only" in host.context:
+        return [_root_only(host)]
     if not nodes:
         return [not_captured("perm.kfd-access", "Device node permissions (/dev/kfd, /dev/dri)")]
     kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)

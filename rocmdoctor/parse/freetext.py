@@ -273,6 +273,20 @@ RULES: tuple[Rule, ...] = (
     _r("env.override.service", ("Environment=",), r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
     _r("env.override.process", ("server config",),
        r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
+    # "I can't list devices as user" ... "But I can do it as root" (ROCm/legacy-rocm-build#1826): the GPU answers root
+    # only, a device-permission problem; both halves are needed (perm.root-only in bundle/text.py)
+    _r("perm.user-fails", ("as user", "as a user", "as my user", "as normal user", "as a normal user", "without sudo",
+                           "as non-root", "as a regular user"),
+       r"(?i:(?P<v>\b(?:can(?:'|no)?t|cannot|doesn't|does not|don't|fails?|nothing)\b[^\n]{0,60}?\b"
+       r"(?:as (?:a |my |the )?(?:normal |regular |non-root )?user|as non-root|without sudo)\b))"),
+    _r("perm.root-works", ("as root", "with sudo", "using sudo", "under sudo"),
+       r"(?i:(?P<v>\b(?:can|works?|working|does|runs?|lists?|sees?|fine|only)\b[^\n]{0,40}?\b(?:as root|with sudo|"
+       r"using sudo|under sudo)\b))"),
+    # "the user is already in the `video` group": the groups the report says the user has
+    _r("user.in-group", ("video group", "video  group", "render group", "render  group", "video' group",
+                         'video" group'),
+       r"(?i:\buser (?:is )?(?:already )?(?:in|a member of)\s{1,3}(?:the\s{1,3})?['\"]?(?P<v>video|render)['\"]?"
+       r"\s{1,3}group\b)"),
     _r("service", ("systemd[1]", "systemctl ", "journalctl", ".service"),
        r"(?P<v>\bsystemd\[1\]|\bsystemctl (?:edit|restart|status|start) [\w.@-]{1,60}|\bjournalctl\b|\.service\b)"),
     _r("container.run", ("docker ", "podman ", "nerdctl "),
