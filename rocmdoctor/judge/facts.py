@@ -50,7 +50,8 @@ def major_minor(version: Optional[str]) -> Optional[str]:
 
 def gpu_label(gpu: GpuInfo) -> str:
     name = gpu.name or "GPU"
-    return f"GPU {gpu.index} ({name}, {gpu.gfx or 'gfx unknown'})"
+    isa = gpu.gfx or (gpu.chip_without_kfd.split(",")[0] if gpu.chip_without_kfd else "gfx unknown")
+    return f"GPU {gpu.index} ({name}, {isa})"
 
 
 def gpu_summary(host: Host) -> str:
@@ -59,7 +60,8 @@ def gpu_summary(host: Host) -> str:
     Here, not in the report, because ``gpu.detected`` says the same words as the report's header."""
     counts: dict[str, int] = {}
     for g in host.gpus:
-        label = f"{g.name or 'unidentified GPU'} ({g.gfx or 'gfx not captured'})"
+        isa = g.gfx or (g.chip_without_kfd.split(",")[0] if g.chip_without_kfd else "gfx not captured")
+        label = f"{g.name or 'unidentified GPU'} ({isa})"
         counts[label] = counts.get(label, 0) + 1
     return ", ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
 
