@@ -123,3 +123,37 @@ def test_a_gpu_seen_as_root_and_not_as_the_user_is_a_permission_problem(tmp_path
     # one half alone is no evidence: "as root" alone, or a failure as user without root working
     assert problems(judged(tmp_path, "But I can do it as root:\n", "a.txt")) == {}
     assert problems(judged(tmp_path, "I can't list devices as user:\n", "b.txt")) == {}
+
+
+def test_kernel_and_rocm_in_markdown_lists_and_tables_and_a_walker_error_are_read(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#6146 ('- **Kernel**: Linux 6.17.0-20-generic') and ROCm/amdgpu#213 ('| **ROCm** | 7.1.1
+    (Docker...) |', 'on kernel 6.17.0-1017-oem', 'WALKER_ERROR: 0x1'): kernels AMD did not validate for the ROCm."""
+    listed = judged(tmp_path, "- **ROCm**: 7.2.1 (70201-81~24.04)\n- **OS**: Ubuntu 24.04.4 LTS\n"
+                              "- **Kernel**: Linux 6.17.0-20-generic\nMemory access fault by GPU node-1 (Agent handle: "
+                              "0x...)\n")
+    assert problems(listed) == {"kernel.not-validated": "warn", "log.gpu-memory-access-fault": "fail"}
+    table = judged(tmp_path, "faults with WALKER_ERROR: 0x1 on kernel 6.17.0-1017-oem and 6.17.0-20-generic.\n\n"
+                             "| Field | Value |\n|---|---|\n| **OS** | Ubuntu 24.04 LTS |\n"
+                             "| **ROCm** | 7.1.1 (Docker) |\n",
+                   "t.txt")
+    assert problems(table) == {"kernel.not-validated": "warn", "log.gpu-memory-access-fault": "fail"}
+    assert "6.17.0-1017-oem" in table["kernel.not-validated"][0].title
+    # a validated kernel is no warning; WALKER_ERROR: 0x0 is no fault
+    good = judged(tmp_path, "- **ROCm**: 7.2.1\n- **OS**: Ubuntu 24.04.4 LTS\n- **Kernel**: Linux 6.8.0-45-generic\n"
+                            "WALKER_ERROR: 0x0\n", "g.txt")
+    assert problems(good) == {}
+
+
+def test_a_rocm_package_depending_on_what_the_release_lacks_is_an_unsupported_os(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1730: ROCm 5.2's rocm-llvm needs 'python' and libstdc++-5-dev, which Ubuntu 22.04
+    does not ship: direct evidence the packages were built for another release."""
+    apt = ("The following packages have unmet dependencies:\n rocm-llvm : Depends: python but it is not installable\n"
+           "E: Unable to correct problems, you have held broken packages.\n")
+    found = judged(tmp_path, apt)
+    assert problems(found) == {"os.not-supported": "fail", "log.package-install-failed": "fail"}
+    # a version held back, or a non-ROCm package, is not this
+    held = apt.replace("Depends: python but it is not installable", "Depends: python3 (>= 3.10) but 3.8.2 is to be "
+                                                                    "installed")
+    assert "os.not-supported" not in problems(judged(tmp_path, held, "h.txt"))
+    other = apt.replace("rocm-llvm", "gimp")
+    assert "os.not-supported" not in problems(judged(tmp_path, other, "o.txt"))

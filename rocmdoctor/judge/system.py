@@ -96,6 +96,20 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     wsl_missing = _wsl_runtime_missing(host, matrix) or _wsl_release(host, matrix) or _native_rocm_under_wsl(host)
     if wsl_missing:
         return wsl_missing
+    built_elsewhere = [m for m in host.logs if m.signature == "apt-rocm-depends-not-installable"]
+    if built_elsewhere:  # direct evidence beats the table (and needs no version)
+        return [finding(
+            "os.not-supported", Severity.FAIL,
+            "The ROCm packages being installed were not built for this distribution release",
+            "apt says a ROCm package depends on something this release does not provide at all (not a version held "
+            "back): the repository or installer is the one for another release. Packages will not install.",
+            [str(m.source) if m.source else m.text for m in built_elsewhere[:2]]
+            + ([str(host.os.source)] if host.os.source else []),
+            Fix("Use the ROCm release and repository built for this release (check the codename in the source "
+                "list), or install on the release the packages were built for:",
+                ["lsb_release -cs", "grep -r repo.radeon.com /etc/apt/sources.list.d/"], ROCM_DOCS +
+                "reference/system-requirements.html"),
+        )]
     if not host.os.id:
         return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
     if host.kernel.is_wsl and host.os.id != "ubuntu":

@@ -151,6 +151,9 @@ RULES: tuple[Rule, ...] = (
                              for s in (":", " :", "=", "**", " version", " Version")),
        rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
        rf"(?P<v>{_VER})\b"),
+    # a markdown table row: "| **ROCm** | 7.1.1 (Docker: ...) |" (ROCm/amdgpu#213)
+    _r("rocm.version", ("| **ROCm**", "| ROCm |", "| ROCm Version", "| **ROCm Version**", "| ROCm version"),
+       rf"^\|\s{{0,4}}(?:\*\*)?ROCm(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}\|\s{{0,4}}v?(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
        rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:[Rr][Oo][Cc][Mm] ?)?v?(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCM_VERSION",), rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
@@ -168,9 +171,16 @@ RULES: tuple[Rule, ...] = (
     # dkms and apt logs name every kernel they build for.
     _r("kernel.release", ("-generic", "-lowlatency", "-amd64", "-azure", "-aws", "-gcp", "-oem", ".x86_64"),
        r"(?:^\s{0,8}|(?:^|\s)(?:OS )?[Kk]ernel(?: version| release)?\s{0,4}[:=]\s{0,4}",
+       # a markdown list or table: "- **Kernel**: Linux 6.17.0-20-generic", "| **Kernel** | 6.8.0-45-generic |"
+       r"|^[\s>*|-]{0,8}(?:\*\*)?(?:Linux )?[Kk]ernel(?: [Vv]ersion| release)?(?:\*\*)?\s{0,4}[:=|](?:\*\*)?\s{0,4}"
+       r"(?:Linux )?",
        r"|\buname -r\)?\s{0,4}[:=]?\s{0,4})",
        r"(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem)",
-       r"|\d\.\d{1,2}\.\d{1,3}-\d{1,4}\.\w{1,20}\.x86_64)\s*$"),
+       r"|\d\.\d{1,2}\.\d{1,3}-\d{1,4}\.\w{1,20}\.x86_64)\s*\|?\s*$"),
+    # prose: "faults ... on kernel `6.17.0-1017-oem` and ..." (ROCm/amdgpu#213): the first kernel a report names
+    _r("kernel.release", ("on kernel ", "on the kernel "),
+       r"\bon (?:the )?kernel\s{1,3}(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-"
+       r"(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem))\b"),
     _r("kernel.release", ("-microsoft-standard",),
        r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
     _r("kernel.release", ("Linux version",), r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),
