@@ -154,6 +154,13 @@ def named_cache_file(name: str, inputs: list[Path]) -> Optional[Path]:
         return None
 
 
+def peek(name: str, inputs: list[Path], usable: Callable[[Any], bool]) -> Optional[Any]:
+    """The cached ``name`` for these ``inputs`` when a trusted, usable one exists; None otherwise (nothing derived)."""
+    cache_file = named_cache_file(name, inputs)
+    data = read(cache_file, TABLE_FORMAT) if cache_file is not None else None
+    return data if data is not None and usable(data) else None
+
+
 def cached(name: str, inputs: list[Path], derive: Callable[[], Any], usable: Callable[[Any], bool]) -> Any:
     """``derive()`` (plain JSON data), from the cache when a trusted one for these ``inputs`` is ``usable``."""
     cache_file = named_cache_file(name, inputs)

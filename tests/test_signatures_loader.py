@@ -147,3 +147,20 @@ def test_check_json_carries_the_tables_fix_text(tmp_path: Path) -> None:
     assert fix is not None and fix.explanation == sig.fix
     assert found and found[0]["fix"]["explanation"] == fix.explanation
     assert found[0]["fix"]["commands"] == fix.commands
+
+
+def test_the_shipped_table_compiles_lazily_only_when_its_needles_are_cached(tmp_path, monkeypatch) -> None:
+    """With a trusted needle cache (written when every pattern compiled) the shipped patterns are compiled on
+    first use; without one every row is compiled at load, so a broken pattern is still reported, never raised."""
+    import rocmdoctor.parse.signatures as sg
+
+    monkeypatch.setenv("ROCMDOCTOR_CACHE_DIR", str(tmp_path))
+    sg._load.cache_clear()
+    first = sg.load_signatures()  # no cache yet: compiled at load, needles cached
+    assert all("pattern" in s.__dict__ for s in first)
+    sg._load.cache_clear()
+    again = sg.load_signatures()
+    assert [s.id for s in again] == [s.id for s in first]
+    assert not any("pattern" in s.__dict__ for s in again)  # nothing compiled yet
+    assert again[0].pattern.pattern == first[0].pattern.pattern
+    sg._load.cache_clear()

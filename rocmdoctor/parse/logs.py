@@ -8,7 +8,7 @@ import re
 from typing import Optional
 
 from rocmdoctor.model import LogMatch
-from rocmdoctor.parse.needles import literal_needles, may_match
+from rocmdoctor.parse.needles import literal_needles, may_match, may_match_source
 from rocmdoctor.parse.signatures import (
     LOAD_ERRORS,
     SIGNATURES_FILE,
@@ -36,8 +36,10 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
     sigs = load_signatures() if signatures is None else signatures
     hits: list[tuple[int, Signature, re.Match[str]]] = []
     for sig in sigs:
-        if prefilter and not may_match(text, sig.pattern):
-            continue  # a substring test on the distinct lines rules the signature out without running its regex
+        if prefilter:  # a substring test on the distinct lines rules the signature out without running its regex
+            known = may_match_source(text, sig.regex, sig.flags)
+            if known is False or (known is None and not may_match(text, sig.pattern)):
+                continue
         repeats: dict[str, int] = {}
         idle = 0  # matches in a row that added nothing: a log repeating its lines has shown them all
         for scanned, m in enumerate(sig.pattern.finditer(text), 1):

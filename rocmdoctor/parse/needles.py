@@ -152,6 +152,20 @@ def may_match(text: str, pattern: re.Pattern[str]) -> bool:
     return any(occurs(text, n) for n in needles)
 
 
+def may_match_source(text: str, regex: str, flags: int) -> Optional[bool]:
+    """:func:`may_match` for a pattern not compiled yet, when its needles are already known (None: unknown,
+    compile it and ask :func:`may_match`). Saves compiling the signatures a text cannot match."""
+    key = (regex, flags | re.UNICODE)  # a compiled str pattern's flags include UNICODE
+    if key not in KNOWN:
+        return None
+    needles = KNOWN[key]
+    if needles is None:
+        return True
+    if flags & re.IGNORECASE:
+        return any(_occurs_any_case(text, n) for n in needles)
+    return any(occurs(text, n) for n in needles)
+
+
 def literal_needles(pattern: re.Pattern[str]) -> Optional[tuple[str, ...]]:
     """Strings of which every match of ``pattern`` contains at least one, or None when none are known (or the
     pattern ignores case: :func:`may_match` handles that). Lets a scanner skip a regex pass over 16 MiB."""

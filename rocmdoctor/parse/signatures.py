@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Optional
@@ -43,7 +43,7 @@ class Signature:
 
     id: str
     finding: str  # the finding id a check reports (several signatures may share one)
-    pattern: re.Pattern[str]
+    regex: str
     title: str
     severity: Severity = Severity.FAIL
     fix: str = ""  # what to do (the Fix text)
@@ -52,9 +52,20 @@ class Signature:
     url: Optional[str] = None
     source: str = ""  # where the message was seen (a thread URL or a capture)
     example: str = ""  # a line as it appears in the cited source
-    groups: tuple[str, ...] = ()  # the pattern's named groups
     wsl_severity: Optional[Severity] = None  # the severity under WSL, where the message is expected
     wsl_note: str = ""  # why, shown as the explanation there
+    flags: int = 0
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled on first use: the scan's literal prefilter runs a pattern only when its needle is in the
+        text, so a paste costs the compile of the few signatures it can match, not of all ~130 (~70 ms)."""
+        return re.compile(self.regex, self.flags)
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The pattern's named groups."""
+        return tuple(self.pattern.groupindex)
 
     def filled(self, groups: dict[str, str]) -> Signature:
         """This signature with ``{group}`` placeholders in its title, explanation and commands filled from a
@@ -87,16 +98,19 @@ def _required(item: dict[str, Any], key: str) -> str:
     return value
 
 
-def _row(item: Any) -> Signature:
-    """One typed row; ValueError (with the reason) for a row that cannot be used."""
+def _row(item: Any, compiled: bool = True) -> Signature:
+    """One typed row; ValueError (with the reason) for a row that cannot be used. ``compiled=False`` skips the
+    compile check: only for the shipped table when its cached needles prove every pattern compiled."""
     if not isinstance(item, dict):
         raise ValueError("not a table")
     sig_id, finding, rx = _required(item, "id"), _required(item, "finding"), _required(item, "pattern")
-    try:
-        # ignorecase = true: the emitting program varies its case ("Permission denied" / "permission denied")
-        pattern = re.compile(rx, re.IGNORECASE if item.get("ignorecase") is True else 0)
-    except (re.error, OverflowError, RecursionError) as exc:
-        raise ValueError(f"pattern does not compile: {exc}") from None
+    # ignorecase = true: the emitting program varies its case ("Permission denied" / "permission denied")
+    flags = re.IGNORECASE if item.get("ignorecase") is True else 0
+    if compiled:
+        try:
+            re.compile(rx, flags)
+        except (re.error, OverflowError, RecursionError) as exc:
+            raise ValueError(f"pattern does not compile: {exc}") from None
     severity = _text(item, "severity", "fail").lower()
     if severity not in Severity._value2member_map_:
         raise ValueError(f"unknown severity {severity!r}")
@@ -107,12 +121,12 @@ def _row(item: Any) -> Signature:
     wsl_severity = item.get("wsl_severity")
     if wsl_severity is not None and wsl_severity not in ("ok", "info", "warn", "fail"):
         raise ValueError(f"unknown wsl_severity {wsl_severity!r}")
-    return Signature(id=sig_id, finding=finding, pattern=pattern, title=_text(item, "title", sig_id),
+    return Signature(id=sig_id, finding=finding, regex=rx, title=_text(item, "title", sig_id),
                      severity=Severity(severity), fix=_text(item, "fix"), explanation=_text(item, "explanation"),
                      commands=tuple(str(c) for c in commands), url=str(url) if url is not None else None,
-                     source=_text(item, "source"), example=_text(item, "example"), groups=tuple(pattern.groupindex),
+                     source=_text(item, "source"), example=_text(item, "example"),
                      wsl_severity=Severity(wsl_severity) if wsl_severity is not None else None,
-                     wsl_note=_text(item, "wsl_note"))
+                     wsl_note=_text(item, "wsl_note"), flags=flags)
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
@@ -136,23 +150,35 @@ def _load(path: str) -> tuple[Signature, ...]:
         return ()
     rows = data.get("signature", [])
     out = []
+    # the shipped table's patterns were compiled when its needles were cached (same table, same code): a fresh
+    # cache entry proves they compile, so they are compiled lazily, on first use
+    known = _cached_needles() if shipped else None
+    proven = known is not None
     for item in rows if isinstance(rows, list) else []:
         try:
-            out.append(_row(item))
+            out.append(_row(item, compiled=not proven))
         except ValueError as exc:
             name = item.get("id", "?") if isinstance(item, dict) else "?"
             LOAD_ERRORS.append(f"signature {name!r} skipped: {exc}")
     if shipped:
-        _know_needles(out)
+        _know_needles(out, known)
     return tuple(out)
 
 
-def _know_needles(rows: list[Signature]) -> None:
+_NEEDLE_INPUTS = [SIGNATURES_FILE, Path(needles.__file__), Path(__file__)]
+
+
+def _cached_needles() -> Optional[list[Any]]:
+    """The trusted needle cache of the shipped table and this code, when one exists (nothing computed)."""
+    data = datacache.peek("signature-needles", _NEEDLE_INPUTS, _needle_entries)
+    return data if isinstance(data, list) else None
+
+
+def _know_needles(rows: list[Signature], known: Optional[list[Any]] = None) -> None:
     """The scan's prefilter literals (rocmdoctor.parse.needles) of the shipped patterns, from the data-only
     cache when a trusted one matches the table and the code: parsing ~100 patterns again costs ~5 ms a run."""
-    inputs = [SIGNATURES_FILE, Path(needles.__file__), Path(__file__)]
-    entries = datacache.cached(
-        "signature-needles", inputs,
+    entries = known if known is not None else datacache.cached(
+        "signature-needles", _NEEDLE_INPUTS,
         lambda: [[s.pattern.pattern, s.pattern.flags, needles.pattern_needles(s.pattern)] for s in rows],
         _needle_entries)
     for rx, flags, found in entries:
