@@ -157,3 +157,33 @@ def test_a_rocm_package_depending_on_what_the_release_lacks_is_an_unsupported_os
     assert "os.not-supported" not in problems(judged(tmp_path, held, "h.txt"))
     other = apt.replace("rocm-llvm", "gimp")
     assert "os.not-supported" not in problems(judged(tmp_path, other, "o.txt"))
+
+
+def test_old_rocminfo_4104_and_only_works_with_sudo(tmp_path: Path) -> None:
+    """ROCm/ROCm-docker#36: a non-root container user's rocminfo returns 4104 (0x1008, out of resources); 'rocm
+    only works when using sudo': a permission problem, the 4104 its symptom."""
+    text = ("within docker we now have something unexpected: rocm only works when using sudo.\n"
+            "hsa api call failure at line 900, file: /rocmdata/jedwards/git/compute/rocrinfo/rocminfo.cc. "
+            "Call returned 4104\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"perm.kfd-access": "fail", "log.hsa-out-of-resources": "fail"}
+    assert found["log.hsa-out-of-resources"][0].cause == "perm.kfd-access"
+
+
+def test_a_release_older_than_the_data_is_never_called_unsupported(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#415: an RX 570 (gfx803) under ROCm 1.8 (rocminfo's build path) was supported then;
+    the data starts later, so no verdict (it had said 'not supported by ROCm 1.8'). 'RX 570' is not an RX 5700."""
+    text = ("Yes its amdgpu driver loaded by default with RX570\nhsa api call failure at line 900, file: /home/"
+            "jenkins/jenkins-root/workspace/compute-rocm-rel-1.8/rocminfo/rocminfo.cc. Call returned 4104\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"log.hsa-out-of-resources": "fail"}
+    assert [f.severity for f in found["gpu.arch-unsupported"]] == [Severity.SKIP]
+    assert "older than rocmdoctor's data" in found["gpu.arch-unsupported"][0].title
+
+
+def test_devices_missing_from_a_container_said_in_prose(tmp_path: Path) -> None:
+    """ROCm/TheRock#7705: 'the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible inside
+    the container'."""
+    found = judged(tmp_path, "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible "
+                             "inside the container and rocminfo fails\n")
+    assert problems(found) == {"container.no-kfd-device": "fail"}

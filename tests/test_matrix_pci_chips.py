@@ -84,3 +84,14 @@ def test_a_kfd_served_legacy_chip_gets_its_gfx(m: mx.Matrix) -> None:
     host = Host(gpus=[GpuInfo(index=0, pci_device_id="0x67a0")])  # Hawaii: kfd serves it as gfx701
     enrich(host, m)
     assert host.gpus[0].gfx == "gfx701" and host.gpus[0].chip_without_kfd is None
+
+
+@pytest.mark.parametrize(("name", "gfx"), [
+    ("RX 570", "gfx803"),  # amdgpu.ids 67DF 'AMD Radeon RX 570 Series'; it had matched 'RX 5700' (gfx1010)
+    ("RX 5700", "gfx1010"),
+    ("RX 560", "gfx803"),  # amdgpu.ids 67EF 'AMD Radeon RX 560 Series' -> Polaris 11, kfd: 80003
+    ("RX 6700", "gfx1031"),
+])
+def test_product_names_match_whole_words(m: mx.Matrix, name: str, gfx: str) -> None:
+    target = m.gpu(name)
+    assert target is not None and target.gfx == gfx

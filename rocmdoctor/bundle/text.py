@@ -26,7 +26,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
                   "container.video-only": "video-only",
                   "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
-                  "user.in-group": "user-in-group"}
+                  "user.in-group": "user-in-group", "container.devices-absent": "devices-absent"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -51,9 +51,12 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         prev = host.context["compose-items"]
         host.context["compose-items"] = Fact((prev.value + " " + f.value).strip(), prev.source)
     fails, works = facts.first("perm.user-fails"), facts.first("perm.root-works")
+    said = facts.first("perm.root-only")
     if fails is not None and works is not None:  # the GPU answers root only (ROCm/legacy-rocm-build#1826)
         host.context["root-only"] = Fact(f"{fails.value} / {works.value}", fails.source)
         host.context["root-only-works"] = _fact(works)
+    elif said is not None:  # "rocm only works when using sudo" (ROCm/ROCm-docker#36)
+        host.context["root-only"] = host.context["root-only-works"] = _fact(said)
     if "container" in host.context and not acc.container_seen:
         acc.in_container(host.context["container"].source)
     _torch(acc, facts)

@@ -78,6 +78,15 @@ def container_devices(host: Host, matrix: Matrix) -> list[Finding]:
     `--gpus all` is NVIDIA's flag; on an AMD host it passes nothing ROCm can use."""
     run = host.context.get("container-run")
     compose = host.context.get("compose")
+    absent = host.context.get("devices-absent")
+    if run is None and compose is None and absent is not None:  # said in prose (ROCm/TheRock#7705)
+        return [finding(
+            "container.no-kfd-device", Severity.FAIL, "The container does not get /dev/kfd and /dev/dri",
+            "The report says the devices are not visible inside the container: ROCm there finds no GPU (rocminfo "
+            "fails, 'No HIP GPUs are available').", [str(absent.source)],
+            Fix("Pass the AMD devices and their groups:",
+                ["docker run " + " ".join(shlex.quote(a) for a in _DEVICE_FLAGS) + " IMAGE ..."], DOCKER_URL),
+        )]
     if run is None and compose is None:
         return []
     text = _container_text(host)

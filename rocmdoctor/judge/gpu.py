@@ -102,6 +102,9 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
                   f"which bundles its own ROCm {ctx.version} (no system ROCm to judge)", [wheel[1], ctx.why])
     if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
         return _newer_than_data(matrix, ctx, gpu, gfx)
+    if ctx.version and ctx.release is None and older_than_data(matrix, ctx.version):
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version} is older than rocmdoctor's data "
+                    f"(its GPU lists start at {_first_listing(matrix)}), so its support for {gfx} is not judged")
     if ctx.version:
         status = matrix.support_status(gfx, ctx.version)
     elif target is not None and not matrix.releases_supporting(gfx=gfx):
@@ -380,6 +383,14 @@ def newer_than_data(matrix: Matrix, version: str) -> bool:
     except LookupError:
         return True
     return _vkey(version) > _vkey(latest)
+
+
+def older_than_data(matrix: Matrix, version: str) -> bool:
+    """A release before the oldest one the matrix knows (ROCm 1.8 in an old rocminfo path): never judged."""
+    from rocmdoctor.judge.facts import _vkey
+
+    known = [r.version for r in matrix.releases.values()]
+    return bool(known) and _vkey(version) < min(_vkey(v) for v in known)
 
 
 def _last(matrix: Matrix, gfx: str) -> str:

@@ -70,7 +70,8 @@ def _root_only(host: Host) -> Finding:
         "perm.kfd-access", Severity.FAIL, "The GPU answers root but not this user: the user cannot open /dev/kfd",
         "The same program finds the GPU as root and nothing as the user, so the driver and the runtime work and "
         "the device nodes' permissions keep the user out." + only,
-        [str(said.source), str(works.source)] + ([str(member.source)] if member is not None else []),
+        list(dict.fromkeys([str(said.source), str(works.source)]))
+        + ([str(member.source)] if member is not None else []),
         Fix("Add the user to both groups, then log out and back in:",
             [command("sudo", "usermod", "-aG", "render,video", user), "ls -l /dev/kfd /dev/dri/renderD*"],
             PERM_URL),

@@ -154,21 +154,23 @@ class Matrix(MatrixData):
             gfx = self.gfx_for_pci(dev, rev or None)
             if gfx:
                 return self.gpus.get(gfx)
-        # product name: exact (case-insensitive) first, then the shortest name containing the key
+        # product name: exact (case-insensitive) first, then the shortest name containing the key as whole words
+        # ("RX 570" is in "RX 470/480/570 ..." but not in "RX 5700": a loose substring made an RX 570 a gfx1010)
+        whole = re.compile(r"(?<![0-9a-z])" + re.escape(low) + r"(?![0-9a-z])")
         hits: list[tuple[int, str, GpuTarget]] = []
         for tgt in self.gpus.values():
             for prod in tgt.products:
                 name = prod.name.lower()
                 if name == low:
                     return tgt
-                if low in name:
+                if whole.search(name):
                     hits.append((len(name), name, tgt))
         if hits:
             hits.sort(key=lambda h: (h[0], h[1]))
             return hits[0][2]
         # last resort: libdrm marketing names ("780M" -> "AMD Radeon 780M Graphics" -> 0x15bf -> gfx1103)
         for pid, name in sorted(self.pci_names.items()):
-            if low in name.lower():
+            if whole.search(name.lower()):
                 dev, _, rev = pid.partition(":")
                 gfx = self.gfx_for_pci(dev, rev or None)
                 if gfx:
@@ -200,7 +202,8 @@ class Matrix(MatrixData):
         rev = _norm_rev(revision)
         if rev and f"{dev}:{rev}" in self.pci_gfx:
             return self.pci_gfx[f"{dev}:{rev}"]
-        return self.pci_gfx.get(dev)
+        # then the kernel's pre-Vega chips kfd serves (matrices/pci_chips.toml: RX 560 = Polaris 11 = gfx803)
+        return self.pci_gfx.get(dev) or (self.pci_chips.get(dev, ("", "", ""))[2] or None)
 
     def product_name_for_pci(self, device_id: str, revision: Optional[str] = None) -> Optional[str]:
         """From libdrm amdgpu.ids (shipped in rocmdoctor/data/amdgpu.ids)."""

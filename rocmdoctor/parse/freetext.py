@@ -226,6 +226,18 @@ RULES: tuple[Rule, ...] = (
        r"[ \t]{1,8}(?:\d{1,4}[ \t]{1,8})?[a-z_][\w-]{0,31}[ \t]{1,8}[a-z_][\w-]{0,31})\b"),
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
+    # prose: "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible inside the container"
+    # (ROCm/TheRock#7705)
+    _r("container.devices-absent", ("not visible inside the container", "not available inside the container",
+                                    "not visible in the container", "not available in the container",
+                                    "not passed to the container", "not passed into the container"),
+       r"(?P<v>/dev/kfd(?:,? (?:and|or) /dev/dri)? (?:is|are) not (?:visible|available|passed) (?:inside|in|to|into) "
+       r"the container)"),
+    # "rocm only works when using sudo" (ROCm/ROCm-docker#36): the GPU answers root only, said in one sentence
+    _r("perm.root-only", ("only works", "only work", "only runs"),
+       r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|with sudo|using sudo|under sudo)\b))"),
+    # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"
+    _r("rocm.version", ("compute-rocm-rel-",), rf"/compute-rocm-rel-(?P<v>{_VER})/"),
     # --- prompts ----------------------------------------------------------------------------------------------
     _r("prompt.venv", ("\n(",),
        r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
