@@ -29,6 +29,13 @@ def kinds(text: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize(("line", "kind", "value"), [
+    # markdown environment lists and tables (ROCm/legacy-rocm-build#6146's '- **Kernel**: ...' shape)
+    ("- **Python**: 3.12.3", "python.version", "3.12.3"),
+    ("| **Python** | 3.11.9 |", "python.version", "3.11.9"),
+    ("- **PyTorch**: 2.7.0+rocm6.3", "torch.version", "2.7.0+rocm6.3"),
+    ("| **torch** | 2.7.1+rocm6.3 |", "torch.version", "2.7.1+rocm6.3"),
+    ("- **Kernel**: Linux 6.17.0-20-generic", "kernel.release", "6.17.0-20-generic"),
+    ("| **ROCm** | 7.1.1 (Docker: `rocm/dev-ubuntu-24.04:7.1.1-complete`) |", "rocm.version", "7.1.1"),
     ("torch.__version__: 2.6.0+cu124", "torch.version", "2.6.0+cu124"),
     (">>> torch.__version__\n'2.5.1+rocm6.2'", "torch.version", "2.5.1+rocm6.2"),
     ("torch.version.hip: None", "torch.hip", "None"),

@@ -81,6 +81,10 @@ RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch ",),
        r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])torch ",
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
+    # a markdown environment list or table with bold keys: "- **PyTorch**: 2.7.0+rocm6.3", "| **torch** | 2.7.1 |"
+    _r("torch.version", ("orch**", "orch version**", "orch Version**"),
+       rf"^[\s>*|-]{{0,8}}\*\*(?:PyTorch|Pytorch|pytorch|torch|Torch)(?: [Vv]ersion)?\*\*\s{{0,4}}[:|]\s{{0,4}}v?"
+       rf"(?P<v>{_TORCH_VER})"),
     # a markdown environment table: "| torch | 2.10.0+rocm7.13.0a20260508 |" (ROCm/TheRock#5543)
     _r("torch.version", ("| torch", "| PyTorch", "| Torch"),
        r"^\|\s{0,4}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?: version)?(?:\*\*)?\s{0,4}\|\s{0,4}",
@@ -162,6 +166,10 @@ RULES: tuple[Rule, ...] = (
     # --- Python ------------------------------------------------------------------------------------------
     _r("python.version", ("Python 3.",), r"^\s{0,8}Python (?P<v>3\.\d{1,2}\.\d{1,3})(?:[\w+]{0,12})?(?: \(|\s*$)"),
     _r("python.version", ("Python version",), r"^\s{0,8}Python version\s{0,4}:\s{0,4}(?P<v>3\.\d{1,2}\.\d{1,3})"),
+    # a markdown environment list or table: "- **Python**: 3.12.3", "| **Python** | 3.11.9 |"
+    _r("python.version", ("**Python", "| Python"),
+       r"^[\s>*|-]{0,8}(?:\*\*)?Python(?: [Vv]ersion)?(?:\*\*)?\s{0,4}[:|]\s{0,4}(?:\*\*)?v?",
+       r"(?P<v>3\.\d{1,2}\.\d{1,3})\b"),
     _r("python.version", ("Installing Python",), r"Installing Python (?P<v>3\.\d{1,2}\.\d{1,3})"),
     _r("python.minor", ("py -3.", "python -3."), r"\bpy(?:thon)? -(?P<v>3\.\d{1,2})\b"),
     _r("python.minor", ("/lib/python3.",), r"/lib/python(?P<v>3\.\d{1,2})/(?:site|dist)-packages\b"),
