@@ -33,12 +33,12 @@ def enrich(host: Host, matrix: Matrix) -> Host:
             if target is not None:  # a marketing name (collect_env, rocm-smi) names the hardware
                 gpu.gfx_by_source.setdefault("name", target.gfx)
             elif not gpu.gfx_by_source:  # a board the GPU table lacks: the PCI ID Repository's names, the kernel
-                for dev in matrix.pci_ids_named(gpu.name)[:1]:
-                    gfx = matrix.gfx_for_pci(dev)
-                    if gfx:
-                        gpu.gfx_by_source["name"] = gfx
-                    else:
-                        _legacy(gpu, matrix, dev, "name")
+                ids = matrix.pci_ids_named(gpu.name)
+                known = {g for g in (matrix.gfx_for_pci(d) for d in ids) if g}
+                if len(known) == 1:  # every device of that name runs one target ("Navi 22": 73df -> gfx1031)
+                    gpu.gfx_by_source["name"] = known.pop()
+                elif not known and ids:
+                    _legacy(gpu, matrix, ids[0], "name")
         for src in GFX_PRIORITY:
             if src in gpu.gfx_by_source:
                 gpu.gfx = gpu.gfx_by_source[src]

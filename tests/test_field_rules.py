@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rocmdoctor.bundle import load_host
 from rocmdoctor.diagnose import judge_host
 from rocmdoctor.model import Severity
@@ -59,7 +61,8 @@ def test_a_radeon_model_number_in_lower_case_prose_names_the_gpu(tmp_path: Path)
     assert problems(found) == {"gpu.override-needed": "fail", "log.no-binary-for-gpu": "fail"}
     assert "10.3.0" in found["gpu.override-needed"][0].title
     # a number followed by other words is not a GPU
-    assert "gpu.override-needed" not in problems(judged(tmp_path, text.replace("6700 xt", "6700 units"), "b.txt"))
+    unnamed = text.replace("6700 xt", "6700 units").replace("Navi 22", "It")  # (the codename names it too)
+    assert "gpu.override-needed" not in problems(judged(tmp_path, unnamed, "b.txt"))
 
 
 def test_an_apt_pin_written_with_echo_without_e_is_void(tmp_path: Path) -> None:
@@ -187,3 +190,29 @@ def test_devices_missing_from_a_container_said_in_prose(tmp_path: Path) -> None:
     found = judged(tmp_path, "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible "
                              "inside the container and rocminfo fails\n")
     assert problems(found) == {"container.no-kfd-device": "fail"}
+
+
+@pytest.mark.parametrize(("codename", "gfx"), [("Navi 22", "gfx1031"), ("Navi 10", "gfx1010"), ("Vega 20", "gfx906"),
+                                               ("Ellesmere", "gfx803")])
+def test_a_chip_codename_in_prose_names_the_gpu(tmp_path: Path, codename: str, gfx: str) -> None:
+    """'Navi 22 isn't supported' (stable-diffusion-rocm#4): the PCI ID Repository's codename -> its devices' gfx."""
+    from rocmdoctor.bundle import load_host
+    from rocmdoctor.diagnose import enrich
+    from rocmdoctor.matrix import load
+
+    p = tmp_path / "paste.txt"
+    p.write_text(f"{codename} isn't supported as of yet\n")
+    host = enrich(load_host(p), load())
+    assert [g.gfx for g in host.gpus] == [gfx]
+
+
+def test_an_ambiguous_codename_names_no_target(tmp_path: Path) -> None:
+    """'Aqua Vanjaram' is the MI300 family and the MI350 one (gfx942 and gfx950): no guess."""
+    from rocmdoctor.bundle import load_host
+    from rocmdoctor.diagnose import enrich
+    from rocmdoctor.matrix import load
+
+    p = tmp_path / "paste.txt"
+    p.write_text("our Aqua Vanjaram nodes\n")
+    host = enrich(load_host(p), load())
+    assert all(g.gfx is None for g in host.gpus)

@@ -15,7 +15,15 @@ from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import DeviceNode, Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
 from rocmdoctor.parse import kernel, osrelease
-from rocmdoctor.parse.freetext import TextFact, TextFacts, app_gpu, product_name, python_minor, torch_from_wheel
+from rocmdoctor.parse.freetext import (
+    CODENAME,
+    TextFact,
+    TextFacts,
+    app_gpu,
+    product_name,
+    python_minor,
+    torch_from_wheel,
+)
 
 AppGpu = tuple[Optional[str], Optional[str], Optional[str], Optional[str]]  # freetext.app_gpu's answer
 MAX_TEXT_GPUS = LIMITS["text-gpus"]
@@ -268,7 +276,9 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g.sources.append(f.source)
             gpus.append(g)
     if not gpus:
-        for f in facts.all("gpu.name"):
+        named = facts.all("gpu.name")
+        boards = [f for f in named if not CODENAME.fullmatch(f.value)]
+        for f in boards or named:  # "Navi 22 ... a 6700 xt" is one board: a codename counts only alone
             name = product_name(f.value)
             norm = name.lower().removeprefix("amd ").removeprefix("radeon ").replace(" ", "")
             if norm in seen:
