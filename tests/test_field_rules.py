@@ -216,3 +216,32 @@ def test_an_ambiguous_codename_names_no_target(tmp_path: Path) -> None:
     p.write_text("our Aqua Vanjaram nodes\n")
     host = enrich(load_host(p), load())
     assert all(g.gfx is None for g in host.gpus)
+
+
+def test_probe_error_12_points_at_bar_space_and_absorbs_the_generic_init_failure(tmp_path: Path) -> None:
+    """lamikr/rocm_sdk_builder#180: 'Fatal error during GPU init' + 'probe ... failed with error -12' is one problem,
+    and its fix is Above 4G decoding, not the generic firmware advice."""
+    text = ("[    5.408757] amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init\n"
+            "[    5.408787] amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -12\n")
+    found = judged(tmp_path, text)
+    assert [f.title for f in found["log.amdgpu-init-failed"]] == [
+        "amdgpu could not map the GPU's memory (probe error -12: no PCI address space for its BARs) (2 times)"]
+    fix = found["log.amdgpu-init-failed"][0].fix
+    assert fix is not None and "Above 4G" in fix.explanation
+    # alone, the generic line keeps its own finding
+    alone = judged(tmp_path, text.splitlines()[0] + "\n", "a.txt")
+    assert [f.title for f in alone["log.amdgpu-init-failed"]] == ["amdgpu could not initialise the GPU"]
+
+
+def test_library_errors_after_a_path_and_from_ldd(tmp_path: Path) -> None:
+    """ROCm/rocm-jax#160 (dlopen's '<plugin>.so: libdw.so.1: cannot open shared object file') and ROCm/TheRock#8163
+    (ldd's 'librocm_sysdeps_hwloc.so.5 => not found')."""
+    dl = ("jaxlib._jax.XlaRuntimeError: INTERNAL: Failed to open /usr/lib/python3/dist-packages/jax_plugins/xla_rocm7/"
+          "xla_rocm_plugin.so: libdw.so.1: cannot open shared object file: No such file or directory\n")
+    assert problems(judged(tmp_path, dl)) == {"log.missing-shared-library": "fail"}
+    ldd = "$ ldd xla_rocm_plugin.so | grep 'not found'\n    librocm_sysdeps_hwloc.so.5 => not found\n"
+    found = judged(tmp_path, ldd, "l.txt")
+    assert problems(found) == {"log.missing-shared-library": "fail"}
+    assert "librocm_sysdeps_hwloc.so.5" in found["log.missing-shared-library"][0].title
+    # a resolved dependency is nothing
+    assert problems(judged(tmp_path, "    libdw.so.1 => /lib/x86_64-linux-gnu/libdw.so.1 (0x7f)\n", "ok.txt")) == {}

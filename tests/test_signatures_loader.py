@@ -164,3 +164,12 @@ def test_the_shipped_table_compiles_lazily_only_when_its_needles_are_cached(tmp_
     assert not any("pattern" in s.__dict__ for s in again)  # nothing compiled yet
     assert again[0].pattern.pattern == first[0].pattern.pattern
     sg._load.cache_clear()
+
+
+def test_every_shipped_text_formats_with_and_without_its_groups() -> None:
+    """A '{...}' that is not a placeholder ('${ROCM_PATH:-/opt/rocm}') made the check crash at run time."""
+    for sig in load_signatures():
+        for groups in ({}, {g: "x" for g in sig.groups}):
+            sig.filled(groups)
+            sig.fix_for(groups)
+            sig.fix_for(groups, wsl=True)

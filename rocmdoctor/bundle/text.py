@@ -34,7 +34,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
                   "container.video-only": "video-only",
                   "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
-                  "user.in-group": "user-in-group", "container.devices-absent": "devices-absent"}
+                  "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
+                  "framework.other": "other-framework"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -225,7 +226,9 @@ def _system(acc: Acc, facts: TextFacts) -> None:
                     acc.rocm_files.append(RocmInstall(path=f"ROCm {f.value} (named in the report)", version=f.value,
                                                       source=f.source))
         if not seen:
-            f = facts.first("rocm.core") or facts.first("rocm.version")
+            # a release named in prose counts when nothing better says which one ("If you installed ROCm-3.9 with
+            # gfx803", ROCm/legacy-rocm-build#1269)
+            f = facts.first("rocm.core") or facts.first("rocm.version") or facts.first("rocm.named")
             if f is not None:
                 acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f.value, source=f.source))
     f = facts.first("hip.version")

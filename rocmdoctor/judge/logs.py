@@ -67,6 +67,12 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
         if shadowed(host, matrix, m):
             continue  # the line's path says: system libraries loaded (rocm.system-libs-shadow-wheel), not a GPU gap
         by_signature.setdefault(m.signature, []).append(m)
+    table = by_id()
+    for sig_id in [k for k in by_signature if (s := table.get(k)) is not None and s.generic]:
+        specific = next((k for k in by_signature if k != sig_id and (o := table.get(k)) is not None and not o.generic
+                         and o.finding == table[sig_id].finding), None)
+        if specific is not None:  # the specific one explains it: its lines are evidence, not a second finding
+            by_signature[specific] += by_signature.pop(sig_id)
     return [_finding(sig_id, matches, host.kernel.is_wsl) for sig_id, matches in by_signature.items()]
 
 

@@ -268,6 +268,10 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
                 ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
         )]
+    other = host.context.get("other-framework")
+    if host.torch is None and other is not None and not host.packages:
+        return [skip("python.no-rocm-wheel", f"The report is about {other.value}, not PyTorch: PyTorch's wheels for "
+                                             f"Python {mm} are not judged")]
     if host.torch is not None and host.torch.build == TorchBuild.ROCM:
         return [ok("python.no-rocm-wheel", f"Python {version}: torch {host.torch.version or ''} is already a ROCm "
                                            "build".replace("  ", " "), ev)]

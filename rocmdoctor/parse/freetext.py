@@ -132,6 +132,11 @@ RULES: tuple[Rule, ...] = (
     # "rocm-sdk-libraries-gfx110X-all==6.5.0rc..." (ROCm/TheRock#1079): the torch from there has only that family
     _r("torch.therock-family", ("/v2/gfx", "rocm-sdk-libraries-gfx"),
        r"(?:/v2/|rocm-sdk-libraries-)(?P<v>gfx\d[0-9a-fA-FX]{1,4}(?:-[a-z]{2,8})?)(?![\w-])"),
+    # a report about another framework ("tensorflow-rocm", "jaxlib", "onnxruntime"): PyTorch's wheels are beside
+    # the point when no torch appears (tensorflow-upstream#1207)
+    _r("framework.other", ("tensorflow", "TensorFlow", "jaxlib", "jax_plugins", "jax-rocm", "onnxruntime", "migraphx",
+                           "MIGraphX"),
+       r"(?P<v>\b(?:tensorflow(?:-rocm)?|TensorFlow|jaxlib|jax_plugins|jax-rocm\w{0,10}|onnxruntime|migraphx|MIGraphX)\b)"),
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
     _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
@@ -200,6 +205,8 @@ RULES: tuple[Rule, ...] = (
     _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
                    "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",
                    "Linux Mint", "Pop!_OS"),
+       # not a template's example: "OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 20.04"
+       r"(?<!e\.g\., Linux )(?<!e\.g\., )(?<!e\.g\. )",
        r"(?P<v>\b(?:Ubuntu(?: (?:Jammy|Noble|Focal|Oracular|Plucky|Questing|Resolute))?|",
        r"Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
        r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",

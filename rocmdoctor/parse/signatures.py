@@ -55,6 +55,9 @@ class Signature:
     wsl_severity: Optional[Severity] = None  # the severity under WSL, where the message is expected
     wsl_note: str = ""  # why, shown as the explanation there
     flags: int = 0
+    # a catch-all ("Fatal error during GPU init"): when a more specific signature of the same finding matched
+    # too, its lines become that one's evidence instead of a second finding with the generic fix
+    generic: bool = False
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -126,7 +129,7 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      commands=tuple(str(c) for c in commands), url=str(url) if url is not None else None,
                      source=_text(item, "source"), example=_text(item, "example"),
                      wsl_severity=Severity(wsl_severity) if wsl_severity is not None else None,
-                     wsl_note=_text(item, "wsl_note"), flags=flags)
+                     wsl_note=_text(item, "wsl_note"), flags=flags, generic=item.get("generic") is True)
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
