@@ -245,3 +245,12 @@ def test_library_errors_after_a_path_and_from_ldd(tmp_path: Path) -> None:
     assert "librocm_sysdeps_hwloc.so.5" in found["log.missing-shared-library"][0].title
     # a resolved dependency is nothing
     assert problems(judged(tmp_path, "    libdw.so.1 => /lib/x86_64-linux-gnu/libdw.so.1 (0x7f)\n", "ok.txt")) == {}
+
+
+def test_a_psp_failure_with_an_xgmi_bridge_fitted_suspects_the_bridge(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#2747: four MI210s 'with a Infinity Fabric bridge' fail PSP ring creation; the
+    reporter's unplugging test found a defective bridge. From the paste it is a suspicion: a warning."""
+    psp = "[    6.1] amdgpu 0000:43:00.0: amdgpu: *ERROR* PSP create ring failed!\n"
+    found = judged(tmp_path, "I have a server installed 4x MI210 GPUs with a Infinity Fabric bridge.\n" + psp)
+    assert problems(found).get("health.xgmi-link") == "warn"
+    assert "health.xgmi-link" not in problems(judged(tmp_path, psp, "b.txt"))  # no bridge said: firmware first

@@ -124,6 +124,18 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
     """Errors on the XGMI (Infinity Fabric) links between GPUs stall or corrupt RCCL collectives."""
     fid = "health.xgmi-link"
     seen = [(h, h.xgmi_errors) for h in host.health if h.xgmi_errors is not None]
+    bridge = host.context.get("xgmi-bridge")
+    psp = [m for m in host.logs if m.signature == "psp-create-ring-failed"]
+    if not seen and bridge is not None and psp:
+        return [finding(
+            fid, Severity.WARN, "The GPUs' PSP failed to start on GPUs joined by an XGMI bridge: suspect the bridge",
+            "The PSP brings up the XGMI links during init; with a bridge fitted, a PSP ring failure on the GPUs it "
+            "joins is often the bridge (a defective or badly seated one), not firmware. The paste cannot prove it: "
+            "boot once without the bridge.",
+            [str(bridge.source)] + [str(m.source) for m in psp[:1] if m.source],
+            Fix("Power off, reseat or remove the XGMI bridge and boot: if every GPU initialises, replace the bridge.",
+                ["sudo dmesg | grep -iE 'psp|xgmi'", "amd-smi xgmi"], RAS_URL),
+        )]
     if not seen:
         return [not_captured(fid, "XGMI error status (amd-smi metric xgmi_err, sysfs ras/xgmi_wafl_err_count, "
                                   "rocm-smi --showrasinfo)")] \

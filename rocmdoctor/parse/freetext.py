@@ -132,6 +132,10 @@ RULES: tuple[Rule, ...] = (
     # "rocm-sdk-libraries-gfx110X-all==6.5.0rc..." (ROCm/TheRock#1079): the torch from there has only that family
     _r("torch.therock-family", ("/v2/gfx", "rocm-sdk-libraries-gfx"),
        r"(?:/v2/|rocm-sdk-libraries-)(?P<v>gfx\d[0-9a-fA-FX]{1,4}(?:-[a-z]{2,8})?)(?![\w-])"),
+    # the report says an XGMI / Infinity Fabric bridge links the GPUs ("4x MI210 GPUs with a Infinity Fabric bridge",
+    # ROCm/legacy-rocm-build#2747)
+    _r("xgmi.bridge", ("Infinity Fabric", "infinity fabric", "XGMI bridge", "xGMI bridge", "XGMI link"),
+       r"(?i:(?P<v>\b(?:infinity fabric|xgmi) (?:bridge|link)s?\b))"),
     # a report about another framework ("tensorflow-rocm", "jaxlib", "onnxruntime"): PyTorch's wheels are beside
     # the point when no torch appears (tensorflow-upstream#1207)
     _r("framework.other", ("tensorflow", "TensorFlow", "jaxlib", "jax_plugins", "jax-rocm", "onnxruntime", "migraphx",
