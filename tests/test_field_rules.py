@@ -254,3 +254,27 @@ def test_a_psp_failure_with_an_xgmi_bridge_fitted_suspects_the_bridge(tmp_path: 
     found = judged(tmp_path, "I have a server installed 4x MI210 GPUs with a Infinity Fabric bridge.\n" + psp)
     assert problems(found).get("health.xgmi-link") == "warn"
     assert "health.xgmi-link" not in problems(judged(tmp_path, psp, "b.txt"))  # no bridge said: firmware first
+
+
+def test_a_shell_export_does_not_reach_the_ollama_service(tmp_path: Path) -> None:
+    """ollama#6152: 'export HSA_OVERRIDE_GFX_VERSION=10.3.0 doesn't help' for a 6700M (gfx1031) whose ollama runs as
+    a systemd service: the service never had it, so the override is still the fix, in the unit."""
+    text = ("ok, the AMD 6700M GPU is not supported  export HSA_OVERRIDE_GFX_VERSION=10.3.0 doesn't help.\n\n"
+            "journalctl -u ollama\nago 02 20:27:15 host systemd[1]: Started Ollama Service.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"gpu.override-needed": "fail"}
+    fix = found["gpu.override-needed"][0].fix
+    assert fix is not None and any("systemctl edit ollama.service" in c for c in fix.commands)
+
+
+def test_ollama_dropping_the_only_gpu_is_a_failure_and_its_compute_shows_an_override(tmp_path: Path) -> None:
+    """project-nomad#1074: ollama 0.30 drops the 890M (the host's only GPU) without OLLAMA_IGPU_ENABLE=1; its
+    'compute=gfx1100' for a gfx1150 shows an override that fails on gfx1150."""
+    line = ('msg="dropping integrated GPU; to enable, set OLLAMA_IGPU_ENABLE=1" library=ROCm compute=gfx1100 '
+            'name=ROCm0 description="AMD Radeon 890M Graphics"\n')
+    found = judged(tmp_path, line)
+    assert problems(found) == {"log.igpu-skipped": "fail", "gpu.override-mismatch": "warn",
+                               "gpu.arch-conflict": "warn"}
+    # beside a discrete GPU dropping the iGPU is right: information only
+    both = judged(tmp_path, line + "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no\n", "b.txt")
+    assert [f.severity for f in both["log.igpu-skipped"]] == [Severity.INFO]

@@ -193,6 +193,8 @@ def _override_tried(host: Host, value: str) -> bool:
     said = host.context.get("override-shell")
     if said is None or "env" in host.captured or said.value.strip("'\" ") != value:
         return False
+    if "service" in host.context and "override-service" not in host.context:
+        return False  # a shell's export never reaches a systemd service (ollama#6152): it did not run with it
     line = said.source.text if said.source and said.source.text else ""
     return bool(_TRIED.search(line)) and any(m.finding_id in _CODE_ERRORS for m in host.logs)
 

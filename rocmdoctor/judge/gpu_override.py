@@ -19,6 +19,7 @@ from rocmdoctor.judge.facts import (
     override_value,
     per_node_overrides,
     per_node_supported,
+    reported_user_space_gfx,
     rocm_context,
     skip,
 )
@@ -51,11 +52,37 @@ def _override_on_windows(host: Host) -> list[Finding]:
     )]
 
 
+def _inferred_broken_override(host: Host, matrix: Matrix) -> list[Finding]:
+    """A runtime reported a GPU as another target than its hardware (ollama's 'compute=gfx1100' for an 890M, which is
+    gfx1150): an override is in effect even if the environment was not captured; where the data knows that override
+    to fail on this GPU it is a warning (ollama, Crosstalk-Solutions/project-nomad#1074)."""
+    out = []
+    for gpu in host.gpus:
+        native, reported = native_gfx(gpu), reported_user_space_gfx(gpu)
+        target = matrix.gpu(native or "")
+        if not native or not reported or native == reported or target is None or not target.override_broken:
+            continue
+        out.append(finding(
+            "gpu.override-mismatch", Severity.WARN,
+            f"{gpu_label(gpu)} runs as {reported}: an HSA_OVERRIDE_GFX_VERSION is in effect that fails on {native}",
+            f"The runtime reports the GPU as {reported} although the hardware is {native}: the process has an "
+            "override. "
+            + (target.override_note or "This override is known to fail on this GPU."),
+            [str(s) for s in gpu.sources[:2]],
+            Fix("Remove the override from the process's environment (the service unit or the container) and use a "
+                "build that includes this GPU's own target:", ["unset HSA_OVERRIDE_GFX_VERSION"]),
+        ))
+    return out
+
+
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if "windows" in host.context:
         return _override_on_windows(host)
     value = override_value(host)
+    inferred = _inferred_broken_override(host, matrix) if value is None else []
+    if inferred:
+        return inferred
     shell = host.context.get("override-shell")
     if value is None and shell is not None and shell.value and len(host.gpus) > 1:
         value = shell.value  # a report about a global override on a multi-GPU host

@@ -36,7 +36,12 @@ def _ids() -> tuple[str, ...]:
     return tuple(ids)
 
 
-def _finding(sig_id: str, matches: list[LogMatch], wsl: bool) -> Finding:
+def _igpu_only(host: Host) -> bool:
+    """Every GPU the report names is an integrated one (an APU-only host)."""
+    return bool(host.gpus) and all(g.is_apu for g in host.gpus)
+
+
+def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False) -> Finding:
     """One finding for one signature: the first match fills the placeholders, every line is evidence."""
     first = matches[0]
     sig = by_id().get(sig_id)
@@ -52,7 +57,8 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool) -> Finding:
     if wsl and sig.wsl_severity is not None:  # a message WSL always prints (amd-smi has no WSL backend)
         return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
                        evidence, None)
-    return finding(first.finding_id, sig.severity, shown.title + times, shown.explanation, evidence,
+    severity = sig.severity_igpu_only if igpu_only and sig.severity_igpu_only is not None else sig.severity
+    return finding(first.finding_id, severity, shown.title + times, shown.explanation, evidence,
                    sig.fix_for(first.groups, wsl))
 
 
@@ -73,7 +79,8 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
                          and o.finding == table[sig_id].finding), None)
         if specific is not None:  # the specific one explains it: its lines are evidence, not a second finding
             by_signature[specific] += by_signature.pop(sig_id)
-    return [_finding(sig_id, matches, host.kernel.is_wsl) for sig_id, matches in by_signature.items()]
+    alone = _igpu_only(host)
+    return [_finding(sig_id, matches, host.kernel.is_wsl, alone) for sig_id, matches in by_signature.items()]
 
 
 def _register() -> None:

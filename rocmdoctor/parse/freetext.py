@@ -275,9 +275,13 @@ RULES: tuple[Rule, ...] = (
     _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
     _r("gpu.app", ("inference compute",),
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
+    # ollama 0.30+'s discovery lines name the device too: 'msg="dropping integrated GPU; ..." library=ROCm
+    # compute=gfx1100 name=ROCm0 description="AMD Radeon 890M Graphics"' (project-nomad#1074)
+    _r("gpu.app", ("library=ROCm compute=",),
+       r"(?P<v>library=ROCm compute=gfx[0-9a-f]{3,5}[^\n]{0,400}?\bdescription=\"[^\"\n]{1,120}\")"),
     _r("gpu.app", ("_CudaDeviceProperties",),
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", " xt", "Navi", "Vega", "Polaris",
+    _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", " xt", "0M", "Navi", "Vega", "Polaris",
                     "Ellesmere", "Baffin", "Aldebaran", "Arcturus", "Aqua Vanjaram"),
        r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
        r"|\brx (?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
@@ -287,7 +291,9 @@ RULES: tuple[Rule, ...] = (
        # the GCN1-3 era: "Radeon HD 8750M", "amd radeon hd 8750m", "Radeon R7 M265" (ROCm/legacy-rocm-build#3897)
        r"|\b(?:AMD |amd )?(?:Radeon|radeon) (?:HD|hd|R[579]|r[579]) M?m?\d{3,4}[A-Za-z]{0,2}\b",
        # chip codenames the PCI ID Repository names devices by: "Navi 22 isn't supported" (stable-diffusion-rocm#4)
-       rf"|\b{_CODENAMES}\b)"),
+       rf"|\b{_CODENAMES}\b",
+       # a mobile Radeon by its number: "the AMD 6700M GPU is not supported" (ollama#6152)
+       r"|\bAMD [5-9]\d{2}0M\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
@@ -526,6 +532,8 @@ def product_name(value: str) -> str:
     if name[:3].lower() == "rx ":
         name = "RX " + name[3:].upper().replace("VEGA", "Vega")
     name = re.sub(r"(?<=\d) ?(xtx|xt|gre)$", lambda s: " " + s.group(1).upper(), name)  # "6700 xt"
+    if re.fullmatch(r"AMD [5-9]\d{2}0M", name):  # "AMD 6700M": the RX mobile part
+        return "RX " + name[4:]
     m = re.fullmatch(r"(?:(AMD )?(Radeon )?RX ?)?(\d{3,4})([A-Z]?) ?(XTX|XT|GRE|X)?", name)
     if m and (m.group(5) or name.upper().startswith(("RX", "AMD", "RADEON"))):
         return f"RX {m.group(3)}{m.group(4)}" + (f" {m.group(5)}" if m.group(5) else "")

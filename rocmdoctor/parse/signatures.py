@@ -58,6 +58,8 @@ class Signature:
     # a catch-all ("Fatal error during GPU init"): when a more specific signature of the same finding matched
     # too, its lines become that one's evidence instead of a second finding with the generic fix
     generic: bool = False
+    # the severity on a host whose only GPUs are integrated ones (ollama dropping the iGPU is then the problem)
+    severity_igpu_only: Optional[Severity] = None
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -124,12 +126,16 @@ def _row(item: Any, compiled: bool = True) -> Signature:
     wsl_severity = item.get("wsl_severity")
     if wsl_severity is not None and wsl_severity not in ("ok", "info", "warn", "fail"):
         raise ValueError(f"unknown wsl_severity {wsl_severity!r}")
+    igpu_only = item.get("severity_igpu_only")
+    if igpu_only is not None and igpu_only not in ("info", "warn", "fail"):
+        raise ValueError(f"unknown severity_igpu_only {igpu_only!r}")
     return Signature(id=sig_id, finding=finding, regex=rx, title=_text(item, "title", sig_id),
                      severity=Severity(severity), fix=_text(item, "fix"), explanation=_text(item, "explanation"),
                      commands=tuple(str(c) for c in commands), url=str(url) if url is not None else None,
                      source=_text(item, "source"), example=_text(item, "example"),
                      wsl_severity=Severity(wsl_severity) if wsl_severity is not None else None,
-                     wsl_note=_text(item, "wsl_note"), flags=flags, generic=item.get("generic") is True)
+                     wsl_note=_text(item, "wsl_note"), flags=flags, generic=item.get("generic") is True,
+                     severity_igpu_only=Severity(igpu_only) if igpu_only is not None else None)
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
