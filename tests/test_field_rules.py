@@ -278,3 +278,25 @@ def test_ollama_dropping_the_only_gpu_is_a_failure_and_its_compute_shows_an_over
     # beside a discrete GPU dropping the iGPU is right: information only
     both = judged(tmp_path, line + "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no\n", "b.txt")
     assert [f.severity for f in both["log.igpu-skipped"]] == [Severity.INFO]
+
+
+def test_no_override_advice_under_wsl_and_rocr_rejecting_the_gpu_is_the_cause(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3402: WSL's runtime rejects an RX 7800 XT ('ROCR: unsupported GPU'); AMD: the override
+    does not work under WSL."""
+    text = ("I am planning to use ROCm 6.1.3 on Windows WSL2 ... my RX 7800 XT\nROCR: unsupported GPU\n"
+            "hsa api call failure at: ./sources/wsl/tools/rocminfo/rocminfo.cc:1087\n"
+            "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"log.unsupported-gpu-target": "fail", "log.hsa-out-of-resources": "fail"}
+    assert found["log.hsa-out-of-resources"][0].cause == "log.unsupported-gpu-target"
+    assert "gpu.override-needed" not in problems(found)
+
+
+def test_a_native_rocminfo_line_quoted_in_a_wsl_report_is_not_this_hosts(tmp_path: Path) -> None:
+    """ROCm/rocm-systems#1153 quotes native Linux's 'ROCk module is NOT loaded' beside WSL's own rocminfo output."""
+    wsl = "WSL environment detected.\nhsa api call failure at: rocminfo.cc:1304\n"
+    quoted = "On a proper Linux system rocminfo returns:\nROCk module is NOT loaded, possibly no GPU devices\n"
+    found = judged(tmp_path, quoted + wsl)
+    assert [f.severity for f in found["log.rock-not-loaded"]] == [Severity.INFO]
+    alone = judged(tmp_path, quoted, "n.txt")  # without WSL's own line it is this host's rocminfo
+    assert problems(alone).get("log.rock-not-loaded") == "fail"

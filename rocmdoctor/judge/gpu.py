@@ -119,6 +119,9 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: on native Windows nothing reads "
                     "HSA_OVERRIDE_GFX_VERSION (the HIP runtime there does not go through HSA, ROCm/TheRock#1719): "
                     f"{gfx} runs only with a build that includes it")
+    if target is not None and target.override and (host.kernel.is_wsl or "wsl" in host.context):
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
+                    "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
     if target is not None and target.override:
         if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
             return _unsupported(matrix, ctx, gpu, gfx, status, target)

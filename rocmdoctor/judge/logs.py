@@ -41,7 +41,8 @@ def _igpu_only(host: Host) -> bool:
     return bool(host.gpus) and all(g.is_apu for g in host.gpus)
 
 
-def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False) -> Finding:
+def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False,
+             present: frozenset[str] = frozenset()) -> Finding:
     """One finding for one signature: the first match fills the placeholders, every line is evidence."""
     first = matches[0]
     sig = by_id().get(sig_id)
@@ -54,6 +55,9 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
     if sig is None:  # a match from outside the table (an old bundle): report it as written
         return finding(first.finding_id, Severity.FAIL, sig_id + times, "", evidence, None)
     shown = sig.filled(first.groups)
+    if present & set(sig.not_here_if):  # e.g. native Linux's rocminfo line quoted in a WSL report for comparison
+        return finding(first.finding_id, Severity.INFO, shown.title + times, sig.not_here_note or shown.explanation,
+                       evidence, None)
     if wsl and sig.wsl_severity is not None:  # a message WSL always prints (amd-smi has no WSL backend)
         return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
                        evidence, None)
@@ -80,7 +84,8 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
         if specific is not None:  # the specific one explains it: its lines are evidence, not a second finding
             by_signature[specific] += by_signature.pop(sig_id)
     alone = _igpu_only(host)
-    return [_finding(sig_id, matches, host.kernel.is_wsl, alone) for sig_id, matches in by_signature.items()]
+    present = frozenset(m.signature for m in host.logs)
+    return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present) for sig_id, matches in by_signature.items()]
 
 
 def _register() -> None:

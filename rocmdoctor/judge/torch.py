@@ -239,6 +239,18 @@ def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
         return [ok("torch.gpu-unavailable", "torch.cuda.is_available() is True", _torch_evidence(host))]
     if t.build != TorchBuild.ROCM:
         return []  # torch.not-rocm-build already says why
+    if host.kernel.is_wsl or "wsl" in host.context:
+        return [finding(
+            "torch.gpu-unavailable", Severity.FAIL, f"torch {t.version} sees no GPU under WSL",
+            "Under WSL the GPU is reached through /dev/dxg by AMD's WSL runtime only; a ROCm wheel that bundles its "
+            "own HSA runtime (torch/lib/libhsa-runtime64.so, as pytorch.org's do) looks for /dev/kfd and finds no "
+            "GPU (OrsoEric/HOWTO-7900XTX-Win-ROCM#4: deleting the bundled library fixed it).",
+            _torch_evidence(host),
+            Fix("Install AMD's WSL runtime and use its libhsa-runtime64 instead of the wheel's (or AMD's WSL wheels):",
+                ["python -c 'import torch, os; print(os.path.dirname(torch.__file__))'",
+                 "rm <that directory>/lib/libhsa-runtime64.so*"],
+                "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-pytorch.html"),
+        )]
     return [finding(
         "torch.gpu-unavailable", Severity.FAIL, f"torch {t.version} is a ROCm build but sees no GPU",
         "torch.cuda.is_available() returned False: the runtime found no usable GPU (driver not loaded, no "

@@ -60,6 +60,9 @@ class Signature:
     generic: bool = False
     # the severity on a host whose only GPUs are integrated ones (ollama dropping the iGPU is then the problem)
     severity_igpu_only: Optional[Severity] = None
+    # signatures whose presence shows this line is not the host's own output (information then, with the note)
+    not_here_if: tuple[str, ...] = ()
+    not_here_note: str = ""
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -135,7 +138,9 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      source=_text(item, "source"), example=_text(item, "example"),
                      wsl_severity=Severity(wsl_severity) if wsl_severity is not None else None,
                      wsl_note=_text(item, "wsl_note"), flags=flags, generic=item.get("generic") is True,
-                     severity_igpu_only=Severity(igpu_only) if igpu_only is not None else None)
+                     severity_igpu_only=Severity(igpu_only) if igpu_only is not None else None,
+                     not_here_if=tuple(str(x) for x in item.get("not_here_if", ()) if isinstance(x, str)),
+                     not_here_note=_text(item, "not_here_note"))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
