@@ -88,7 +88,8 @@ PCI_CLASSES = ("0x03", "0x12")
 LINK_GLOBS = ("/opt/rocm", "/opt/rocm*", "/etc/alternatives/rocm")
 
 ENV_PREFIXES = ("HSA_", "HIP_", "ROCR_", "ROCM_", "GPU_", "PYTORCH_", "AMD_")
-ENV_NAMES = ("LD_LIBRARY_PATH", "PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX")
+# CUDA_VISIBLE_DEVICES: HIP honours it too (after ROCR_VISIBLE_DEVICES' renumbering, vllm#12572)
+ENV_NAMES = ("LD_LIBRARY_PATH", "PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_VISIBLE_DEVICES")
 ENV_DENY = re.compile(r"(?i)token|secret|key|passw|credential|auth|cookie")
 
 # Commands that make `check` slow and are not needed for a live diagnosis.

@@ -300,3 +300,24 @@ def test_a_native_rocminfo_line_quoted_in_a_wsl_report_is_not_this_hosts(tmp_pat
     assert [f.severity for f in found["log.rock-not-loaded"]] == [Severity.INFO]
     alone = judged(tmp_path, quoted, "n.txt")  # without WSL's own line it is this host's rocminfo
     assert problems(alone).get("log.rock-not-loaded") == "fail"
+
+
+def test_rocr_leaving_fewer_gpus_than_cuda_visible_devices_names(tmp_path: Path) -> None:
+    """vllm#12572: Ray sets ROCR_VISIBLE_DEVICES="1" per worker while CUDA_VISIBLE_DEVICES="0,1" is inherited: one GPU
+    left (now 0), and CUDA asks for 1 too ('invalid device ordinal')."""
+    found = judged(tmp_path, 'ROCR_VISIBLE_DEVICES="1"\nCUDA_VISIBLE_DEVICES="0,1"\n')
+    assert problems(found) == {"env.visible-devices": "fail"}
+    assert "name a GPU that does not exist" in found["env.visible-devices"][0].title
+    fine = judged(tmp_path, 'ROCR_VISIBLE_DEVICES="0,1"\nCUDA_VISIBLE_DEVICES="0,1"\n', "f.txt")
+    assert "env.visible-devices" not in problems(fine)
+
+
+def test_plain_lspci_names_a_device_by_its_id(tmp_path: Path) -> None:
+    """ROCm/rccl#876: `lspci -v` without -nn prints '[AMD/ATI] Device 164e (rev c1)' for the Raphael iGPU beside two
+    RX 7900 XTX: the id names it (gfx1036), so the visible iGPU is found."""
+    text = ("06:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 744c (rev c8) "
+            "(prog-if 00 [VGA controller])\n\tKernel driver in use: amdgpu\n"
+            "16:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 164e (rev c1) "
+            "(prog-if 00 [VGA controller])\n\tKernel driver in use: amdgpu\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"gpu.igpu-visible": "warn"}

@@ -90,10 +90,24 @@ def _rocr_then_hip(host: Host) -> Finding | None:
         return None
     hidden = [f"{k}={host.env[k]}" for k in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES") if k in host.env
               and (idx := _indexes(host.env[k])) is not None and all(i >= len(visible) or i < 0 for i in idx)]
-    if not hidden:
-        return None
     ev = [str(host.context[f"env-{k}"].source) for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
                                                           "CUDA_VISIBLE_DEVICES") if f"env-{k}" in host.context]
+    past = [f"{k}={host.env[k]}" for k in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES") if k in host.env
+            and (idx := _indexes(host.env[k])) is not None and any(i >= len(visible) for i in idx)]
+    if not hidden and past:  # vllm#12572: ROCR=1 leaves one GPU (now 0); CUDA=0,1 then asks for a device 1
+        return finding(
+            "env.visible-devices", Severity.FAIL,
+            f"ROCR_VISIBLE_DEVICES={rocr} and {', '.join(past)} together name a GPU that does not exist",
+            f"ROCR_VISIBLE_DEVICES={rocr} leaves {plural(len(visible), 'GPU')}, renumbered from 0; {', '.join(past)} "
+            "then asks for an index past them: 'invalid device ordinal' when that device is used (a launcher such as "
+            "Ray sets ROCR_VISIBLE_DEVICES per worker while the parent's CUDA/HIP_VISIBLE_DEVICES is inherited).",
+            ev or [f"{host.env_source or 'env.txt'}: ROCR_VISIBLE_DEVICES={rocr}", *past],
+            Fix("Select the GPUs with one variable only (for Ray workers: RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES=1 "
+                "and its own per-worker setting, or unset the inherited one):",
+                ["unset HIP_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES", f"export ROCR_VISIBLE_DEVICES={rocr}"]),
+        )
+    if not hidden:
+        return None
     return finding(
         "env.visible-devices", Severity.FAIL, f"ROCR_VISIBLE_DEVICES={rocr} and {', '.join(hidden)} together hide "
         "every GPU",

@@ -183,8 +183,9 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
     return [finding(
         "kernel.not-validated", Severity.WARN,
         f"Kernel {release} is not one ROCm {ctx.version} was validated with on {_os_label(host)}",
-        f"AMD validated ROCm {ctx.version} on {host.os.id} {version} with kernel(s) {', '.join(kernels) or '?'}. "
-        "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
+        f"AMD validated ROCm {ctx.version} on {host.os.id} {version} with "
+        + (f"{'kernel' if len(kernels) == 1 else 'kernels'} {', '.join(kernels)}. " if kernels else "other kernels. ")
+        + "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
         ev,
         Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "
             "(no amdgpu-dkms) with a new enough ROCm.", ["apt list --installed 'linux-image-*'"],

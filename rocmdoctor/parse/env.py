@@ -8,7 +8,8 @@ import re
 from rocmdoctor.parse.text import lines, strip_prompt
 
 ALLOWED_PREFIXES = ("HSA_", "HIP_", "ROCR_", "ROCM_", "GPU_", "PYTORCH_", "AMD_")
-ALLOWED_NAMES = frozenset({"LD_LIBRARY_PATH", "PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX"})
+ALLOWED_NAMES = frozenset({"LD_LIBRARY_PATH", "PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
+                           "CUDA_VISIBLE_DEVICES"})  # HIP honours it: a mask on ROCm too
 _SECRET = re.compile(r"TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|CREDENTIAL", re.I)
 _LINE = re.compile(r"^(?:export\s+|ENV\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 

@@ -16,6 +16,7 @@ _CLASSES = ("vga compatible controller", "display controller", "3d controller", 
 _AMD = re.compile(r"\[1002:|Advanced Micro Devices|\bAMD/ATI\b|ATI Technologies")
 _IDS = re.compile(r"\[1002:([0-9a-fA-F]{4})\]")
 _REV = re.compile(r"\(rev ([0-9a-fA-F]{1,2})\)")
+_BARE_ID = re.compile(r"(?:\[AMD/ATI\]|\[AMD\]|Advanced Micro Devices, Inc\.) Device ([0-9a-fA-F]{4})\b")
 _VENDOR_PREFIX = re.compile(r"^(?:Advanced Micro Devices, Inc\.|ATI Technologies Inc)\s*(?:\[AMD/ATI\]|\[AMD\])?\s*")
 
 
@@ -41,12 +42,16 @@ def parse_lspci(text: str, file: str = "cmd/lspci.txt") -> LspciResult:
             ids = _IDS.search(body)
             if ids:
                 gpu.pci_device_id = hex_id(ids.group(1))
+            bare = _BARE_ID.search(body) if not ids else None
+            if bare:  # plain `lspci` names a device its database lacks by its id: "[AMD/ATI] Device 164e (rev c1)"
+                gpu.pci_device_id = hex_id(bare.group(1))
             rev = _REV.search(body)
             if rev:
                 gpu.pci_revision = hex_id(rev.group(1), width=2)
             desc = _REV.sub("", _IDS.sub("", m.group(6))).strip()
-            desc = _VENDOR_PREFIX.sub("", desc).strip()
-            gpu.name = desc or None
+            desc = _VENDOR_PREFIX.sub("", re.sub(r"\(prog-if [^)\n]{0,40}\)", "", desc)).strip()
+            # "Device 164e" is no name: the PCI id is named from amdgpu.ids later
+            gpu.name = None if not desc or re.fullmatch(r"Device [0-9a-fA-F]{4}", desc) else desc
             gpu.sources.append(src(file, n, body))
             res.gpus.append(gpu)
             res.drivers.append((gpu, None))
