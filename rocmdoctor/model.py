@@ -373,6 +373,9 @@ class Finding:
     # The id of the root-cause finding this one follows from (rocmdoctor.judge.causes, data/causes.toml);
     # None for a root cause or an unrelated finding.
     cause: Optional[str] = None
+    # set by a check whose evidence is the root by itself (the reporter says the machine has no AMD GPU): the cause
+    # table never makes it a consequence (not serialised; the JSON says it by a null cause)
+    root: bool = False
 
     @property
     def area(self) -> str:

@@ -321,3 +321,16 @@ def test_plain_lspci_names_a_device_by_its_id(tmp_path: Path) -> None:
             "(prog-if 00 [VGA controller])\n\tKernel driver in use: amdgpu\n")
     found = judged(tmp_path, text)
     assert problems(found) == {"gpu.igpu-visible": "warn"}
+
+
+def test_a_report_saying_the_machine_has_no_amd_gpu_is_the_root(tmp_path: Path) -> None:
+    """ROCm/rocm-systems#1153: 'a system without any AMD card on purpose'; WSL's rocminfo then fails."""
+    text = ("I am running ROCm on a system without any AMD card on purpose.\nWSL environment detected.\n"
+            "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed\n")
+    found = judged(tmp_path, text)
+    assert found["gpu.none-found"][0].severity == Severity.FAIL and found["gpu.none-found"][0].cause is None
+    from rocmdoctor.judge.causes import assign
+
+    flat = [f for fs in found.values() for f in fs]
+    roots = assign(flat)
+    assert [r.id for r in roots] == ["gpu.none-found"]

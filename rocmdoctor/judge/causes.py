@@ -71,7 +71,7 @@ def assign(findings: list[Finding]) -> list[Finding]:
         return cur
 
     for f in findings:
-        if f.severity in _QUIET:
+        if f.severity in _QUIET or f.root:
             continue
         top = root(f.id)
         if top is not None and top != f.id:

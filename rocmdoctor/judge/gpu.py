@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
@@ -47,6 +48,17 @@ def _evidence(gpu: GpuInfo) -> list[str]:
 @check("gpu.none-found", "gpu.detected", title="GPU inventory")
 def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
     seen = gpu_sources_captured(host)
+    said = host.context.get("no-gpu-said")
+    if said is not None and not host.gpus:  # the reporter's own word (ROCm/rocm-systems#1153)
+        return [replace(finding(
+            "gpu.none-found", Severity.FAIL, "The machine has no AMD GPU (the report says so)",
+            "Without an AMD GPU the ROCm runtime has nothing to open: rocminfo fails (under WSL with "
+            "HSA_STATUS_ERROR_OUT_OF_RESOURCES) and every GPU program falls back or stops. Compiling for AMD GPUs "
+            "needs no GPU; running does.",
+            [str(said.source)],
+            Fix("Run GPU code on a machine with a supported AMD GPU; compile-only work needs no runtime check:",
+                ["lspci -nn -d 1002:"], SUPPORT_URL),
+        ), root=True)]
     if "rocminfo-failed" in host.context:
         # a rocminfo that failed lists no agents because the runtime could not start, not because there is no GPU
         seen = [s for s in seen if s != "rocminfo"]

@@ -132,6 +132,11 @@ RULES: tuple[Rule, ...] = (
     # "rocm-sdk-libraries-gfx110X-all==6.5.0rc..." (ROCm/TheRock#1079): the torch from there has only that family
     _r("torch.therock-family", ("/v2/gfx", "rocm-sdk-libraries-gfx"),
        r"(?:/v2/|rocm-sdk-libraries-)(?P<v>gfx\d[0-9a-fA-FX]{1,4}(?:-[a-z]{2,8})?)(?![\w-])"),
+    # the reporter says the machine has no AMD GPU at all ("a system without any AMD card on purpose",
+    # ROCm/rocm-systems#1153)
+    _r("gpu.none-said", ("without any AMD", "without an AMD", "no AMD GPU", "no AMD card", "no AMD graphics"),
+       r"(?i:(?P<v>\b(?:(?:system|machine|computer|host|laptop|PC) without (?:any |an )?AMD (?:cards?|GPUs?|graphics)"
+       r"|(?:there is|there's|has|have|with) no AMD (?:cards?|GPUs?|graphics)(?: (?:in|on) (?:it|this|the|my)\b)?)))"),
     # the report says an XGMI / Infinity Fabric bridge links the GPUs ("4x MI210 GPUs with a Infinity Fabric bridge",
     # ROCm/legacy-rocm-build#2747)
     _r("xgmi.bridge", ("Infinity Fabric", "infinity fabric", "XGMI bridge", "xGMI bridge", "XGMI link"),

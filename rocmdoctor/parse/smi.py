@@ -66,6 +66,20 @@ def _first_line(text: str) -> Optional[int]:
     return None if m is None else plain.count("\n", 0, m.start()) + 2
 
 
+def _start_lines(body: str) -> set[int]:
+    """1-based numbers of the lines that start (after blanks) with GPU / Device / card[: one regex pass, so a long
+    log's other lines cost a set lookup each instead of a strip and a compare."""
+    out: set[int] = set()
+    line, pos = 1, 0
+    if _START.match(body):
+        out.add(1)
+    for m in _START_AFTER_NEWLINE.finditer(body):
+        line += body.count("\n", pos, m.start() + 1)
+        pos = m.start() + 1
+        out.add(line)
+    return out
+
+
 def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
     """GPUs in device-index order; device id / gfx / bus filled where the output shows them."""
     gpus: dict[int, GpuInfo] = {}
@@ -73,12 +87,16 @@ def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
     first = _first_line(text)
     if first is None:
         return []
-    rows = (text[:MAX_CHARS] if len(text) > MAX_CHARS else text).split("\n")
+    body = text[:MAX_CHARS] if len(text) > MAX_CHARS else text
+    rows = body.split("\n")
+    dirty = "\x1b" in body or "\r" in body or "\x00" in body  # per-line test only when the text has such bytes
+    starts = None if dirty else _start_lines(body)
     for n in range(first, len(rows) + 1):
         raw = rows[n - 1]
         # Outside a table only key lines ("GPU[0] : ...") and table headers matter: a long log's other lines are
         # passed over before any cleaning (a line clean() would change is always read whole).
-        if header is None and not raw.lstrip().startswith(_STARTS) and not any(c in raw for c in "\x1b\r\x00"):
+        if header is None and (n not in starts if starts is not None else not raw.lstrip().startswith(_STARTS)
+                               and not ("\x1b" in raw or "\r" in raw or "\x00" in raw)):
             continue
         line = clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
         m = _KEYLINE.match(line)
@@ -89,7 +107,8 @@ def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
             continue
         stripped = line.strip()
         words = stripped.split()
-        if words and words[0] in ("GPU", "Device") and len(words) > 2:
+        # a table header ("Device  Node  IDs  Temp ..."), not an application's device line ("Device 0: AMD ...")
+        if words and words[0] in ("GPU", "Device") and len(words) > 2 and not words[1].rstrip(":").isdigit():
             header = [w.upper() for w in words]
             continue
         if stripped.startswith("=") or not stripped:
