@@ -334,3 +334,22 @@ def test_a_report_saying_the_machine_has_no_amd_gpu_is_the_root(tmp_path: Path) 
     flat = [f for fs in found.values() for f in fs]
     roots = assign(flat)
     assert [r.id for r in roots] == ["gpu.none-found"]
+
+
+def test_dkms_3_install_logs_and_a_pasted_make_log_are_build_results(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#6193 (DKMS 3.x: 'Loading new amdgpu/6.16.13-... DKMS files', 'Building initial module
+    amdgpu/... for 7.0.0-15-generic', then 'Bad return status ... 7.0.0-15-generic' while 7.0.0-22 runs) and
+    ROCm/ROCm#2451 (a pasted make.log of amdgpu 6.2.4 on Debian 6.6.13)."""
+    log = ("Kernel: Linux 7.0.0-22-generic\nLoading new amdgpu/6.16.13-2341068.24.04 DKMS files...\n"
+           "Building initial module amdgpu/6.16.13-2341068.24.04 for 7.0.0-15-generic\n"
+           "Building module(s)........(bad exit status: 2)\n"
+           "Error! Bad return status for module build on kernel: 7.0.0-15-generic (x86_64)\n")
+    found = judged(tmp_path, log)
+    assert problems(found).get("driver.dkms-breakage") == "fail"  # observed on 7.0.0-15, not only predicted
+    make = ("DKMS make.log for amdgpu-6.2.4-1683306.22.04 for kernel 6.6.13-amd64 (x86_64)\n"
+            "make[1]: *** [/usr/src/linux-headers-6.6.13-common/Makefile:1938: /var/lib/dkms/amdgpu/build] Error 2\n"
+            "make: *** [/usr/src/linux-headers-6.6.13-common/Makefile:246: __sub-make] Error 2\n")
+    assert problems(judged(tmp_path, make, "m.txt")).get("driver.dkms-breakage") == "fail"
+    # another program's failed make is no DKMS result
+    other = "make: *** [Makefile:12: ggml-hip.o] Error 1\n"
+    assert "driver.dkms-failed" not in problems(judged(tmp_path, other, "o.txt"))

@@ -43,8 +43,13 @@ def _plain_read_line(body: str) -> dkms._Line:
     """dkms._read_line as it was before its guards: every regex searched."""
     lm = dkms._LOADING.search(body)
     km = dkms._BUILD_FAIL_KERNEL.search(body)
-    loading = (lm.group("mod") or lm.group("mod3"), lm.group("ver") or lm.group("ver3")) if lm else None
+    loading = (lm.group("mod") or lm.group("mod3") or lm.group("mod4"),
+               lm.group("ver") or lm.group("ver3") or lm.group("ver4")) if lm else None
     kernel = km.group(1) if km else None
+    if lm is not None and lm.group("mod4"):
+        return dkms._Line(body, loading, kernel, "makelog")
+    if dkms._MAKE_ERROR.match(body):
+        return dkms._Line(body, loading, None, "make-error")
     fm = dkms._BUILD_FAIL.search(body)
     if fm:
         return dkms._Line(body, loading, kernel, "failed", failed_kernel=fm.group(1))

@@ -305,12 +305,18 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                 ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
         ))
     amdgpu = [e for e in info.entries if e.module == "amdgpu"]
-    if not kernel:  # running kernel unknown (a pasted install log): a build seen failing is judged for its kernel
-        for k in dict.fromkeys(e.kernel for e in amdgpu if e.status == "build-failed" and e.kernel):
-            out += _breakages(host, matrix, info, amdgpu, [e for e in amdgpu if e.kernel == k], k or "")
+    # a build seen failing is judged for the kernel it failed on (direct evidence), whether or not that kernel is
+    # the running one (a pasted install log builds for every installed kernel: #6193 failed on 7.0.0-15 while
+    # 7.0.0-22 ran)
+    seen_failing = False
+    for k in dict.fromkeys(e.kernel for e in amdgpu if e.status == "build-failed" and e.kernel and e.kernel != kernel):
+        found = _breakages(host, matrix, info, amdgpu, [e for e in amdgpu if e.kernel == k], k or "")
+        seen_failing = seen_failing or any(f.id == "driver.dkms-breakage" for f in found)
+        out += found
     if kernel and amdgpu:
         on_kernel = [e for e in amdgpu if e.kernel == kernel]
-        out += _breakages(host, matrix, info, amdgpu, on_kernel, kernel)
+        if not (seen_failing and not on_kernel):  # the failed build already says it; no prediction beside it
+            out += _breakages(host, matrix, info, amdgpu, on_kernel, kernel)
         if not on_kernel and not info.build_failures and not info.errors:
             out.append(finding(
                 "driver.dkms-failed", Severity.FAIL, f"amdgpu-dkms is not built for the running kernel {kernel}",

@@ -20,15 +20,22 @@ _STATUS = re.compile(r"^(installed|built|added|broken|removed|unbuilt)\b", re.I)
 _BUILD_FAIL = re.compile(
     r"Bad return status for module build on kernel:\s*(\S{1,128})|\(bad exit status:\s*\d+\)", re.I
 )
-_BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))? for|for kernel)\s+(\d[\w.+~-]{0,127})")
+# DKMS 3.x also names the module: "Building initial module amdgpu/6.16.13-2341068.24.04 for 7.0.0-15-generic"
+_BUILD_FAIL_KERNEL = re.compile(r"(?:Building (?:initial )?module(?:\(s\))?(?: [\w+-]{1,64}/\S{1,80})? for|for kernel)"
+                                r"\s+(\d[\w.+~-]{0,127})")
 _DPKG_DKMS = re.compile(r"(?:error processing package|Error occurred:?)\s*(amdgpu-dkms|rock-dkms)|^\s*amdgpu-dkms\s*$")
-_LOADING = re.compile(r"Loading new (?P<mod>[\w+-]{1,64}?)-(?P<ver>\d[\w.+~-]{0,127}) DKMS files"
+_LOADING = re.compile(r"Loading new (?P<mod>[\w+-]{1,64}?)[-/](?P<ver>\d[\w.+~-]{0,127}) DKMS files"
                       # DKMS 3.x: "Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel 6.18.7-... (x86_64)"
-                      r"|Autoinstall of module (?P<mod3>[\w+-]{1,64})/(?P<ver3>\d[\w.+~-]{0,127}) for kernel")
+                      r"|Autoinstall of module (?P<mod3>[\w+-]{1,64})/(?P<ver3>\d[\w.+~-]{0,127}) for kernel"
+                      # the header of a pasted make.log: "DKMS make.log for amdgpu-6.2.4-1683306.22.04 for kernel ..."
+                      r"|DKMS make\.log for (?P<mod4>[\w+-]{1,64}?)-(?P<ver4>\d[\w.+~-]{0,127}) for kernel")
+# a make.log's own failure ("make: *** [...Makefile:246: __sub-make] Error 2"): counted only after a DKMS make.log
+# header, so another program's failed make is not a DKMS build failure (ROCm/ROCm#2451's pasted make.log)
+_MAKE_ERROR = re.compile(r"^make(?:\[\d{1,3}\])?: \*\*\* .{0,400}\bError \d{1,3}$")
 _TREE_ERROR = re.compile(r"^Error!|dkms\.conf.{0,200}?(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
 
 
-_MAY_FAIL = re.compile(r"bad (?:return|exit) status|error processing package|Error occurred", re.I)
+_MAY_FAIL = re.compile(r"bad (?:return|exit) status|error processing package|Error occurred|DKMS make\.log for", re.I)
 
 
 def may_hold_build_failure(text: str) -> bool:
@@ -74,9 +81,15 @@ def _read_line(body: str) -> _Line:
     # "Loading new", of _BUILD_FAIL_KERNEL "for", of _DPKG_DKMS "-dkms"; the case-insensitive ones are guarded
     # on the lower-cased line only when it is ASCII (Unicode folding matches 'ſ' to 's', which lower() does not).
     low = body.lower() if body.isascii() else None
-    lm = _LOADING.search(body) if "Loading new" in body or "Autoinstall of" in body else None
+    lm = _LOADING.search(body) if "Loading new" in body or "Autoinstall of" in body or "make.log for" in body \
+        else None
     km = _BUILD_FAIL_KERNEL.search(body) if "for" in body else None
-    loading = (lm.group("mod") or lm.group("mod3"), lm.group("ver") or lm.group("ver3")) if lm else None
+    loading = (lm.group("mod") or lm.group("mod3") or lm.group("mod4"),
+               lm.group("ver") or lm.group("ver3") or lm.group("ver4")) if lm else None
+    if lm is not None and lm.group("mod4"):
+        return _Line(body, loading, kernel=km.group(1) if km else None, kind="makelog")
+    if body.startswith("make") and "***" in body and _MAKE_ERROR.match(body):
+        return _Line(body, loading, None, "make-error")
     kernel = km.group(1) if km else None
     fm = _BUILD_FAIL.search(body) if low is None or "bad" in low else None
     if fm:
@@ -99,6 +112,7 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
     last_kernel = None
     loading = None  # (module, version, line) from "Loading new amdgpu-6.3.6-1718217.22.04 DKMS files..."
     seen: dict[str, Optional[_Line]] = {"": None}
+    makelog = made_error = False  # a DKMS make.log header was seen / its failure recorded
     for n, raw in enumerate(text[:MAX_CHARS].split("\n"), 1):  # parse.text.lines(), minus its empty lines
         if raw in seen:
             r = seen[raw]
@@ -113,7 +127,10 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
             loading = (r.loading[0], r.loading[1], n)
         if r.kernel is not None:
             last_kernel = r.kernel
-        if r.kind == "failed":
+        if r.kind == "makelog":
+            makelog = True
+        if r.kind == "failed" or (r.kind == "make-error" and makelog and not made_error):
+            made_error = made_error or r.kind == "make-error"  # one failure per make.log, not one per make level
             info.build_failures.append(Fact(r.body, src(file, n, r.body)))
             kernel = r.failed_kernel or last_kernel
             if kernel and kernel not in info.failed_kernels:
