@@ -367,3 +367,9 @@ def test_a_failed_rocm_install_and_a_cpu_run_prove_the_default_torch_stayed(tmp_
                        (cpu_line + "\nERROR: No matching distribution found for torch==2.4.1\n", "c.txt")):
         alone = host_of(tmp_path, text, name=name)
         assert alone.torch is None or alone.torch.proven_build is None, text
+
+
+def test_a_templates_example_os_is_not_the_os(tmp_path: Path) -> None:
+    """TensorFlow's issue template: 'OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 20.04'."""
+    host = host_of(tmp_path, "-   **OS Platform and Distribution (e.g., Linux Ubuntu 16.04)**: Ubuntu 20.04\n")
+    assert host.os.version_id == "20.04" or host.os.version == "20.04"

@@ -193,6 +193,8 @@ def _system(acc: Acc, facts: TextFacts) -> None:
     if f is not None:
         acc.kernel("text", KernelInfo(release=f.value, source=f.source, is_wsl=kernel.is_wsl_text(f.value)))
     for f in facts.all("os.name"):
+        if f.source.text and re.search(r"e\.g\.,? (?:Linux )?" + re.escape(f.value), f.source.text):
+            continue  # a template's example: "OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 20.04"
         info = osrelease.os_from_prose(f.value, f.source.file, f.source.line)
         if info.id:
             info.source = f.source

@@ -214,8 +214,6 @@ RULES: tuple[Rule, ...] = (
     _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
                    "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",
                    "Linux Mint", "Pop!_OS"),
-       # not a template's example: "OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 20.04"
-       r"(?<!e\.g\., Linux )(?<!e\.g\., )(?<!e\.g\. )",
        r"(?P<v>\b(?:Ubuntu(?: (?:Jammy|Noble|Focal|Oracular|Plucky|Questing|Resolute))?|",
        r"Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
        r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",
