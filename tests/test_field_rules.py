@@ -353,3 +353,13 @@ def test_dkms_3_install_logs_and_a_pasted_make_log_are_build_results(tmp_path: P
     # another program's failed make is no DKMS result
     other = "make: *** [Makefile:12: ggml-hip.o] Error 1\n"
     assert "driver.dkms-failed" not in problems(judged(tmp_path, other, "o.txt"))
+
+
+def test_a_variable_named_as_not_set_is_not_set(tmp_path: Path) -> None:
+    """llama.cpp#8618: 'if i let it use my iGPU by not using HIP_VISIBLE_DEVICES=0' - the crash happens unset."""
+    devices = ("  Device 0: AMD Radeon RX 7700S, compute capability 11.0, VMM: no\n"
+               "  Device 1: AMD Radeon 780M, compute capability 11.0, VMM: no\n")
+    found = judged(tmp_path, devices + "it crashes if i let it use my iGPU by not using HIP_VISIBLE_DEVICES=0.\n")
+    assert problems(found).get("gpu.igpu-visible") == "warn"
+    masked = judged(tmp_path, devices + "I run it with HIP_VISIBLE_DEVICES=0 and it works\n", "m.txt")
+    assert "gpu.igpu-visible" not in problems(masked)

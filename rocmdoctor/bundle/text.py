@@ -93,6 +93,8 @@ def _kfd_node(acc: Acc, facts: TextFacts) -> None:
 _PYPI_LINUX_X86 = re.compile(r"-manylinux[\w.]{0,40}_x86_64\.whl$")
 
 
+_NOT_SET = r"\b(?:not using|not setting|without|unless|instead of|rather than)\s{1,3}"  # a variable named as unset
+
 _STAYED = ("the ROCm torch install failed (pip/uv found no matching wheel on the ROCm index) and the report says "
            "the program ran on the CPU: the torch that stayed is the default (CUDA or CPU) build")
 
@@ -317,6 +319,9 @@ def _env(acc: Acc, facts: TextFacts) -> None:
     if "env" in host.captured:
         return
     for f in facts.all("env.visible"):
+        line = f.source.text or ""
+        if re.search(_NOT_SET + re.escape(f.value), line):
+            continue  # "if i let it use my iGPU by not using HIP_VISIBLE_DEVICES=0" (llama.cpp#8618): not set
         key, _, value = f.value.partition("=")
         host.env.setdefault(key.strip(), value.strip().strip("'\""))
         host.context.setdefault("env-" + key.strip(), Fact(value.strip(), f.source))
