@@ -363,3 +363,12 @@ def test_a_variable_named_as_not_set_is_not_set(tmp_path: Path) -> None:
     assert problems(found).get("gpu.igpu-visible") == "warn"
     masked = judged(tmp_path, devices + "I run it with HIP_VISIBLE_DEVICES=0 and it works\n", "m.txt")
     assert "gpu.igpu-visible" not in problems(masked)
+
+
+def test_rocm_wheels_listed_for_another_python(tmp_path: Path) -> None:
+    """vllm#44660: the ROCm index lists only cp312 wheels; the host runs Python 3.11."""
+    text = ("an AMD/ROCm host running Python 3.11 via the --extra-index-url method\n"
+            "vllm-0.22.1+rocm722-cp312-cp312-manylinux_2_34_x86_64.whl\n")
+    assert problems(judged(tmp_path, text)) == {"python.no-rocm-wheel": "fail"}
+    fits = text.replace("Python 3.11", "Python 3.12")
+    assert problems(judged(tmp_path, fits, "f.txt")) == {}

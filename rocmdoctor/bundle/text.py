@@ -59,6 +59,9 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         host.context.setdefault("compose-items", Fact("", f.source))
         prev = host.context["compose-items"]
         host.context["compose-items"] = Fact((prev.value + " " + f.value).strip(), prev.source)
+    wheels = facts.all("wheel.rocm-cp")
+    if wheels:
+        host.context["rocm-wheels"] = Fact(" ".join(dict.fromkeys(f.value for f in wheels[:8])), wheels[0].source)
     fails, works = facts.first("perm.user-fails"), facts.first("perm.root-works")
     said = facts.first("perm.root-only")
     if fails is not None and works is not None:  # the GPU answers root only (ROCm/legacy-rocm-build#1826)

@@ -146,6 +146,18 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return _override_needed(host, ctx, gpu, gfx, target)
     if status == "unknown" and target is None:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix")
+    if status == "unknown" and ctx.release is not None and not ctx.release.gfx_known:
+        # the data has the release but not its GPU list (ROCm 5.2): no verdict (pytorch/pytorch#100795, a
+        # working RX 6900 XT under torch 1.13.1+rocm5.2, had been called unsupported)
+        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version}'s GPU list is not in rocmdoctor's "
+                    "data, so its support for " + gfx + " is not judged")
+    if not ctx.version and _runs_here(host, gpu):
+        return finding(
+            "gpu.arch-unsupported", Severity.INFO,
+            f"{gpu_label(gpu)}: {gfx} is supported by no AMD ROCm release since {_first_listing(matrix)}, but this "
+            "host's ROCm runtime enumerated it and the report shows no GPU-code error",
+            "A community or older ROCm build that includes the target is in use (ollama#2453: a gfx803 container); "
+            "AMD's current releases and wheels will not run it.", _evidence(gpu))
     lacks = _rocblas_lacks(host, gfx)
     if lacks is not None and not matrix.releases_supporting(gfx=gfx):
         return finding(
@@ -174,8 +186,19 @@ _TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using
                     r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
 # errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
 # had no override: ollama/ollama#8679)
+# a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
+_RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
+                 "log.no-hip-gpus", "log.hip-invalid-device", "log.rocblas-error")
 _CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
                 "log.unsupported-gpu-target")
+
+
+def _runs_here(host: Host, gpu: GpuInfo) -> bool:
+    """An application's ROCm runtime listed this GPU (llama.cpp's device list, torch's device properties) and no
+    line says the program failed on it: direct evidence the host's ROCm runs it, whatever the table says."""
+    listed = "app-log" in host.captured and "log" in gpu.gfx_by_source
+    failed = any(m.finding_id in _CODE_ERRORS or m.finding_id in _RUN_FAILURES for m in host.logs)
+    return listed and not failed
 
 
 def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:

@@ -100,6 +100,19 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _rocm_wheel_tags(host: Host) -> list[tuple[str, str]]:
+    """(CPython tag, evidence) of every ROCm wheel file name the report lists ('...+rocm722-cp312-cp312-...whl')."""
+    fact = host.context.get("rocm-wheels")
+    if fact is None:
+        return []
+    out = []
+    for name in fact.value.split():
+        m = re.search(r"\+rocm[\w.]{1,20}-(cp\d{2,3})-(cp\d{2,3}|abi3)-", name)
+        if m:
+            out.append(("abi3" if m.group(2) == "abi3" else m.group(1), f"{fact.source}: {name}"))
+    return out
+
+
 def _label(t: TorchInfo) -> str:
     """'torch 2.6.0+rocm6.2', or where it came from when the paste never printed its version."""
     if t.version:
@@ -279,6 +292,19 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
             [*ev, str(none.source)] + ([str(index.source)] if index else []),
             Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
                 ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
+        )]
+    listed = _rocm_wheel_tags(host)
+    if listed and not any(t in ("abi3", "cp" + mm.replace(".", "")) for t, _ in listed):
+        tags = sorted({t for t, _ in listed})
+        return [finding(
+            "python.no-rocm-wheel", Severity.FAIL,
+            f"The ROCm wheels listed are for {', '.join(tags)} only: Python {mm} gets none of them",
+            "pip rejects a wheel built for another CPython; with --extra-index-url it then takes PyPI's build of the "
+            "same package (a CUDA wheel) instead of failing (vllm#44660).",
+            [*ev, *(s for _, s in listed[:2])],
+            Fix(f"Use the Python the ROCm wheels are built for ({', '.join(tags)}) in a new environment:",
+                [f"uv venv --python {tags[0][2]}.{tags[0][3:]} .venv" if tags[0].startswith("cp")
+                 else "uv venv .venv"]),
         )]
     other = host.context.get("other-framework")
     if host.torch is None and other is not None and not host.packages:

@@ -190,6 +190,12 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>3\.\d{1,2}\.\d{1,3})\b"),
     _r("python.version", ("Installing Python",), r"Installing Python (?P<v>3\.\d{1,2}\.\d{1,3})"),
     _r("python.minor", ("py -3.", "python -3."), r"\bpy(?:thon)? -(?P<v>3\.\d{1,2})\b"),
+    # prose: "an AMD/ROCm host running Python 3.11 via ..." (vllm#44660)
+    _r("python.minor", ("running Python 3.", "on Python 3.", "using Python 3.", "with Python 3."),
+       r"\b(?:running|on|using|with) Python (?P<v>3\.\d{1,2})\b(?![.\d])"),
+    # a ROCm wheel's file name in an index listing: its CPython tag says which Pythons get it
+    _r("wheel.rocm-cp", ("+rocm",),
+       r"(?P<v>\b[A-Za-z][\w.-]{0,60}\+rocm[\w.]{1,20}-cp\d{2,3}-(?:cp\d{2,3}|abi3)-\S{1,80}\.whl)"),
     _r("python.minor", ("/lib/python3.",), r"/lib/python(?P<v>3\.\d{1,2})/(?:site|dist)-packages\b"),
     _r("python.minor", ("-cp3",), r"\btorch-\d[\w.%+]{0,60}-cp(?P<v>3\d{1,2})-"),  # "310": see python_minor()
     # --- kernel, OS, WSL, Windows -----------------------------------------------------------------------------
