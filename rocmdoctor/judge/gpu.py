@@ -127,23 +127,8 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}", [ctx.why])
     if status == "deprecated":
         return _deprecated(host, matrix, ctx, gpu, gfx)
-    if target is not None and target.override and "windows" in host.context:
-        return skip("gpu.override-needed", f"{gpu_label(gpu)}: on native Windows nothing reads "
-                    "HSA_OVERRIDE_GFX_VERSION (the HIP runtime there does not go through HSA, ROCm/TheRock#1719): "
-                    f"{gfx} runs only with a build that includes it")
-    if target is not None and target.override and (host.kernel.is_wsl or "wsl" in host.context):
-        return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
-                    "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
     if target is not None and target.override:
-        if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
-            return _unsupported(matrix, ctx, gpu, gfx, status, target)
-        if _override_tried(host, target.override):
-            if target.override_broken:  # the report tried the unreliable override and the error stayed
-                return _unsupported(matrix, ctx, gpu, gfx, status, target)
-            return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
-                        f"{target.override} and the error remains: the program itself lacks the code (see the "
-                        "log findings)")
-        return _override_needed(host, ctx, gpu, gfx, target)
+        return _by_override(host, matrix, ctx, gpu, gfx, status, target)
     if status == "unknown" and target is None:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is not in rocmdoctor's matrix")
     if status == "unknown" and ctx.release is not None and not ctx.release.gfx_known:
@@ -199,6 +184,28 @@ def _runs_here(host: Host, gpu: GpuInfo) -> bool:
     listed = "app-log" in host.captured and "log" in gpu.gfx_by_source
     failed = any(m.finding_id in _CODE_ERRORS or m.finding_id in _RUN_FAILURES for m in host.logs)
     return listed and not failed
+
+
+def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
+                 target: GpuTarget) -> Finding:
+    """A target that runs another ISA's code under HSA_OVERRIDE_GFX_VERSION: judged on the override (never
+    offered where nothing reads it), or unsupported where the override demonstrably did not help."""
+    if "windows" in host.context:
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: on native Windows nothing reads "
+                    "HSA_OVERRIDE_GFX_VERSION (the HIP runtime there does not go through HSA, ROCm/TheRock#1719): "
+                    f"{gfx} runs only with a build that includes it")
+    if host.kernel.is_wsl or "wsl" in host.context:
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
+                    "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
+    if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
+        return _unsupported(matrix, ctx, gpu, gfx, status, target)
+    if _override_tried(host, target.override or ""):
+        if target.override_broken:  # the report tried the unreliable override and the error stayed
+            return _unsupported(matrix, ctx, gpu, gfx, status, target)
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
+                    f"{target.override} and the error remains: the program itself lacks the code (see the "
+                    "log findings)")
+    return _override_needed(host, ctx, gpu, gfx, target)
 
 
 def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:

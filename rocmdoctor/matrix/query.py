@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Optional
 
+from rocmdoctor.matrix.derived_lookups import DerivedLookups, _norm_pci
 from rocmdoctor.matrix.types import (
     Breakage,
     GpuProduct,
     GpuTarget,
-    MatrixData,
     NightlyEpoch,
     OsSupport,
     RocmRelease,
@@ -49,17 +49,6 @@ def _vtuple(version: str) -> tuple[int, ...]:
             break
         out.append(int(m.group()))
     return tuple(out)
-
-
-def _norm_pci(device_id: str) -> Optional[str]:
-    """"744C", "0x744c", "1002:744c" -> "0x744c"; None when it is not a 16-bit hex id."""
-    s = device_id.strip().lower()
-    if ":" in s and not s.startswith("0x"):
-        s = s.split(":")[-1]
-    s = s[2:] if s.startswith("0x") else s
-    if not re.fullmatch(r"[0-9a-f]{1,4}", s):
-        return None
-    return "0x" + s.zfill(4)
 
 
 def _norm_rev(revision: Optional[str]) -> Optional[str]:
@@ -110,7 +99,7 @@ def kernel_matches(validated: str, kernel: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Matrix(MatrixData):
+class Matrix(DerivedLookups):
     """The built matrix (fields: ``types.MatrixData``) with its lookups; pure, no I/O."""
 
     # ---- releases -------------------------------------------------------------------------
@@ -332,25 +321,6 @@ class Matrix(MatrixData):
             out.append(v)
         out.sort(key=lambda v: (_vtuple(v.torch), _vtuple(v.rocm), v.channel == "pytorch"), reverse=True)
         return out
-
-    def legacy_chip(self, device_id: str) -> Optional[tuple[str, str, str]]:
-        """(chip, family, gfx kfd serves it as or "") for a PCI id of amdgpu's pre-Vega pciidlist."""
-        dev = _norm_pci(device_id)
-        return self.pci_chips.get(dev) if dev else None
-
-    def pci_ids_named(self, name: str) -> tuple[str, ...]:
-        """PCI ids the PCI ID Repository gives this product name or codename ('Radeon HD 8750M', 'Navi 22');
-        the 'AMD'/'Radeon' prefixes are optional."""
-        key = " ".join(name.lower().replace("(tm)", "").split())
-        key = key.removeprefix("amd ").removeprefix("ati ")
-        for k in (key, "radeon " + key, key.removeprefix("radeon ")):
-            if k in self.pci_by_name:
-                return self.pci_by_name[k]
-        return ()
-
-    def therock_family(self, name: str) -> Optional[tuple[tuple[str, ...], str]]:
-        """(gfx targets, source) of one of TheRock's per-family indexes ("gfx110X-dgpu"), None when unknown."""
-        return self.therock_families.get(name.strip().strip("/").lower())
 
     def nightly_code(self, rocm: str, day: str) -> Optional[NightlyEpoch]:
         """The gfx list of the ``rocm`` nightly built on ``day`` (ISO date), or None when the data has no epoch

@@ -1,0 +1,343 @@
+"""The free-text extractor's rules: one row per fact, a kind, the literals every match holds, a regex.
+
+Data, not code (rocmdoctor.parse.freetext runs them): every regex has bounded quantifiers and looks back at most
+one character (the window memo depends on it; tests/test_needles.py checks), and a comment names the thread a
+rule came from. Split from freetext.py when the table outgrew the module limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+FREE_TEXT = "free-text"  # Source.kind of every fact found here
+MAX_PER_RULE = 20  # matches kept per rule: a log repeating a line a thousand times needs only a few
+
+_VER = r"\d{1,3}\.\d{1,3}(?:\.\d{1,5})?"
+_TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\+[A-Za-z0-9.]{1,40})?"
+
+_CHAR_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")  # a regex's bracket expressions ("[^\n]" spans no line)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A fact's regex and the literal strings every match contains (``needles``): the text is searched for a
+    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit.
+    The regex is compiled on first use: a paste holds the needles of a few rules, not of all seventy."""
+
+    kind: str
+    regex: str
+    needles: tuple[str, ...]
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex, re.MULTILINE)
+
+    @functools.cached_property
+    def lines_after(self) -> int:
+        """Lines after the needle's line the regex may need: two for a rule written across lines (an issue
+        template's heading, a blank line, its answer), else one (a REPL's answer under its prompt)."""
+        return 2 if "\\n" in _CHAR_CLASS.sub("", self.regex) else 1
+
+
+def _r(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
+    return Rule(kind, "".join(pattern), needles)
+
+
+# chip codenames the PCI ID Repository names devices by ("Navi 22"): a GPU named this way is the chip, not a board
+_CODENAMES = r"(?:Navi ?[1-4]\d|Vega ?[12]0|Polaris ?[12]\d|Ellesmere|Baffin|Aldebaran|Arcturus|Aqua Vanjaram)"
+CODENAME = re.compile(_CODENAMES)
+
+_TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'"
+
+# One row per fact. The ``v`` group is the value; a rule may match the same fact in many forms.
+RULES: tuple[Rule, ...] = (
+    # --- PyTorch -----------------------------------------------------------------------------------------
+    _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
+    # a `pip freeze` line on its own: "torch==2.6.0.dev20241015+rocm6.2" (ROCm/hipBLASLt#1243)
+    _r("torch.version", ("torch==",), rf"^torch==(?P<v>{_TORCH_VER})[ \t]*$"),
+    # an issue template's "Pytorch: 2.0.0" / "PyTorch：2.0.0" (full-width colon; pytorch/pytorch#96964)
+    _r("torch.version", ("orch:", "orch：", "orch :"),
+       rf"^\s{{0,8}}(?:PyTorch|Pytorch|pytorch|torch|Torch)\s{{0,2}}[:：]\s{{0,4}}(?P<v>{_TORCH_VER})\s*$"),
+    _r("torch.version", ("orch version",),
+       rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
+    # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
+    # install command line: "pip install torch==2.3.1+rocm6.0" is a fix being suggested, not the state)
+    _r("torch.version", ("torch ",),
+       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])torch ",
+       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
+    # a markdown environment list or table with bold keys: "- **PyTorch**: 2.7.0+rocm6.3", "| **torch** | 2.7.1 |"
+    _r("torch.version", ("orch**", "orch version**", "orch Version**"),
+       rf"^[\s>*|-]{{0,8}}\*\*(?:PyTorch|Pytorch|pytorch|torch|Torch)(?: [Vv]ersion)?\*\*\s{{0,4}}[:|]\s{{0,4}}v?"
+       rf"(?P<v>{_TORCH_VER})"),
+    # a markdown environment table: "| torch | 2.10.0+rocm7.13.0a20260508 |" (ROCm/TheRock#5543)
+    _r("torch.version", ("| torch", "| PyTorch", "| Torch"),
+       r"^\|\s{0,4}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?: version)?(?:\*\*)?\s{0,4}\|\s{0,4}",
+       rf"(?P<v>{_TORCH_VER})\s{{0,4}}\|"),
+    # PyTorch's old issue template: " - PyTorch Version (e.g., 1.0): 1.6.0" (pytorch/pytorch#51213)
+    _r("torch.version", ("PyTorch Version (e.g.",),
+       rf"^[\s-]{{0,8}}PyTorch Version \(e\.g\., [\d.]{{1,8}}\):\s{{0,4}}(?P<v>{_TORCH_VER})"),
+    # an installer's own check: "AssertionError: Expected a ROCm torch wheel but got: 2.12.1+cu130."
+    _r("torch.version", ("torch wheel but got",),
+       r"torch wheel but got:? (?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10}))"),
+    # an issue's environment list: "- PyTorch: 2.12.0.dev20260408+rocm7.2" (a build tag makes it a torch version)
+    _r("torch.version", ("orch:",),
+       r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
+       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:rocm|cu|cpu)[\w.]{0,30})\s*$"),
+    _r("torch.version", ("+cu", "+rocm", "+cpu"),
+       r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
+    _r("torch.version", ("Successfully installed",),
+       rf"Successfully installed\b[^\n]{{0,2000}}?\btorch-(?P<v>{_TORCH_VER})(?=\s|$)"),
+    _r("torch.wheel", ("torch-",), r"(?P<v>\btorch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.%+-]{0,80}?\.whl)"),
+    _r("torch.hip", ("torch.version.hip",), r"torch\.version\.hip", _TORCH_Q,
+       r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
+    _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
+    _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
+    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Torch not compiled with CUDA", "CUDA driver version"),
+       r"(?P<v>(?:Found no|No) NVIDIA driver (?:found )?on your system|Torch not compiled with CUDA enabled",
+       r"|CUDA driver version is insufficient for CUDA runtime version)"),
+    _r("torch.arch-list", ("rocm-sdk targets",),
+       r"rocm-sdk targets\s{0,4}\n(?P<v>gfx[0-9a-f]{3,5}(?:;gfx[0-9a-f]{3,5}){0,40})"),
+    _r("torch.arch-list", ("get_arch_list()",),
+       r"get_arch_list\(\)", _TORCH_Q,
+       r"\[?(?P<v>'gfx[0-9a-f]{3,5}[^'\n]{0,20}'(?:, 'gfx[0-9a-f]{3,5}[^'\n]{0,20}'){0,40})"),
+    # a ROCm runtime library inside the torch wheel named in an error: ".../site-packages/torch/lib/rocblas/library/
+    # TensileLibrary.dat" (pytorch/pytorch#96964): only a ROCm build ships those
+    _r("torch.rocm-lib", ("packages/torch/lib",),
+       r"(?P<v>[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\](?:rocblas|hipblaslt|libamdhip64|libMIOpen|libhsa-runtime64)"
+       r"[\w./\\-]{0,120})"),
+    _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
+    _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
+    _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
+    # TheRock's per-family index in a URL or its libraries package: "--index-url=https://.../v2/gfx110X-dgpu",
+    # "rocm-sdk-libraries-gfx110X-all==6.5.0rc..." (ROCm/TheRock#1079): the torch from there has only that family
+    _r("torch.therock-family", ("/v2/gfx", "rocm-sdk-libraries-gfx"),
+       r"(?:/v2/|rocm-sdk-libraries-)(?P<v>gfx\d[0-9a-fA-FX]{1,4}(?:-[a-z]{2,8})?)(?![\w-])"),
+    # the reporter says the machine has no AMD GPU at all ("a system without any AMD card on purpose",
+    # ROCm/rocm-systems#1153)
+    _r("gpu.none-said", ("without any AMD", "without an AMD", "no AMD GPU", "no AMD card", "no AMD graphics"),
+       r"(?i:(?P<v>\b(?:(?:system|machine|computer|host|laptop|PC) without (?:any |an )?AMD (?:cards?|GPUs?|graphics)"
+       r"|(?:there is|there's|has|have|with) no AMD (?:cards?|GPUs?|graphics)(?: (?:in|on) (?:it|this|the|my)\b)?)))"),
+    # the report says an XGMI / Infinity Fabric bridge links the GPUs ("4x MI210 GPUs with a Infinity Fabric bridge",
+    # ROCm/legacy-rocm-build#2747)
+    _r("xgmi.bridge", ("Infinity Fabric", "infinity fabric", "XGMI bridge", "xGMI bridge", "XGMI link"),
+       r"(?i:(?P<v>\b(?:infinity fabric|xgmi) (?:bridge|link)s?\b))"),
+    # a report about another framework ("tensorflow-rocm", "jaxlib", "onnxruntime"): PyTorch's wheels are beside
+    # the point when no torch appears (tensorflow-upstream#1207)
+    _r("framework.other", ("tensorflow", "TensorFlow", "jaxlib", "jax_plugins", "jax-rocm", "onnxruntime", "migraphx",
+                           "MIGraphX"),
+       r"(?P<v>\b(?:tensorflow(?:-rocm)?|TensorFlow|jaxlib|jax_plugins|jax-rocm\w{0,10}|onnxruntime|migraphx|MIGraphX)\b)"),
+    # --- pip / uv ----------------------------------------------------------------------------------------
+    _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
+    _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
+    _r("pip.nvidia", ("nvidia-",), r"(?P<v>\bnvidia-[a-z0-9-]{2,40}-cu1[1-3]\b)"),
+    _r("pip.no-versions", ("No matching distribution found for",),
+       r"(?P<v>No matching distribution found for \S{1,80})"),
+    _r("pip.no-versions", ("No solution found when resolving",), r"(?P<v>No solution found when resolving \w{1,20})"),
+    # a report's own words that the program ran on the CPU: "it falls back to CPU-only" (VoiceStudio#987), "the CPU
+    # is selected as the torch device" (InvokeAI#7146). Alone it proves nothing about the wheel (a ROCm torch
+    # that sees no GPU runs on the CPU too); beside a failed ROCm-index install it shows which torch stayed.
+    _r("torch.cpu-device", ("back to CPU", "back to the CPU", "CPU is selected", "back to cpu"),
+       r"(?P<v>\b(?:falls?|falling|fell) back to (?:the )?(?:CPU|cpu)\b[\w-]{0,6}"
+       r"|\b(?:the )?CPU is selected as the (?:torch |PyTorch )?device)"),
+    # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
+    _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
+    _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
+    # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
+    _r("rocm.named", ("had ", "installed "),
+       rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
+    _r("rocm.named", (" installed", " to "),
+       rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
+    _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
+    _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
+    _r("rocm.version", tuple(f"{p}{s}" for p in ("ROCm", "ROCM", "Rocm", "rocm")
+                             for s in (":", " :", "=", "**", " version", " Version")),
+       rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
+       rf"(?P<v>{_VER})\b"),
+    # a markdown table row: "| **ROCm** | 7.1.1 (Docker: ...) |" (ROCm/amdgpu#213)
+    _r("rocm.version", ("| **ROCm**", "| ROCm |", "| ROCm Version", "| **ROCm Version**", "| ROCm version"),
+       rf"^\|\s{{0,4}}(?:\*\*)?ROCm(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}\|\s{{0,4}}v?(?P<v>{_VER})\b"),
+    _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
+       rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:[Rr][Oo][Cc][Mm] ?)?v?(?P<v>{_VER})\b"),
+    _r("rocm.version", ("ROCM_VERSION",), rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
+    _r("hip.version", ("HIP version",),
+       r"^\s{0,8}HIP version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3}\.\d{1,8}[\w.-]{0,30})"),
+    # --- Python ------------------------------------------------------------------------------------------
+    _r("python.version", ("Python 3.",), r"^\s{0,8}Python (?P<v>3\.\d{1,2}\.\d{1,3})(?:[\w+]{0,12})?(?: \(|\s*$)"),
+    _r("python.version", ("Python version",), r"^\s{0,8}Python version\s{0,4}:\s{0,4}(?P<v>3\.\d{1,2}\.\d{1,3})"),
+    # a markdown environment list or table: "- **Python**: 3.12.3", "| **Python** | 3.11.9 |"
+    _r("python.version", ("**Python", "| Python"),
+       r"^[\s>*|-]{0,8}(?:\*\*)?Python(?: [Vv]ersion)?(?:\*\*)?\s{0,4}[:|]\s{0,4}(?:\*\*)?v?",
+       r"(?P<v>3\.\d{1,2}\.\d{1,3})\b"),
+    _r("python.version", ("Installing Python",), r"Installing Python (?P<v>3\.\d{1,2}\.\d{1,3})"),
+    _r("python.minor", ("py -3.", "python -3."), r"\bpy(?:thon)? -(?P<v>3\.\d{1,2})\b"),
+    # prose: "an AMD/ROCm host running Python 3.11 via ..." (vllm#44660)
+    _r("python.minor", ("running Python 3.", "on Python 3.", "using Python 3.", "with Python 3."),
+       r"\b(?:running|on|using|with) Python (?P<v>3\.\d{1,2})\b(?![.\d])"),
+    # a ROCm wheel's file name in an index listing: its CPython tag says which Pythons get it
+    _r("wheel.rocm-cp", ("+rocm",),
+       r"(?P<v>\b[A-Za-z][\w.-]{0,60}\+rocm[\w.]{1,20}-cp\d{2,3}-(?:cp\d{2,3}|abi3)-\S{1,80}\.whl)"),
+    _r("python.minor", ("/lib/python3.",), r"/lib/python(?P<v>3\.\d{1,2})/(?:site|dist)-packages\b"),
+    _r("python.minor", ("-cp3",), r"\btorch-\d[\w.%+]{0,60}-cp(?P<v>3\d{1,2})-"),  # "310": see python_minor()
+    # --- kernel, OS, WSL, Windows -----------------------------------------------------------------------------
+    # A distribution kernel release only where it names the running kernel (uname -r's bare line, "Kernel: ..."):
+    # dkms and apt logs name every kernel they build for.
+    _r("kernel.release", ("-generic", "-lowlatency", "-amd64", "-azure", "-aws", "-gcp", "-oem", ".x86_64"),
+       r"(?:^\s{0,8}|(?:^|\s)(?:OS )?[Kk]ernel(?: version| release)?\s{0,4}[:=]\s{0,4}",
+       # a markdown list or table: "- **Kernel**: Linux 6.17.0-20-generic", "| **Kernel** | 6.8.0-45-generic |"
+       r"|^[\s>*|-]{0,8}(?:\*\*)?(?:Linux )?[Kk]ernel(?: [Vv]ersion| release)?(?:\*\*)?\s{0,4}[:=|](?:\*\*)?\s{0,4}"
+       r"(?:Linux )?",
+       r"|\buname -r\)?\s{0,4}[:=]?\s{0,4})",
+       r"(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem)",
+       r"|\d\.\d{1,2}\.\d{1,3}-\d{1,4}\.\w{1,20}\.x86_64)\s*\|?\s*$"),
+    # prose: "faults ... on kernel `6.17.0-1017-oem` and ..." (ROCm/amdgpu#213): the first kernel a report names
+    _r("kernel.release", ("on kernel ", "on the kernel "),
+       r"\bon (?:the )?kernel\s{1,3}(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-"
+       r"(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem))\b"),
+    _r("kernel.release", ("-microsoft-standard",),
+       r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
+    _r("kernel.release", ("Linux version",), r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),
+    _r("kernel.release", ("Linux ",), r"^\s{0,8}Linux [\w.-]{1,64} (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60}) #"),
+    _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
+                   "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",
+                   "Linux Mint", "Pop!_OS"),
+       r"(?P<v>\b(?:Ubuntu(?: (?:Jammy|Noble|Focal|Oracular|Plucky|Questing|Resolute))?|",
+       r"Debian GNU/Linux|Fedora(?: Linux)?|Rocky Linux|AlmaLinux|Red Hat Enterprise Linux|",
+       r"RHEL|CentOS(?: Stream)?|openSUSE Leap|SUSE Linux Enterprise Server|SLES|Oracle Linux(?: Server)?|Linux Mint|",
+       r"Pop!_OS)",
+       r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?: LTS)?)(?![-\w.~])"),  # not a package version (Ubuntu 9.4.0-1ubuntu1)
+    # lower case in an issue template's answer: "### Operating System" then "fedora 41"
+    _r("os.name", ("ubuntu ", "fedora ", "debian "),
+       r"(?<![\w./-])(?P<v>(?:ubuntu|fedora|debian) \d{1,2}(?:\.\d{1,2}){0,2})(?![-\w.~])"),
+    _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
+    _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
+       r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
+       r"wsl\.exe|\\\\wsl(?:\.localhost|\$)\\)"),
+    # People write it in lower case ("support for wsl2 Ubuntu 24.04", an issue template's "### Operating System"
+    # answered "wsl2"); amdgpu-install's WSL usecase is only ever run inside WSL.
+    _r("wsl", ("wsl", "Wsl", "Operating System"),
+       r"(?P<v>\b(?:on|for|in|under|with) [Ww]sl2?\b|",
+       r"^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?[^\n]{0,40}\b[Ww]sl2?\b|--usecase[= ][\w,]{0,60}\bwsl\b)"),
+    _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
+                   "win_amd64", "Operating System"),
+       r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
+       r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
+       r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
+       r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b",
+       r"|^\|\s{0,4}(?:OS|Operating System)\s{0,4}\|\s{0,4}(?:\*\*)?Windows 1[01]\b)"),  # a markdown table row
+    _r("env.visible", ("VISIBLE_DEVICES",),
+       r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
+    _r("secureboot", ("Secure Boot", "SecureBoot", "secure boot"),
+       r"(?P<v>\b[Ss]ecure ?[Bb]oot[^\n]{0,120}?\b(?:prevent|block|refus|reject|stop)\w{0,4}[^\n]{0,80}"
+       r"|\b(?:prevent|block|refus|reject)\w{0,4}[^\n]{0,60}?\b[Ss]ecure ?[Bb]oot\b)"),
+    _r("container.group-add", ("--group-add",), r"--group-add[= ](?P<v>[\w-]{1,32})"),
+    _r("container.video-only", ("--group-add",),
+       r"(?P<v>\bonly (?:adds?|uses?|pass(?:es)?|with|has) [^\n]{0,20}--group-add[= ]video\b)"),
+    # "ls -l /dev/kfd" or prose quoting it: "`/dev/kfd` = `crw-rw---- root root`" (Hal0ai/hal0#420)
+    _r("dev.kfd-ls", ("/dev/kfd",),
+       r"^(?=[^\n]{0,300}/dev/kfd\b)[^\n]{0,200}?\b(?P<v>c[r-][w-][x-][r-][w-][x-][r-][w-][x-][.+]?",
+       r"[ \t]{1,8}(?:\d{1,4}[ \t]{1,8})?[a-z_][\w-]{0,31}[ \t]{1,8}[a-z_][\w-]{0,31})\b"),
+    _r("container.kfd-missing", ("custom device",),
+       r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
+    # prose: "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible inside the container"
+    # (ROCm/TheRock#7705)
+    _r("container.devices-absent", ("not visible inside the container", "not available inside the container",
+                                    "not visible in the container", "not available in the container",
+                                    "not passed to the container", "not passed into the container"),
+       r"(?P<v>/dev/kfd(?:,? (?:and|or) /dev/dri)? (?:is|are) not (?:visible|available|passed) (?:inside|in|to|into) "
+       r"the container)"),
+    # "rocm only works when using sudo" (ROCm/ROCm-docker#36): the GPU answers root only, said in one sentence
+    _r("perm.root-only", ("only works", "only work", "only runs"),
+       r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|with sudo|using sudo|under sudo)\b))"),
+    # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"
+    _r("rocm.version", ("compute-rocm-rel-",), rf"/compute-rocm-rel-(?P<v>{_VER})/"),
+    # --- prompts ----------------------------------------------------------------------------------------------
+    _r("prompt.venv", ("\n(",),
+       r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
+    _r("prompt.container", ("root@",), r"\broot@(?P<v>[0-9a-f]{12})\b:"),
+    # --- GPUs -------------------------------------------------------------------------------------------------
+    _r("gpu.pci", ("[1002:",), r"\[1002:(?P<v>[0-9a-fA-F]{4})\]"),
+    _r("gpu.pci", ("PCI_ID=1002:", "device 1002:", "name=1002:"),
+       r"\b(?:PCI_ID=|device |name=)1002:(?P<v>[0-9a-fA-F]{4})\b"),
+    _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
+    _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
+    # ggml's HIP build counts the devices the ROCm runtime enumerated (its CUDA build says "CUDA devices")
+    _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
+    _r("gpu.app", ("inference compute",),
+       r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
+    # ollama 0.30+'s discovery lines name the device too: 'msg="dropping integrated GPU; ..." library=ROCm
+    # compute=gfx1100 name=ROCm0 description="AMD Radeon 890M Graphics"' (project-nomad#1074)
+    _r("gpu.app", ("library=ROCm compute=",),
+       r"(?P<v>library=ROCm compute=gfx[0-9a-f]{3,5}[^\n]{0,400}?\bdescription=\"[^\"\n]{1,120}\")"),
+    _r("gpu.app", ("_CudaDeviceProperties",),
+       r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
+    _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", " xt", "0M", "Navi", "Vega", "Polaris",
+                    "Ellesmere", "Baffin", "Aldebaran", "Arcturus", "Aqua Vanjaram"),
+       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+       r"|\brx (?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
+       r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
+       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
+       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
+       # the GCN1-3 era: "Radeon HD 8750M", "amd radeon hd 8750m", "Radeon R7 M265" (ROCm/legacy-rocm-build#3897)
+       r"|\b(?:AMD |amd )?(?:Radeon|radeon) (?:HD|hd|R[579]|r[579]) M?m?\d{3,4}[A-Za-z]{0,2}\b",
+       # chip codenames the PCI ID Repository names devices by: "Navi 22 isn't supported" (stable-diffusion-rocm#4)
+       rf"|\b{_CODENAMES}\b",
+       # a mobile Radeon by its number: "the AMD 6700M GPU is not supported" (ollama#6152)
+       r"|\bAMD [5-9]\d{2}0M\b)"),
+    # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
+    _r("gpu.name", ("with ", "GPU"),
+       r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
+    _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
+    _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
+    # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
+    _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
+    # "on a device with only gfx1151" (ROCm/TheRock#1079)
+    _r("gpu.gfx", (" with only gfx", " with a gfx", " with one gfx"),
+       r"\b(?:device|machine|system|computer|laptop|host|GPU|card) with (?:only|an?|one) (?P<v>gfx[0-9a-f]{3,5})\b"),
+    _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
+    # prose naming each GPU with its target: "one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)"
+    _r("gpu.gfx", ("gfx",), r"\b(?:GPU|GPUs|graphics|iGPU|dGPU|APU|card)\s{0,3}\((?:[^()\n,]{1,30},\s{0,2})?",
+       r"(?P<v>gfx[0-9a-f]{3,5})\)"),
+    # a markdown table row per GPU: "| iGPU (also present) | Ryzen 7 7800X3D integrated — gfx1036; ... |"
+    _r("gpu.gfx", ("GPU",), r"^\|\s{0,4}(?:\*\*)?(?:[di]?GPU|APU|Graphics)\b[^|\n]{0,40}\|[^|\n]{0,120}?\b",
+       r"(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # rocBLAS names the GPU it runs on: "... TensileLibrary.dat: Illegal seek for GPU arch : gfx1103"
+    _r("gpu.gfx", ("GPU arch",), r"\bfor GPU arch ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
+    _r("gpu.gfx", ("gfx",), r"^[\s>*-]{0,8}(?:\*\*)?(?:GPU(?: arch(?:itecture)?| target| ISA)?|gfx target|LLVM target)",
+       r"(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
+    _r("gpu.name", ("get_device_name(",),
+       r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
+    # --- environment, services, containers -------------------------------------------------------------------
+    _r("env.override.shell", ("HSA_OVERRIDE_GFX_VERSION",),
+       r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
+    # any value, malformed ones included ("HSA_OVERRIDE_GFX_VERSION=gfx1102" in an ollama log, ollama#12071)
+    _r("env.override.named", ("HSA_OVERRIDE_GFX_VERSION",),
+       r"(?<![\w])HSA_OVERRIDE_GFX_VERSION['\"]?\s?[=:]\s?['\"]?(?P<v>[\w.]{1,12})"),
+    _r("env.override.service", ("Environment=",), r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
+    _r("env.override.process", ("server config",),
+       r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
+    # "I can't list devices as user" ... "But I can do it as root" (ROCm/legacy-rocm-build#1826): the GPU answers root
+    # only, a device-permission problem; both halves are needed (perm.root-only in bundle/text.py)
+    _r("perm.user-fails", ("as user", "as a user", "as my user", "as normal user", "as a normal user", "without sudo",
+                           "as non-root", "as a regular user"),
+       r"(?i:(?P<v>\b(?:can(?:'|no)?t|cannot|doesn't|does not|don't|fails?|nothing)\b[^\n]{0,60}?\b"
+       r"(?:as (?:a |my |the )?(?:normal |regular |non-root )?user|as non-root|without sudo)\b))"),
+    _r("perm.root-works", ("as root", "with sudo", "using sudo", "under sudo"),
+       r"(?i:(?P<v>\b(?:can|works?|working|does|runs?|lists?|sees?|fine|only)\b[^\n]{0,40}?\b(?:as root|with sudo|"
+       r"using sudo|under sudo)\b))"),
+    # "the user is already in the `video` group": the groups the report says the user has
+    _r("user.in-group", ("video group", "video  group", "render group", "render  group", "video' group",
+                         'video" group'),
+       r"(?i:\buser (?:is )?(?:already )?(?:in|a member of)\s{1,3}(?:the\s{1,3})?['\"]?(?P<v>video|render)['\"]?"
+       r"\s{1,3}group\b)"),
+    _r("service", ("systemd[1]", "systemctl ", "journalctl", ".service"),
+       r"(?P<v>\bsystemd\[1\]|\bsystemctl (?:edit|restart|status|start) [\w.@-]{1,60}|\bjournalctl\b|\.service\b)"),
+    _r("container.run", ("docker ", "podman ", "nerdctl "),
+       r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
+    _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),
+       r"(?P<v>^\s{0,8}(?:devices|group_add|runtime|deploy):)"),
+    _r("container.compose-item", ("/dev/kfd", "/dev/dri", "video", "render"),
+       r"^\s{0,16}-\s{1,4}['\"]?(?P<v>/dev/(?:kfd|dri)\b\S{0,40}|video|render)['\"]?\s*$"),
+)
