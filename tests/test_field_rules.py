@@ -372,3 +372,11 @@ def test_rocm_wheels_listed_for_another_python(tmp_path: Path) -> None:
     assert problems(judged(tmp_path, text)) == {"python.no-rocm-wheel": "fail"}
     fits = text.replace("Python 3.11", "Python 3.12")
     assert problems(judged(tmp_path, fits, "f.txt")) == {}
+
+
+def test_every_run_failure_id_is_a_documented_finding() -> None:
+    """_RUN_FAILURES decides whether a listed GPU 'runs here': an id no check reports would be dead weight."""
+    from rocmdoctor.judge.gpu import _CODE_ERRORS, _RUN_FAILURES
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "checks.md").read_text(encoding="utf-8")
+    assert all(f"`{fid}`" in docs for fid in (*_RUN_FAILURES, *_CODE_ERRORS))

@@ -173,7 +173,7 @@ _TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using
 # had no override: ollama/ollama#8679)
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
 _RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
-                 "log.no-hip-gpus", "log.hip-invalid-device", "log.rocblas-error")
+                 "log.no-hip-gpus", "log.hip-invalid-device")
 _CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
                 "log.unsupported-gpu-target")
 
