@@ -253,6 +253,7 @@ class GpuHealth:
     throttle: Optional[Fact[str]] = None  # amd-smi power.throttle_status: THROTTLED / UNTHROTTLED
     pcie_dpm_max_speed: Optional[Fact[str]] = None  # top level of pp_dpm_pcie: "16.0GT/s, x16"
     hot: Optional[Fact[str]] = None  # a hwmon sensor at/over its critical limit: "junction 101 C (crit 100 C)"
+    data_path: Optional[Fact[str]] = None  # rocm_bandwidth_test -v: a copy to/from this GPU failed validation
 
 
 @dataclass

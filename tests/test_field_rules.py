@@ -369,9 +369,10 @@ def test_rocm_wheels_listed_for_another_python(tmp_path: Path) -> None:
     """vllm#44660: the ROCm index lists only cp312 wheels; the host runs Python 3.11."""
     text = ("an AMD/ROCm host running Python 3.11 via the --extra-index-url method\n"
             "vllm-0.22.1+rocm722-cp312-cp312-manylinux_2_34_x86_64.whl\n")
-    assert problems(judged(tmp_path, text)) == {"python.no-rocm-wheel": "fail"}
+    extra = {"log.pip-extra-index-url": "warn"}  # the install method the report names (its own finding)
+    assert problems(judged(tmp_path, text)) == {"python.no-rocm-wheel": "fail", **extra}
     fits = text.replace("Python 3.11", "Python 3.12")
-    assert problems(judged(tmp_path, fits, "f.txt")) == {}
+    assert problems(judged(tmp_path, fits, "f.txt")) == extra
 
 
 def test_every_run_failure_id_is_a_documented_finding() -> None:
@@ -380,3 +381,52 @@ def test_every_run_failure_id_is_a_documented_finding() -> None:
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "checks.md").read_text(encoding="utf-8")
     assert all(f"`{fid}`" in docs for fid in (*_RUN_FAILURES, *_CODE_ERRORS))
+
+
+def test_extra_index_url_named_as_the_install_method(tmp_path: Path) -> None:
+    """vllm#44660 says it installed 'via the `--extra-index-url` method'; advice against it is no such statement."""
+    said = "Installing on Python 3.11 via the `--extra-index-url` method from the release page gives a CUDA wheel\n"
+    assert problems(judged(tmp_path, said)).get("log.pip-extra-index-url") == "warn"
+    advice = "Use --index-url instead of using --extra-index-url, so pip cannot pick PyPI's wheel\n"
+    assert "log.pip-extra-index-url" not in problems(judged(tmp_path, advice, "a.txt"))
+
+
+def test_dkms_failure_said_in_prose_is_a_build_result(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5110: 'AMDGPU/ROCm DKMS fails on kernel 6.16' with ROCm 6.4.2 named: the build
+    failed (prose is the only evidence), 6.4.2's amdgpu-dkms is known not to build on 6.15.8+, and 6.16 is not
+    a kernel AMD validated for 6.4.2 on Ubuntu 24.04."""
+    text = ("AMDGPU/ROCm DKMS fails on kernel 6.16\n\n### Operating System\n\nUbuntu 24.04.2 LTS\n\n"
+            "### ROCm Version\n\nROCm 6.4.2\n")
+    got = problems(judged(tmp_path, text))
+    assert got == {"driver.dkms-failed": "fail", "driver.dkms-breakage": "fail", "kernel.not-validated": "warn"}
+    # a kernel the 6.4.2 driver builds on: the failure stays, no known breakage is claimed
+    older = problems(judged(tmp_path, text.replace("6.16", "6.11"), "o.txt"))
+    assert older.get("driver.dkms-failed") == "fail" and "driver.dkms-breakage" not in older
+    # look-alikes: a fixed build and a sentence with no failure
+    for i, line in enumerate(("DKMS no longer fails on kernel 6.16 with ROCm 6.4.3\n",
+                              "DKMS builds fine on kernel 6.16\n")):
+        assert "driver.dkms-failed" not in problems(judged(tmp_path, line, f"n{i}.txt"))
+
+
+def test_amdgpu_dkms_configure_probe_failure(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#2451: amdgpu-dkms's Makefile stops at 'dma_resv->seq is missing. exit....'."""
+    line = ("/var/lib/dkms/amdgpu/6.2.4-1683306.22.04/build/Makefile:52: *** dma_resv->seq is missing. exit....  "
+            "Stop.\n")
+    assert problems(judged(tmp_path, line)).get("log.dkms-build-error") == "fail"
+    other = "checking for dma_resv->seq... no\n"  # a configure probe's own answer is no failure
+    assert "log.dkms-build-error" not in problems(judged(tmp_path, other, "o.txt"))
+
+
+def test_bandwidth_test_data_path_failure_is_a_corrupting_link(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#559: rocm_bandwidth_test -v's Data Path Validation FAILs between the CPU and a Vega
+    FE on a PCIe riser; AMD: the PCIe link is producing errors. All PASS is a healthy link (no finding)."""
+    table = ("    Device: 0,  Intel(R) Xeon(R) CPU E5-2620 v4 @ 2.10GHz\n"
+             "    Device: 1,  Vega 10 XTX [Radeon Vega Frontier Edition]\n\n"
+             "    Data Path Validation\n\n    D/D       0           1\n\n"
+             "    0         N/A         FAIL\n\n    1         FAIL        PASS\n")
+    found = judged(tmp_path, table)
+    assert problems(found) == {"gpu.pcie-link": "warn"}
+    (link,) = found["gpu.pcie-link"]
+    assert "device 1 (Vega 10 XTX" in link.title and "0->1" in " ".join(link.evidence)
+    healthy = table.replace("FAIL", "PASS")
+    assert "gpu.pcie-link" not in problems(judged(tmp_path, healthy, "h.txt"))

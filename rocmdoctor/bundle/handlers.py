@@ -105,6 +105,16 @@ def _h_dmesg(acc: Acc, text: str, file: str) -> None:
     acc.offer("amdgpu_version", "dmesg", version)
 
 
+def _h_bandwidth(acc: Acc, text: str, file: str) -> None:
+    from rocmdoctor.parse import bandwidth
+
+    found = bandwidth.parse_data_path(text, file)
+    acc.saw("bandwidth-test")
+    if found:
+        acc.host.health.extend(found)
+        acc.saw("health")
+
+
 def _h_pip_freeze(acc: Acc, text: str, file: str) -> None:
     from rocmdoctor.parse import pip
 
@@ -316,6 +326,7 @@ KIND_HANDLERS: dict[str, Handler] = {
     "hipconfig": _h_hipconfig,
     "lspci": _h_lspci,
     "dmesg": _h_dmesg,
+    "rocm-bandwidth-test": _h_bandwidth,
     "pip-freeze": _h_pip_freeze,
     "pip-list": _h_pip_list,
     "pip-show": _h_pip_show,

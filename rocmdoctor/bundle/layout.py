@@ -66,7 +66,7 @@ def _read_bundle(acc: Acc, tree: Tree, names: list[str]) -> None:
     if env_text is not None:
         KIND_HANDLERS["env"](acc, env_text, "env.txt")
     _read_logs(acc, tree)
-    acc.host.health = health.from_bundle(names, tree.text)
+    acc.host.health[:0] = health.from_bundle(names, tree.text)  # before what a pasted log's parser added
     if acc.host.health:
         acc.saw("health")
     if acc.host.secure_boot is None:  # mokutil's answer (read with cmd/) first, else the efivar

@@ -241,6 +241,13 @@ def _system(acc: Acc, facts: TextFacts) -> None:
     f = facts.first("hip.version")
     if f is not None:
         acc.offer("hip_version", "text", _fact(f))
+    for f in facts.all("dkms.failed-on"):
+        # "DKMS fails on kernel 6.16": a build result, with no module version (the judge takes the release's)
+        built = acc.dkms_info()
+        if not any(k == f.value or k.startswith(f.value + ".") or k.startswith(f.value + "-")
+                   for k in built.failed_kernels):
+            built.failed_kernels.append(f.value)
+            built.build_failures.append(Fact(f.source.text or f.value, f.source))
 
 
 def _gpus(acc: Acc, facts: TextFacts) -> None:

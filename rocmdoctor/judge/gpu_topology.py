@@ -17,7 +17,7 @@ from rocmdoctor.judge.facts import (
     skip,
 )
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.model import Finding, Fix, GpuHealth, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
 from rocmdoctor.words import plural
 
@@ -102,6 +102,9 @@ def pcie_link(host: Host, matrix: Matrix) -> list[Finding]:
     """A GPU trained to fewer lanes than it can use (bad riser, slot, or seating) moves data at a fraction
     of the speed: copies, RCCL and data loading slow down with no error anywhere. A lower link *speed* alone
     is usually power management at idle, so only the width is a warning."""
+    corrupt = [h for h in host.health if h.data_path is not None]
+    if corrupt:
+        return [_corrupting_link(corrupt)]
     seen = [g for g in host.gpus if g.pcie_width and g.pcie_max_width]
     if not seen:
         return [not_captured("gpu.pcie-link", "PCIe link state (drm sysfs)")] if host.gpus else []
@@ -119,3 +122,18 @@ def pcie_link(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Compare the link with the slot's wiring, reseat the card or move it; then measure:",
             ["sudo lspci -vv -s <bus> | grep -E 'LnkCap|LnkSta'", "rocmdoctor smoke --level 2"]),
     )]
+
+
+def _corrupting_link(corrupt: list[GpuHealth]) -> Finding:
+    """Copies that arrive corrupted: a measured fault of the link, so stronger evidence than its width."""
+    return finding(
+        "gpu.pcie-link", Severity.WARN,
+        f"Data copied to or from {', '.join(h.gpu for h in corrupt)} arrives corrupted (rocm_bandwidth_test)",
+        "rocm_bandwidth_test -v validates every copy it makes; a FAIL between the CPU and a GPU means the PCIe "
+        "link itself corrupts transfers (a riser or extender, a damaged slot or card edge, signal integrity at "
+        "this link speed). Programs on that GPU may crash or compute wrong results without any error.",
+        [f"{h.data_path.source}: {h.data_path.value}" if h.data_path.source else h.data_path.value
+         for h in corrupt if h.data_path is not None][:6],
+        Fix("Seat the GPU directly in a CPU-attached slot (no riser or extender), or force a lower PCIe "
+            "generation in the firmware setup, then validate again:", ["rocm_bandwidth_test -v"]),
+    )

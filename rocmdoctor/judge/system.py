@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.model import DkmsEntry, Finding, Fix, Severity
 from rocmdoctor.sanitize import command, word
 from rocmdoctor.words import plural
 
@@ -159,7 +159,12 @@ def wsl(host: Host, matrix: Matrix) -> list[Finding]:
 
 @check("kernel.not-validated", title="Kernel")
 def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
+    """The running kernel against AMD's validated list; with none captured, the kernel amdgpu-dkms was seen
+    failing to build for (the one about to be booted: ROCm/legacy-rocm-build#5110 compiled 6.16 for it)."""
     release = host.kernel.release
+    target = not release and host.dkms is not None and bool(host.dkms.failed_kernels)
+    if target and host.dkms is not None:
+        release = host.dkms.failed_kernels[0]
     if not release:
         return [not_captured("kernel.not-validated", "Kernel release (uname -r)")]
     if host.kernel.is_wsl:
@@ -171,7 +176,10 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("kernel.not-validated", f"Kernel {release}: no installed ROCm version to judge against")]
     version = host.os.version or host.os.version_id or ""
     verdict = matrix.kernel_validated(ctx.version or "", host.os.id, version, release) if ctx.version else None
-    ev = [str(host.kernel.source)] if host.kernel.source else [release]
+    ev = [str(host.kernel.source)] if host.kernel.source and not target else [release]
+    if target and host.dkms is not None and host.dkms.build_failures:
+        first = host.dkms.build_failures[0]
+        ev = [str(first.source) if first.source else first.value]
     if verdict is None:
         return [skip("kernel.not-validated", f"Kernel {release}: no kernel data for {host.os.id} {version} "
                                              f"in ROCm {ctx.version}")]
@@ -182,7 +190,8 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
                       and (o.version.startswith(version) or version.startswith(o.version)) for k in o.kernels})
     return [finding(
         "kernel.not-validated", Severity.WARN,
-        f"Kernel {release} is not one ROCm {ctx.version} was validated with on {_os_label(host)}",
+        f"Kernel {release}{' (amdgpu-dkms failed to build for it)' if target else ''} is not one ROCm "
+        f"{ctx.version} was validated with on {_os_label(host)}",
         f"AMD validated ROCm {ctx.version} on {host.os.id} {version} with "
         + (f"{'kernel' if len(kernels) == 1 else 'kernels'} {', '.join(kernels)}. " if kernels else "other kernels. ")
         + "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
@@ -340,6 +349,13 @@ def dkms(host: Host, matrix: Matrix) -> list[Finding]:
                                                 word("version", e.version, "amdgpu/VERSION", prefix="amdgpu/"),
                                                 "-k", word("kernel", kernel, '"$(uname -r)"'))]),
                 ))
+    if not amdgpu and info.failed_kernels:  # said in prose: a kernel, no module version; the release ships one
+        ctx = rocm_context(host, matrix, system_only=True)
+        base = ctx.release.dkms_base if ctx.release else None
+        src = info.build_failures[0].source if info.build_failures else None
+        for k in info.failed_kernels if base else ():
+            said = DkmsEntry("amdgpu", base or "", k, None, "build-failed", src)
+            out += _breakages(host, matrix, info, [said], [said], k)
     if not out:
         if amdgpu:
             out.append(ok("driver.dkms-failed", f"amdgpu-dkms {amdgpu[0].version} installed"

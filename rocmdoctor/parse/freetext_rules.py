@@ -195,6 +195,12 @@ RULES: tuple[Rule, ...] = (
     _r("kernel.release", ("on kernel ", "on the kernel "),
        r"\bon (?:the )?kernel\s{1,3}(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-"
        r"(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem))\b"),
+    # prose that the DKMS build failed for a kernel: "AMDGPU/ROCm DKMS fails on kernel 6.16" (the title of
+    # ROCm/legacy-rocm-build#5110: "AMDGPU DKMS fails to build on Linux 6.16"); "DKMS no longer fails" is no match
+    _r("dkms.failed-on", ("DKMS fail", "dkms fail", "DKMS build fail", "dkms build fail"),
+       r"\b(?:DKMS|dkms)(?: build)? fail(?:s|ed|ing)?(?: to (?:build|compile|install))?"
+       r" (?:on|for|with) (?:the )?(?:(?:[Ll]inux|[Kk]ernel) ){1,2}v?",
+       r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+]{1,40})?)(?!\w|\.\d)"),
     _r("kernel.release", ("-microsoft-standard",),
        r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
     _r("kernel.release", ("Linux version",), r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),

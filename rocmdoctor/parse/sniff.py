@@ -41,6 +41,7 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
         ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),
         ("hipconfig", r"^HIP version\s*:|^== hipconfig|^HIP_PATH\s*:"),
+        ("rocm-bandwidth-test", r"^\s*Data Path Validation\s*$"),
         ("kfd-properties", r"^gfx_target_version\s+\d+\s*$"),
         ("pip-show", r"^Name:\s+\S+\s*\nVersion:\s+\S+"),
         ("lscpu", r"^Model name:\s+\S.*$"),
