@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from rocmdoctor.model import DkmsInfo, KernelInfo, OsInfo
 from rocmdoctor.parse import (
+    bandwidth,
     collect_env,
     dkms,
     docker_info,
@@ -54,6 +55,7 @@ PARSERS = {
     "agent_enumerator": lambda t: smi.parse_agent_enumerator(t),
     "lspci": lambda t: lspci.parse_lspci(t),
     "dkms": lambda t: dkms.parse_dkms(t),
+    "bandwidth": lambda t: bandwidth.parse_data_path(t, "f"),
     "rocm_version": lambda t: versions.parse_rocm_version_file(t, "f"),
     "hipconfig": lambda t: versions.parse_hipconfig(t),
     "pip_freeze": lambda t: pip.parse_pip_freeze(t),
