@@ -430,3 +430,15 @@ def test_bandwidth_test_data_path_failure_is_a_corrupting_link(tmp_path: Path) -
     assert "device 1 (Vega 10 XTX" in link.title and "0->1" in " ".join(link.evidence)
     healthy = table.replace("FAIL", "PASS")
     assert "gpu.pcie-link" not in problems(judged(tmp_path, healthy, "h.txt"))
+
+
+def test_vllm_on_a_gpu_outside_its_list(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#4447: AMD's MI300 vLLM image on an RX 6800 XT (gfx1030); AMD: vLLM only supports
+    gfx1100+. The same image on an RX 7900 XTX, and vLLM named only in prose, get no such finding."""
+    text = ("I have an AMD GPU (RX 6800 XT) and am unable to run Docker with vLLM.\n"
+            "export DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6\n")
+    assert problems(judged(tmp_path, text)) == {"torch.arch-missing": "fail"}
+    supported = text.replace("RX 6800 XT", "RX 7900 XTX")
+    assert "torch.arch-missing" not in problems(judged(tmp_path, supported, "s.txt"))
+    prose = "I have an AMD GPU (RX 6800 XT) and read that vllm might work on it.\n"
+    assert "torch.arch-missing" not in problems(judged(tmp_path, prose, "p.txt"))

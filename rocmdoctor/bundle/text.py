@@ -35,7 +35,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "container.video-only": "video-only",
                   "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
-                  "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said"}
+                  "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
+                  "app.vllm": "app-vllm"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:

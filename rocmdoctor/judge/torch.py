@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Optional
 
+from rocmdoctor.judge.apps import app_lacks
 from rocmdoctor.judge.facts import (
     discrete_gpus,
     finding,
@@ -143,7 +144,7 @@ def _wheel_lacks(host: Host) -> Optional[Finding]:
 def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
     if t is None or t.build != TorchBuild.ROCM:
-        return [skip("torch.arch-missing", "No ROCm torch to judge")]
+        return app_lacks(host, matrix) or [skip("torch.arch-missing", "No ROCm torch to judge")]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
     direct = _wheel_lacks(host)

@@ -218,6 +218,7 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
+        app_gfx={a["name"]: (a["label"], _t(a["gfx"]), a["source"]) for a in raw.get("apps", {}).get("app", [])},
         channels=channels,
         nightly_epochs=tuple(
             NightlyEpoch(rocm=e["rocm"], since=e["since"], until=e["until"], gfx=_t(e["gfx"]),

@@ -181,6 +181,15 @@ HEALTH_THRESHOLD: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
 }
 
+APP: dict[str, tuple[Spec, bool]] = {
+    "name": ("str", True),
+    "label": ("str", True),
+    "gfx": (STR_LIST, True),
+    "excerpt": ("str", True),
+    "source": ("str", True),
+    "note": ("str", False),
+}
+
 CHANNEL: dict[str, tuple[Spec, bool]] = {
     "index": ("str", True),
     "root": ("str", False),
@@ -218,6 +227,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
     "health": {"schema": ("int", True), "threshold": (("list", HEALTH_THRESHOLD), True)},
     "channels": {"schema": ("int", True), "channel": (("map", CHANNEL), True)},
+    "apps": {"schema": ("int", True), "app": (("list", APP), True)},
 }
 
 

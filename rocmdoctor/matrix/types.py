@@ -211,3 +211,5 @@ class MatrixData:
     pci_by_name: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # TheRock's per-family index name -> (gfx targets it served, source) (matrices/torch_builds.toml)
     therock_families: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    # matrices/apps.toml: application -> (its label, the gfx targets it states it supports, source)
+    app_gfx: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)

@@ -128,6 +128,11 @@ RULES: tuple[Rule, ...] = (
     _r("framework.other", ("tensorflow", "TensorFlow", "jaxlib", "jax_plugins", "jax-rocm", "onnxruntime", "migraphx",
                            "MIGraphX"),
        r"(?P<v>\b(?:tensorflow(?:-rocm)?|TensorFlow|jaxlib|jax_plugins|jax-rocm\w{0,10}|onnxruntime|migraphx|MIGraphX)\b)"),
+    # the report runs vLLM: AMD's image ("DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_...", ROCm/legacy-rocm-build#4447),
+    # vLLM's own ROCm image, its server module or CLI ("vllm serve" only as a command, not in prose)
+    _r("app.vllm", ("vllm",),
+       r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
+       r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
     _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
