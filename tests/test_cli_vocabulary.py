@@ -161,3 +161,20 @@ def test_fleet_output_html_and_html_option_are_one_report(tmp_path):
                         "--format", "html", "--html", str(tmp_path / "b.html")], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2 and "give the HTML report once" in r.stderr
+
+
+def test_a_command_line_registers_only_the_command_it_names():
+    """`main` builds the app with only the invoked command (start-up: typer builds a click command per registered
+    function); the table it uses must name every top-level command, each built alone the same as in the whole."""
+    from rocmdoctor.cli.app import COMMAND_MODULES, _app_for, build_app
+
+    whole = typer.main.get_command(app)
+    assert sorted(whole.commands) == sorted(COMMAND_MODULES)  # type: ignore[attr-defined]
+    for name in COMMAND_MODULES:
+        alone = typer.main.get_command(_app_for([name, "--help"]))
+        assert list(alone.commands) == [name]  # type: ignore[attr-defined]
+        assert [p.name for p in alone.commands[name].params] == \
+            [p.name for p in whole.commands[name].params]  # type: ignore[attr-defined]
+    for args in ([], ["--help"], ["chek"], ["--version"]):
+        assert sorted(typer.main.get_command(_app_for(args)).commands) == sorted(COMMAND_MODULES)  # type: ignore
+    assert not typer.main.get_command(build_app([])).commands  # type: ignore[attr-defined]

@@ -6,23 +6,21 @@ command functions so that ``rocmdoctor --help`` and ``check --from`` start fast.
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 import sys
+from collections.abc import Iterable
 
 import typer
 
 from rocmdoctor import __version__
-from rocmdoctor.cli.commands import capture, check, container, fleet, install, matrix, smoke
 from rocmdoctor.errors import EXIT_RESOURCES, EXIT_USAGE, RocmdoctorError, report_internal_error
 
-app = typer.Typer(
-    name="rocmdoctor",
-    help="Find out why PyTorch cannot use your AMD GPU, and fix what can safely be fixed.",
-    no_args_is_help=True,
-    add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+# Each top-level command and the module (rocmdoctor.cli.commands.<module>) that registers it, in the order the help
+# lists them.
+COMMAND_MODULES = {"check": "check", "capture": "capture", "matrix": "matrix", "install": "install",
+                   "smoke": "smoke", "container": "container", "fleet": "fleet"}
 
 
 def _version(value: bool) -> None:
@@ -31,15 +29,47 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     """rocmdoctor: a doctor and installer for AMD GPU (ROCm) machines."""
 
 
-for _module in (check, capture, matrix, install, smoke, container, fleet):
-    _module.register(app)
+def build_app(names: Iterable[str] = tuple(COMMAND_MODULES)) -> typer.Typer:
+    """The root app with the named top-level commands registered.
+
+    Why not always all of them: typer builds a click command from every registered function's signature on each
+    run, and importing the command modules costs too; :func:`main` registers only the command a command line
+    names (about 30 ms of a `check --from` on a slow machine), and everything when it names none."""
+    root = typer.Typer(
+        name="rocmdoctor",
+        help="Find out why PyTorch cannot use your AMD GPU, and fix what can safely be fixed.",
+        no_args_is_help=True,
+        add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    root.callback()(_root)
+    for name in dict.fromkeys(names):
+        importlib.import_module(f"rocmdoctor.cli.commands.{COMMAND_MODULES[name]}").register(root)
+    return root
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole command line, built on first use (tests and tools import it)."""
+    if name == "app":
+        whole = build_app()
+        globals()["app"] = whole
+        return whole
+    raise AttributeError(name)
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """Only the command ``args`` invoke; the whole app for anything else (help, completion, a typo)."""
+    first = args[0] if args else ""
+    if first in COMMAND_MODULES and not os.environ.get("_ROCMDOCTOR_COMPLETE"):
+        return build_app([first])
+    return build_app()
 
 
 def _say_once(exc: Exception) -> None:
@@ -60,9 +90,13 @@ def main(argv: list[str] | None = None) -> int:
                 reconfigure(errors="replace")
             except (ValueError, OSError):
                 pass
-    args = fleet.legacy_argv(list(sys.argv[1:] if argv is None else argv))
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "fleet" in args[:3]:
+        from rocmdoctor.cli.commands import fleet
+
+        args = fleet.legacy_argv(args)
     try:
-        rv = app(args=args, prog_name="rocmdoctor", standalone_mode=False)  # also under `python -m`
+        rv = _app_for(args)(args=args, prog_name="rocmdoctor", standalone_mode=False)  # also under `python -m`
     except RocmdoctorError as exc:
         typer.echo(f"rocmdoctor: error: {exc}", err=True)
         return exc.exit_code
