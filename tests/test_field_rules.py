@@ -442,3 +442,74 @@ def test_vllm_on_a_gpu_outside_its_list(tmp_path: Path) -> None:
     assert "torch.arch-missing" not in problems(judged(tmp_path, supported, "s.txt"))
     prose = "I have an AMD GPU (RX 6800 XT) and read that vllm might work on it.\n"
     assert "torch.arch-missing" not in problems(judged(tmp_path, prose, "p.txt"))
+
+
+def test_flash_attention_target_refusal_in_either_form(tmp_path: Path) -> None:
+    """ROCm/flash-attention#93 quotes the refusal bare, with two spaces ('gfx1100  is invalid or not supported by
+    Flash-Attention'); setup.py's own form names a list. A sentence about the target alone is no refusal."""
+    for i, line in enumerate(("gfx1100  is invalid or not supported by Flash-Attention\n",
+                              "AssertionError: One of GPU archs of ['gfx908'] is invalid or not supported by "
+                              "Flash-Attention\n")):
+        assert problems(judged(tmp_path, line, f"f{i}.txt")).get("log.unsupported-gpu-target") == "fail"
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, "gfx1100 is supported by ROCm 6.2\n", "o.txt"))
+
+
+def test_a_patch_release_missing_from_the_data_is_judged_by_its_series(tmp_path: Path) -> None:
+    """ROCm 6.2.3 is not in the data; its series lists gfx1100: an RX 7900 XTX is not 'unsupported by 6.2.3' (the
+    wrong conclusion on ROCm/flash-attention#93). gfx1010 on the same release still is."""
+    text = "### GPU\n\nRadeon RX 7900 XTX\n\n### ROCm Version\n\nROCm 6.2.3\n"
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, text))
+    other = problems(judged(tmp_path, text.replace("RX 7900 XTX", "RX 5700 XT"), "o.txt"))
+    assert other.get("gpu.arch-unsupported") == "fail"
+
+
+def test_triton_nvidia_backend_on_an_amd_gpu(tmp_path: Path) -> None:
+    """ROCm/ROCm#3060: torch.compile on an RX 7900 XTX fails in Triton's PTX codegen ('sm_110'): the CUDA triton
+    replaced the ROCm one. The same ptxas line with no AMD GPU or ROCm torch in the report says nothing here."""
+    err = ("RuntimeError: Internal Triton PTX codegen error: \n"
+           "ptxas fatal   : Value 'sm_110' is not defined for option 'gpu-name'\n")
+    amd = judged(tmp_path, "### GPU\n\nAMD Radeon RX 7900 XTX\n\n" + err)
+    assert problems(amd).get("torch.triton-mismatch") == "fail"
+    assert "torch.triton-mismatch" not in problems(judged(tmp_path, err, "n.txt"))
+
+
+def test_xformers_built_for_another_torch_build(tmp_path: Path) -> None:
+    """facebookresearch/xformers#1070: xFormers built for 2.3.1+cu121 beside torch 2.3.1+rocm6.0. Built for the
+    same ROCm torch, the message (a version mismatch only) is no backend mismatch."""
+    text = ("WARNING:xformers:WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)\n")
+    assert problems(judged(tmp_path, text)) == {"torch.companion-mismatch": "fail"}
+    same = text.replace("2.3.1+cu121 with CUDA 1201", "2.3.0+rocm6.0 with CUDA None")
+    assert "torch.companion-mismatch" not in problems(judged(tmp_path, same, "s.txt"))
+
+
+def test_runtime_no_code_error_judges_a_wheel_older_than_the_data(tmp_path: Path) -> None:
+    """pytorch/pytorch#53738: torch 1.8.0+rocm4.0.1 (older than the data) on an RX 470 (gfx803) says
+    hipErrorNoBinaryForGpu: the wheel lacks the target. With an override set, the runtime ran another target."""
+    text = ("result in ``hipErrorNoBinaryForGpu: Coudn't find binary for current devices!``\n"
+            "- PyTorch Version: 1.8 (https://download.pytorch.org/whl/rocm4.0.1/torch-1.8.0%2Brocm4.0.1-cp39-cp39-"
+            "linux_x86_64.whl)\n- RX470 (gfx803)+ I7 4770\n")
+    assert problems(judged(tmp_path, text)).get("torch.arch-missing") == "fail"
+    forced = text + "export HSA_OVERRIDE_GFX_VERSION=9.0.0\n"
+    assert "torch.arch-missing" not in problems(judged(tmp_path, forced, "o.txt"))
+
+
+def test_distribution_rocm_packages_are_not_judged_by_amds_list(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#887: Arch's own ROCm and PyTorch packages on an RX 5700 (gfx1010), working: AMD's list
+    (no gfx1010) is information there. A GPU-code error in the same report makes it a failure again."""
+    text = ("I used manjaro and  RX5700. I installed the ROCM and pytorch-rocm from archlinux repo.\n"
+            "sudo pacman -Syy rocm-hip-sdk rocm-opencl-sdk\nsudo pacman -Syy python-pytorch-rocm\n")
+    found = judged(tmp_path, text)
+    assert "gpu.arch-unsupported" not in problems(found) and "gpu.arch-unsupported" in found
+    failing = text + "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
+    assert "gpu.arch-unsupported" in problems(judged(tmp_path, failing, "f.txt"))
+
+
+def test_apt_fetching_one_package_from_two_sources(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3656: rocminfo from Ubuntu's universe (5.7.1) and from repo.radeon.com (1.0.0.60200).
+    Two packages from AMD's repository alone are one source."""
+    ubuntu = "Get:1 http://archive.ubuntu.com/ubuntu noble/universe amd64 rocminfo amd64 5.7.1-3build1 [25.6 kB]\n"
+    amd = "Get:1 https://repo.radeon.com/rocm/apt/6.2 noble/main amd64 rocminfo amd64 1.0.0.60200-66~24.04 [29.3 kB]\n"
+    assert problems(judged(tmp_path, ubuntu + amd)) == {"rocm.multiple-versions": "warn"}
+    amd2 = amd.replace("rocminfo amd64 1.0.0", "rocm-smi-lib amd64 7.3.0")
+    assert "rocm.multiple-versions" not in problems(judged(tmp_path, amd + amd2, "a.txt"))

@@ -36,7 +36,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
-                  "app.vllm": "app-vllm"}
+                  "app.vllm": "app-vllm", "triton.nvidia": "triton-nvidia",
+                  "xformers.built-for": "xformers-built-for", "rocm.distro-packages": "distro-rocm"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -70,6 +71,7 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         host.context["root-only-works"] = _fact(works)
     elif said is not None:  # "rocm only works when using sudo" (ROCm/ROCm-docker#36)
         host.context["root-only"] = host.context["root-only-works"] = _fact(said)
+    _apt_sources(acc, facts)
     if "container" in host.context and not acc.container_seen:
         acc.in_container(host.context["container"].source)
     _torch(acc, facts)
@@ -78,6 +80,24 @@ def fold(acc: Acc, facts: TextFacts) -> None:
     _gpus(acc, facts)
     _env(acc, facts)
     _kfd_node(acc, facts)
+
+
+def _apt_sources(acc: Acc, facts: TextFacts) -> None:
+    """A package apt fetched both from repo.radeon.com and from the distribution's archive (apt's 'Get:' lines):
+    two sources of ROCm, the distribution's version string outranking AMD's (ROCm/legacy-rocm-build#3656)."""
+    seen: dict[str, dict[str, tuple[str, TextFact]]] = {}  # package -> host -> (version, fact)
+    for f in facts.all("apt.get"):
+        url, _suite, _arch, package, _parch, version = f.value.split()[:6]
+        host = url.split("/")[2]
+        seen.setdefault(package, {}).setdefault(host, (version, f))
+    for package, hosts in sorted(seen.items()):
+        amd = {h: v for h, v in hosts.items() if h == "repo.radeon.com"}
+        other = {h: v for h, v in hosts.items() if h != "repo.radeon.com"}
+        if amd and other:
+            (oh, (ov, of)), (_, (av, _af)) = next(iter(other.items())), next(iter(amd.items()))
+            acc.host.context.setdefault("apt-two-sources", Fact(f"{package} {ov} ({oh}) beside {av} (repo.radeon.com)",
+                                                                 of.source))
+            return
 
 
 def _kfd_node(acc: Acc, facts: TextFacts) -> None:

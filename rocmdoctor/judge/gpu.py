@@ -118,7 +118,9 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version} is older than rocmdoctor's data "
                     f"(its GPU lists start at {_first_listing(matrix)}), so its support for {gfx} is not judged")
     if ctx.version:
-        status = matrix.support_status(gfx, ctx.version)
+        # the release the context resolved (a patch release missing from the data is judged by its series':
+        # 'ROCm 6.2.3' by 6.2.4's list, not as a release that lists nothing; flash-attention#93)
+        status = matrix.support_status(gfx, ctx.release.version if ctx.release is not None else ctx.version)
     elif target is not None and not matrix.releases_supporting(gfx=gfx):
         status = SupportStatus.NEVER  # whatever the ROCm version, none supports it
     else:
@@ -136,6 +138,9 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         # working RX 6900 XT under torch 1.13.1+rocm5.2, had been called unsupported)
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version}'s GPU list is not in rocmdoctor's "
                     "data, so its support for " + gfx + " is not judged")
+    distro = None if ctx.version else _distribution_build(host, matrix, gpu, gfx)
+    if distro is not None:
+        return distro
     if not ctx.version and _runs_here(host, gpu):
         return finding(
             "gpu.arch-unsupported", Severity.INFO,
@@ -178,12 +183,30 @@ _CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip
                 "log.unsupported-gpu-target")
 
 
+def _distribution_build(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """A distribution's own ROCm packages (Arch, Fedora) with no GPU-code error: information, not AMD's verdict
+    (ROCm/legacy-rocm-build#887: Arch's packages ran an RX 5700, gfx1010)."""
+    distro = host.context.get("distro-rocm")
+    if distro is None or _failed_here(host):
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.INFO,
+        f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {_first_listing(matrix)}, but the report uses a "
+        "distribution's own ROCm packages",
+        "Distributions (Arch, Fedora) build ROCm and PyTorch for their own, wider target lists; AMD's list does not "
+        "decide whether their packages run this GPU, and the report shows no GPU-code error.",
+        [str(distro.source), *_evidence(gpu)])
+
+
+def _failed_here(host: Host) -> bool:
+    """A line of the report says a program failed on the GPU (missing code, a fault, a hang)."""
+    return any(m.finding_id in _CODE_ERRORS or m.finding_id in _RUN_FAILURES for m in host.logs)
+
+
 def _runs_here(host: Host, gpu: GpuInfo) -> bool:
     """An application's ROCm runtime listed this GPU (llama.cpp's device list, torch's device properties) and no
     line says the program failed on it: direct evidence the host's ROCm runs it, whatever the table says."""
-    listed = "app-log" in host.captured and "log" in gpu.gfx_by_source
-    failed = any(m.finding_id in _CODE_ERRORS or m.finding_id in _RUN_FAILURES for m in host.logs)
-    return listed and not failed
+    return "app-log" in host.captured and "log" in gpu.gfx_by_source and not _failed_here(host)
 
 
 def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,

@@ -123,7 +123,7 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         if not gfx or gfx == forced:
             continue
         if ctx.version:
-            native_ok = matrix.support_status(gfx, ctx.version) == "supported"
+            native_ok = matrix.support_status(gfx, ctx.release.version if ctx.release else ctx.version) == "supported"
         else:
             native_ok = bool(matrix.releases_supporting(gfx=gfx))
         target = matrix.gpu(gfx)

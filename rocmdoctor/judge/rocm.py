@@ -45,6 +45,18 @@ def _two_sources(host: Host) -> list[Finding]:
     """apt choosing the distribution's ROCm packages over AMD's repository (ROCm/legacy-rocm-build#1899): two
     sources of ROCm on one system, even before either is fully installed."""
     lines = [m for m in host.logs if m.signature == "apt-distro-rocm-outranks-amd"]
+    fetched = host.context.get("apt-two-sources")
+    if not lines and fetched is not None:
+        return [finding(
+            "rocm.multiple-versions", Severity.WARN, f"Two sources of ROCm: apt fetched {fetched.value}",
+            "The distribution ships its own ROCm packages whose version strings sort above AMD's repository versions "
+            "(AMD's encode the release at the end, 1.0.0.60200 for 6.2.0): an upgrade replaces AMD's package with "
+            "the distribution's older one, and tools and libraries then come from different releases.",
+            [str(fetched.source)],
+            Fix("Pin repo.radeon.com above the distribution for ROCm packages, then reinstall AMD's:",
+                [command("apt-cache", "policy", fetched.value.split()[0])],
+                ROCM_DOCS + "install/install-methods/package-manager/package-manager-ubuntu.html"),
+        )]
     if not lines:
         return _void_pin(host)
     mine = {m.groups.get("dep", ""): m.groups.get("have", "") for m in lines}

@@ -21,7 +21,7 @@ from rocmdoctor.judge.facts import (
     wheel_lib_missing,
 )
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import Finding, Fix, Severity, TorchBuild, TorchInfo
+from rocmdoctor.model import Fact, Finding, Fix, Severity, TorchBuild, TorchInfo
 from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.words import plural
 
@@ -140,6 +140,29 @@ def _wheel_lacks(host: Host) -> Optional[Finding]:
     )
 
 
+def _runtime_said_no_code(host: Host, t: TorchInfo) -> Optional[Finding]:
+    """A ROCm wheel the data does not list (torch 1.8.0+rocm4.0.1) is still judged when the HIP runtime said it:
+    'hipErrorNoBinaryForGpu' from a process of a pytorch.org/AMD wheel (it bundles every ROCm library it loads),
+    with no ISA override and one GPU target in the report, means the wheel has no code for that target
+    (pytorch/pytorch#53738: an RX 470, gfx803)."""
+    said = next((m for m in host.logs if m.finding_id in ("log.no-binary-for-gpu", "log.invalid-device-function")),
+                None)
+    targets = {native_gfx(g) for g in discrete_gpus(host)} - {None, ""}
+    if said is None or "+rocm" not in (t.version or "") or override_value(host) or len(targets) != 1:
+        return None
+    gpu = next(g for g in discrete_gpus(host) if native_gfx(g) in targets)
+    gfx = native_gfx(gpu)
+    return finding(
+        "torch.arch-missing", Severity.FAIL, f"{_label(t)} has no code objects for {gpu_label(gpu)}",
+        f"The HIP runtime found no code for {gfx} in the process (the first evidence line), and this wheel "
+        "bundles the ROCm libraries it loads: its build does not include the target (rocmdoctor's data does not "
+        "list this wheel's targets).",
+        [str(said.source) if said.source else said.text, *_torch_evidence(host), *(str(s) for s in gpu.sources[:1])],
+        Fix("Install a torch whose ROCm variant includes this GPU (rocmdoctor picks one), or build from source "
+            f"with PYTORCH_ROCM_ARCH={gfx}:", ["rocmdoctor install torch --dry-run"]),
+    )
+
+
 @check("torch.arch-missing", title="PyTorch code objects for this GPU")
 def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
@@ -162,7 +185,9 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
             return [skip("torch.arch-missing", f"torch {t.version} is a source build: its gfx targets are not in "
                          "rocmdoctor's data", "torch.cuda.get_arch_list() lists them.")]
         if v is None:
-            return [skip("torch.arch-missing", f"torch {t.version}: its build is not in rocmdoctor's matrix")]
+            said = _runtime_said_no_code(host, t)
+            return [said] if said is not None else [
+                skip("torch.arch-missing", f"torch {t.version}: its build is not in rocmdoctor's matrix")]
         if v.therock:  # its device code is whatever [device-*] extras were installed
             return [skip("torch.arch-missing", f"torch {t.version} is a TheRock multi-arch build: its GPU code "
                          "comes from the installed torch[device-*] extras, and get_arch_list() was not captured")]
@@ -210,6 +235,20 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
 @check("torch.companion-mismatch", "torch.triton-mismatch", title="torchvision / torchaudio / triton")
 def companions(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
+    ptx = host.context.get("triton-nvidia")
+    if ptx is not None and (host.gpus or (t is not None and t.build == TorchBuild.ROCM)):
+        return [_nvidia_triton(ptx)]
+    xformers = host.context.get("xformers-built-for")
+    if xformers is not None and t is not None and t.build == TorchBuild.ROCM and "+rocm" not in xformers.value:
+        return [finding(
+            "torch.companion-mismatch", Severity.FAIL,
+            f"xformers was built for torch {xformers.value}, beside torch {t.version}",
+            "Its C++/CUDA extensions were compiled against another build of torch (CUDA or CPU), so they cannot "
+            "load: xformers falls back or fails. Extensions must come from the same ROCm index as torch.",
+            list(dict.fromkeys([str(xformers.source), *_torch_evidence(host)]))[:3],
+            Fix("Remove it, then install xformers from the ROCm index torch came from (or build it against this "
+                "torch):", ["pip uninstall -y xformers"]),
+        )]
     if t is None or not t.version or not host.packages:
         return []
     label = ([*t.version.split("+", 1), ""])[1]
@@ -242,6 +281,19 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Replace it with the pinned ROCm Triton:", ["pip uninstall -y triton", "rocmdoctor install torch"]),
         ))
     return out
+
+
+def _nvidia_triton(ptx: Fact[str]) -> Finding:
+    """Triton compiling PTX for 'sm_110' on an AMD GPU: the CUDA triton took the place of the ROCm one (a ROCm torch
+    reports gfx1100 as compute capability 11.0, which NVIDIA's backend turns into sm_110)."""
+    return finding(
+        "torch.triton-mismatch", Severity.FAIL, "Triton compiled for NVIDIA (PTX/ptxas) on an AMD GPU",
+        "torch.compile and Triton kernels went through Triton's NVIDIA backend: the installed triton is PyPI's CUDA "
+        "build, not the ROCm Triton (pytorch-triton-rocm) that the ROCm torch wheel pins. Eager mode still works.",
+        [str(ptx.source)],
+        Fix("Replace it with the ROCm Triton pinned by torch (reinstall torch and triton from one ROCm index):",
+            ["pip uninstall -y triton", "rocmdoctor install torch"]),
+    )
 
 
 @check("torch.gpu-unavailable", title="torch sees the GPU")

@@ -133,6 +133,28 @@ RULES: tuple[Rule, ...] = (
     _r("app.vllm", ("vllm",),
        r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
        r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),
+    # apt fetching a package: "Get:1 http://archive.ubuntu.com/ubuntu noble/universe amd64 rocminfo amd64 5.7.1-3build1"
+    # (the same package from the distribution and from repo.radeon.com: ROCm/legacy-rocm-build#3656)
+    _r("apt.get", ("Get:",),
+       r"\bGet:\d{1,5}\s{1,4}(?P<v>https?://[\w.-]{1,80}/\S{0,120}\s{1,4}\S{1,60}\s{1,4}[\w-]{1,16}\s{1,4}",
+       r"[\w.+-]{1,64}\s{1,4}[\w-]{1,16}\s{1,4}[\w.:~+-]{1,60})"),
+    # a distribution's own ROCm/PyTorch packages (Arch's pacman/AUR helpers, Fedora's dnf): built with the
+    # distribution's target list, not AMD's (ROCm/legacy-rocm-build#887: `sudo pacman -Syy rocm-hip-sdk`,
+    # `python-pytorch-rocm`, an RX 5700 running the MNIST example)
+    _r("rocm.distro-packages", ("pacman ", "yay ", "paru ", "dnf "),
+       r"(?P<v>\b(?:pacman|yay|paru)\s{1,4}-S\w{0,4}\s[^\n]{0,120}?\b(?:rocm-hip-sdk|rocm-hip-runtime|rocm-opencl-sdk|",
+       r"python-pytorch-(?:opt-)?rocm|rocblas|miopen-hip|hip-runtime-amd)\b",
+       r"|\bdnf\s{1,4}install\s[^\n]{0,120}?\b(?:rocm-hip|rocm-runtime|rocm-opencl|hipblas|rocblas)\b)"),
+    # xFormers' load failure names the torch it was built for and the one installed (facebookresearch/xformers#1070:
+    # "xFormers was built for:" then "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)")
+    _r("xformers.built-for", ("xFormers was built for",),
+       rf"xFormers was built for:?[ \t]{{0,4}}\n[ \t]{{0,8}}PyTorch (?P<v>{_TORCH_VER}) with CUDA"),
+    _r("torch.version", ("(you have ",),
+       rf"^[ \t]{{0,8}}PyTorch {_TORCH_VER} with CUDA (?:None|\d{{1,5}}) \(you have (?P<v>{_TORCH_VER})\)"),
+    # Triton's NVIDIA backend at work (PTX, ptxas): on an AMD GPU, the CUDA triton instead of the ROCm one
+    # ("Internal Triton PTX codegen error" / "ptxas fatal : Value 'sm_110'": gfx1100 as sm_110, ROCm/ROCm#3060)
+    _r("triton.nvidia", ("Triton PTX", "ptxas fatal"),
+       r"(?P<v>Internal Triton PTX codegen error|ptxas fatal\s{0,8}:\s{0,4}Value 'sm_\d{2,3}a?' is not defined)"),
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
     _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
