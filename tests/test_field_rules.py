@@ -513,3 +513,95 @@ def test_apt_fetching_one_package_from_two_sources(tmp_path: Path) -> None:
     assert problems(judged(tmp_path, ubuntu + amd)) == {"rocm.multiple-versions": "warn"}
     amd2 = amd.replace("rocminfo amd64 1.0.0", "rocm-smi-lib amd64 7.3.0")
     assert "rocm.multiple-versions" not in problems(judged(tmp_path, amd + amd2, "a.txt"))
+
+
+def test_secure_boot_rejecting_amdgpu_itself_is_a_failure(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#4330: 'could not insert 'amdgpu': Key was rejected by service' (Debian 12): the ROCm
+    driver does not load. Another module rejected the same way stays a warning."""
+    line = "modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service\n"
+    assert problems(judged(tmp_path, line)).get("log.module-key-rejected") == "fail"
+    other = line.replace("amdgpu", "rtw_8723du")
+    assert problems(judged(tmp_path, other, "o.txt")).get("log.module-key-rejected") == "warn"
+
+
+def test_out_of_memory_on_a_sub_gigabyte_gpu_is_the_carveout(tmp_path: Path) -> None:
+    """YanWenKun/ComfyUI-Docker#54: a Ryzen 7700 iGPU with 512 MiB in all ('total capacty', PyTorch's typo). A real
+    GPU running out stays a warning."""
+    tiny = ("HIP out of memory. Tried to allocate 72.00 MiB. GPU 0 has a total capacty of 512.00 MiB of which "
+            "17179869183.96 GiB is free.\n")
+    assert problems(judged(tmp_path, tiny)).get("log.gpu-out-of-memory") == "fail"
+    big = "HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 15.24 GiB of which 1 GiB\n"
+    assert problems(judged(tmp_path, big, "b.txt")).get("log.gpu-out-of-memory") == "warn"
+
+
+def test_lspci_block_without_a_driver_in_use_is_unbound(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1357: `lspci -vvv` of an MI100 lists 'Kernel modules: amdgpu' and no 'Kernel driver in
+    use:' line: amdgpu did not take it. With the driver line it is bound."""
+    block = ("23:00.0 Display controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 738c (rev 01)\n"
+             "\tSubsystem: Advanced Micro Devices, Inc. [AMD/ATI] Device 0c34\n\tKernel modules: amdgpu\n")
+    assert problems(judged(tmp_path, block)).get("driver.not-bound") == "fail"
+    bound = block.replace("\tKernel modules", "\tKernel driver in use: amdgpu\n\tKernel modules")
+    assert "driver.not-bound" not in problems(judged(tmp_path, bound, "b.txt"))
+
+
+def test_rocminfo_listing_an_old_target_is_evidence_it_runs(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#795: an old rocm-dkms whose rocminfo lists the RX 570 (gfx803), release unknown: no
+    'unsupported' fail. The same listing beside a missing-code error is a failure again."""
+    agent = ("HSA Agents\n*******\nAgent 2\n*******\n  Name:                    gfx803\n"
+             "  Marketing Name:          Ellesmere [Radeon RX 470/480/570/570X/580/580X]\n"
+             "  Device Type:             GPU\n")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, agent))
+    failing = agent + "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
+    assert problems(judged(tmp_path, failing, "f.txt")).get("gpu.arch-unsupported") == "fail"
+
+
+def test_ollama_names_the_gpu_it_rejected(tmp_path: Path) -> None:
+    """ollama/ollama#8772: 'amdgpu is not supported (supported types:[gfx1030 ...])' gpu_type=gfx1031: an RX 6750
+    that needs the 10.3.0 override the service did not get."""
+    line = ('level=WARN source=amd_linux.go:378 msg="amdgpu is not supported (supported types:[gfx1030 gfx1100])" '
+            "gpu_type=gfx1031 gpu=0 library=/usr/local/lib/ollama\n")
+    assert problems(judged(tmp_path, line)).get("gpu.override-needed") == "fail"
+
+
+def test_pip_refusing_a_wheel_for_another_python(tmp_path: Path) -> None:
+    """evshiron/rocm_lab#6: a cp310 wheel refused on another Python; the refused wheel is not the installed torch
+    and its tag is not the host's Python. When the report's Python is 3.10 the platform, not Python, was refused."""
+    line = "ERROR: torch-2.0.1+gite19229c-cp310-cp310-linux_x86_64.whl is not a supported wheel on this platform.\n"
+    found = judged(tmp_path, line)
+    assert problems(found) == {"python.no-rocm-wheel": "fail"}
+    same = "Python 3.10.12\n" + line
+    assert "python.no-rocm-wheel" not in problems(judged(tmp_path, same, "s.txt"))
+
+
+def test_the_torch_the_reporter_installed_last(tmp_path: Path) -> None:
+    """Comfy-Org/ComfyUI#5138: the ROCm torch, uninstalled, then 'I tried nightly pip install --pre torch ...
+    --index-url .../whl/nightly/cu124': a CUDA torch; the override the report ran with is not offered as the fix.
+    An install line someone suggests is no statement of what is installed."""
+    text = ("I'm on Linux Mint 22.0 and have an RX 6600\n"
+            "first i installed pytorch with: pip install torch --index-url https://download.pytorch.org/whl/rocm6.1\n"
+            "then I tried nightly pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu124\n"
+            "and I tried HSA_OVERRIDE_GFX_VERSION=10.3.0 python main.py but I get the same error\n"
+            "RuntimeError: No HIP GPUs are available\n")
+    got = problems(judged(tmp_path, text))
+    assert got.get("torch.not-rocm-build") == "fail" and "gpu.override-needed" not in got
+    advice = "You can pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu124 if needed\n"
+    assert "torch.not-rocm-build" not in problems(judged(tmp_path, advice, "a.txt"))
+
+
+def test_paraphrased_no_nvidia_driver_error(tmp_path: Path) -> None:
+    """HAMM3REXTREME/ComfyUI-Installer#15 quotes it as 'the "No Nvidia drivers found on your system" error'."""
+    said = 'Afterwards it gives me the "No Nvidia drivers found on your system" error.\n'
+    got = problems(judged(tmp_path, said))
+    assert got.get("log.cuda-torch-on-amd") == "fail" and got.get("torch.not-rocm-build") == "fail"
+
+
+def test_a_rocm_torch_of_unknown_version_without_the_gpus_code(tmp_path: Path) -> None:
+    """Comfy-Org/ComfyUI#2842: PyTorch's 'HIP error: invalid device function' on an RX 5700 XT (gfx1010, no override
+    target): the wheel has no code for it. A bare runtime code (any HIP program), or a GPU whose usual answer is the
+    override (RX 6600), is not pinned on torch."""
+    text = "My GPU is a Radeon RX 5700 XT\nHIP error: invalid device function\n"
+    assert problems(judged(tmp_path, text)).get("torch.arch-missing") == "fail"
+    bare = "My GPU is a Radeon RX 5700 XT\nhipErrorNoBinaryForGpu: Unable to find code object for all current devices\n"
+    assert "torch.arch-missing" not in problems(judged(tmp_path, bare, "b.txt"))
+    override = text.replace("RX 5700 XT", "RX 6600")
+    assert "torch.arch-missing" not in problems(judged(tmp_path, override, "o.txt"))

@@ -37,7 +37,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
                   "app.vllm": "app-vllm", "triton.nvidia": "triton-nvidia",
-                  "xformers.built-for": "xformers-built-for", "rocm.distro-packages": "distro-rocm"}
+                  "xformers.built-for": "xformers-built-for", "rocm.distro-packages": "distro-rocm",
+                  "pip.wheel-refused": "wheel-refused"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -150,7 +151,10 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     source: Optional[Source] = version_fact.source if version_fact else None
     pypi_cuda = False  # PyPI's Linux x86_64 torch wheel (no local label) is the CUDA build
     if version is None:
+        refused = {(r.source.file, r.source.line) for r in facts.all("pip.wheel-refused")}  # never installed
         for w in facts.all("torch.wheel"):
+            if (w.source.file, w.source.line) in refused:
+                continue
             v = torch_from_wheel(w.value)
             if v:
                 version, source = v, w.source
@@ -164,10 +168,12 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     arch = facts.first("torch.arch-list")
     hip_error = facts.first("torch.hip-error") or facts.first("torch.rocm-lib")
     stayed = _failed_rocm_install(facts)
+    said = facts.all("torch.installed-from")
+    installed = max(said, key=lambda f: f.source.line or 0) if said else None  # the reporter's last install
     family = facts.first("torch.therock-family")
-    if not (version or hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family):
+    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family or installed
+    if not (version or first):
         return
-    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family
     t = TorchInfo(version=version, source=source or (first.source if first else None))
     if arch is not None:
         t.arch_list = re.findall(r"gfx[0-9a-f]{3,5}", arch.value)
@@ -183,12 +189,16 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     if not rocm_tagged:
         if hip and hip.value == "None":
             t.proven_build = "cuda" if t.cuda else ("cpu" if cuda and cuda.value == "None" else "not-rocm")
-        elif no_driver and ("NVIDIA" in no_driver.value or "CUDA driver" in no_driver.value):
+        elif no_driver and ("NVIDIA" in no_driver.value.upper() or "CUDA driver" in no_driver.value):
             t.proven_build = "cuda"
         elif no_driver:
             t.proven_build = "cpu"
         elif nvidia and version and "+" not in version:
             t.proven_build = "cuda"  # PyPI's default Linux torch pulls nvidia-*-cu12
+        elif installed is not None and not version and not installed.value.startswith("rocm"):
+            t.proven_build = "cuda" if installed.value.startswith("cu") else "cpu"
+            t.proof = f"the report installed torch from PyTorch's {installed.value} index last"
+            t.proof_sources = [installed.source]
         elif pypi_cuda:
             # "Using cached torch-2.0.0-cp310-cp310-manylinux1_x86_64.whl" (AUTOMATIC1111#9402): pytorch.org's ROCm
             # and CPU wheels carry +rocmX / +cpu in the file name
@@ -209,7 +219,9 @@ def _python(acc: Acc, facts: TextFacts) -> None:
     if f is not None:
         acc.offer("python", "text", PythonInfo(version=f.value, source=f.source))
         return
-    f = facts.first("python.minor")
+    # a wheel pip refused names the Python it is for, not the one running (evshiron/rocm_lab#6)
+    refused = {(r.source.file, r.source.line) for r in facts.all("pip.wheel-refused")}
+    f = next((m for m in facts.all("python.minor") if (m.source.file, m.source.line) not in refused), None)
     if f is not None:
         acc.offer("python", "text-minor", PythonInfo(version=python_minor(f.value), source=f.source))
 

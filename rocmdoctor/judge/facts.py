@@ -159,6 +159,23 @@ def log_gfx(m: LogMatch) -> Optional[str]:
 _WHEEL_LIB = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\]")
 
 
+# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "adding ... does *not* fix", "even with", "I tried": the override is
+# what the reporter ran with, not the fix being suggested to them
+TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
+                   r"HSA_OVERRIDE_GFX_VERSION|HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
+                   r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
+
+
+def said_ran_with(host: Host, value: str) -> bool:
+    """The report says its process ran with HSA_OVERRIDE_GFX_VERSION=``value`` (not that it should be set)."""
+    said = host.context.get("override-shell")
+    if said is None or "env" in host.captured or said.value.strip("'\" ") != value:
+        return False
+    if "service" in host.context and "override-service" not in host.context:
+        return False  # a shell's export never reaches a systemd service (ollama#6152): it did not run with it
+    return bool(TRIED.search(said.source.text or "")) if said.source else False
+
+
 def wheel_lib_missing(host: Host) -> Optional[tuple[str, LogMatch]]:
     """(gfx, line) when rocBLAS *inside the torch wheel* said it has no kernels for that gfx: direct evidence
     that beats the wheel's list of compiled targets (pytorch/pytorch#179865: the rocm7.2 nightly's rocBLAS has no

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
@@ -23,6 +22,7 @@ from rocmdoctor.judge.facts import (
     per_node_supported,
     reported_user_space_gfx,
     rocm_context,
+    said_ran_with,
     skip,
     torch_rocm,
     wheel_code,
@@ -169,11 +169,6 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     return _unsupported(matrix, ctx, gpu, gfx, status, target)
 
 
-# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "adding ... does *not* fix", "even with", "I tried": the override is
-# what the reporter ran with, not the fix being suggested to them
-_TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
-                    r"HSA_OVERRIDE_GFX_VERSION|HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
-                    r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
 # errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
 # had no override: ollama/ollama#8679)
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
@@ -204,9 +199,11 @@ def _failed_here(host: Host) -> bool:
 
 
 def _runs_here(host: Host, gpu: GpuInfo) -> bool:
-    """An application's ROCm runtime listed this GPU (llama.cpp's device list, torch's device properties) and no
-    line says the program failed on it: direct evidence the host's ROCm runs it, whatever the table says."""
-    return "app-log" in host.captured and "log" in gpu.gfx_by_source and not _failed_here(host)
+    """An application's ROCm runtime or rocminfo listed this GPU as an agent (llama.cpp's device list, torch's device
+    properties; rocminfo of an old rocm-dkms, ROCm/legacy-rocm-build#795) and no line says a program failed on it:
+    direct evidence the host's ROCm runs it, whatever the table says."""
+    listed = ("app-log" in host.captured and "log" in gpu.gfx_by_source) or "rocminfo" in gpu.gfx_by_source
+    return listed and not _failed_here(host)
 
 
 def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
@@ -256,15 +253,9 @@ def _hung_under_override(host: Host, gpu: GpuInfo) -> bool:
 
 
 def _override_tried(host: Host, value: str) -> bool:
-    """The report says it ran with this override (not that it should be set) and a missing-GPU-code error is
-    still in it: the override is not the missing piece."""
-    said = host.context.get("override-shell")
-    if said is None or "env" in host.captured or said.value.strip("'\" ") != value:
-        return False
-    if "service" in host.context and "override-service" not in host.context:
-        return False  # a shell's export never reaches a systemd service (ollama#6152): it did not run with it
-    line = said.source.text if said.source and said.source.text else ""
-    return bool(_TRIED.search(line)) and any(m.finding_id in _CODE_ERRORS for m in host.logs)
+    """The report ran with this override and a missing-GPU-code error is still in it: the override is not the
+    missing piece."""
+    return said_ran_with(host, value) and any(m.finding_id in _CODE_ERRORS for m in host.logs)
 
 
 def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:
@@ -344,9 +335,11 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
              else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"])
     # a missing-GPU-code error in the input is the process telling that it ran without the override
     code_error = any(m.finding_id in _CODE_ERRORS for m in host.logs)
-    if "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned and not code_error:
-        return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; whether "
-                                           "it is set was not captured")
+    ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
+    unseen = "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned and not code_error
+    if ran_with or unseen:
+        return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; " +
+                    ("the report ran with it" if ran_with else "whether it is set was not captured"))
     return finding(
         "gpu.override-needed", Severity.FAIL,
         f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",

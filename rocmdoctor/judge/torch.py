@@ -140,7 +140,7 @@ def _wheel_lacks(host: Host) -> Optional[Finding]:
     )
 
 
-def _runtime_said_no_code(host: Host, t: TorchInfo) -> Optional[Finding]:
+def _runtime_said_no_code(host: Host, matrix: Matrix, t: TorchInfo) -> Optional[Finding]:
     """A ROCm wheel the data does not list (torch 1.8.0+rocm4.0.1) is still judged when the HIP runtime said it:
     'hipErrorNoBinaryForGpu' from a process of a pytorch.org/AMD wheel (it bundles every ROCm library it loads),
     with no ISA override and one GPU target in the report, means the wheel has no code for that target
@@ -148,10 +148,17 @@ def _runtime_said_no_code(host: Host, t: TorchInfo) -> Optional[Finding]:
     said = next((m for m in host.logs if m.finding_id in ("log.no-binary-for-gpu", "log.invalid-device-function")),
                 None)
     targets = {native_gfx(g) for g in discrete_gpus(host)} - {None, ""}
-    if said is None or "+rocm" not in (t.version or "") or override_value(host) or len(targets) != 1:
+    # a ROCm torch of unknown version, proven by its own HIP error; not when the report is about another framework
+    # (PyTorch words it "HIP error: ...": a bare hipErrorNoBinaryForGpu may come from any HIP program)
+    unversioned = (not t.version and t.build == TorchBuild.ROCM and "other-framework" not in host.context
+                   and "HIP error:" in ((t.source.text or "") if t.source else ""))
+    if said is None or not ("+rocm" in (t.version or "") or unversioned) or override_value(host) or len(targets) != 1:
         return None
     gpu = next(g for g in discrete_gpus(host) if native_gfx(g) in targets)
     gfx = native_gfx(gpu)
+    target = matrix.gpu(gfx or "")
+    if unversioned and (target is None or target.override):
+        return None  # an override is the usual answer there (gpu.override-needed says it), or the target is unknown
     return finding(
         "torch.arch-missing", Severity.FAIL, f"{_label(t)} has no code objects for {gpu_label(gpu)}",
         f"The HIP runtime found no code for {gfx} in the process (the first evidence line), and this wheel "
@@ -168,6 +175,10 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
     if t is None or t.build != TorchBuild.ROCM:
         return app_lacks(host, matrix) or [skip("torch.arch-missing", "No ROCm torch to judge")]
+    if not t.version and not t.arch_list and not t.therock_family and host.gpus:
+        said = _runtime_said_no_code(host, matrix, t)  # a ROCm torch of unknown version
+        if said is not None:
+            return [said]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
     direct = _wheel_lacks(host)
@@ -185,7 +196,7 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
             return [skip("torch.arch-missing", f"torch {t.version} is a source build: its gfx targets are not in "
                          "rocmdoctor's data", "torch.cuda.get_arch_list() lists them.")]
         if v is None:
-            said = _runtime_said_no_code(host, t)
+            said = _runtime_said_no_code(host, matrix, t)
             return [said] if said is not None else [
                 skip("torch.arch-missing", f"torch {t.version}: its build is not in rocmdoctor's matrix")]
         if v.therock:  # its device code is whatever [device-*] extras were installed
@@ -327,9 +338,34 @@ def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _wheel_refused(host: Host) -> Optional[Finding]:
+    """pip refused a torch/ROCm wheel file as 'not a supported wheel on this platform': its CPython tag names the only
+    Python it installs on (evshiron/rocm_lab#6: a cp310 wheel under Python 3.11)."""
+    fact = host.context.get("wheel-refused")
+    tag = re.search(r"-cp(\d)(\d{1,2})-", fact.value) if fact is not None else None
+    if fact is None or tag is None:
+        return None
+    wheel_py = f"{tag.group(1)}.{tag.group(2)}"
+    mine = major_minor(host.python.version or "")
+    if mine == wheel_py:
+        return None  # the Python matches: the platform tag was refused, not the interpreter
+    return finding(
+        "python.no-rocm-wheel", Severity.FAIL,
+        f"The wheel is built for Python {wheel_py} only" + (f"; this is Python {mine}" if mine else ""),
+        f"pip refused {fact.value.rsplit('/', 1)[-1]}: its cp{tag.group(1)}{tag.group(2)} tag installs on CPython "
+        f"{wheel_py} alone, and the interpreter running pip is another version.",
+        [str(fact.source)] + ([str(host.python.source)] if host.python.source else []),
+        Fix(f"Create the environment with Python {wheel_py} (or fetch the wheel built for this Python):",
+            [f"uv venv --python {wheel_py} .venv"]),
+    )
+
+
 @check("python.no-rocm-wheel", title="Python version")
 def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     version = host.python.version
+    refused = _wheel_refused(host)
+    if refused is not None:
+        return [refused]
     if not version:
         return [not_captured("python.no-rocm-wheel", "Python version")]
     mm = major_minor(version) or version

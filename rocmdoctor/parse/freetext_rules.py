@@ -94,8 +94,12 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
     _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
     _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
-    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Torch not compiled with CUDA", "CUDA driver version"),
-       r"(?P<v>(?:Found no|No) NVIDIA driver (?:found )?on your system|Torch not compiled with CUDA enabled",
+    # also paraphrased: 'the "No Nvidia drivers found on your system" error' (HAMM3REXTREME/ComfyUI-Installer#15)
+    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Nvidia driver", "nvidia driver",
+                                  "Torch not compiled with CUDA",
+                                  "CUDA driver version"),
+       r"(?P<v>(?:Found no|No) (?:NVIDIA|Nvidia|nvidia) drivers? (?:found )?on your system",
+       r"|Torch not compiled with CUDA enabled",
        r"|CUDA driver version is insufficient for CUDA runtime version)"),
     _r("torch.arch-list", ("rocm-sdk targets",),
        r"rocm-sdk targets\s{0,4}\n(?P<v>gfx[0-9a-f]{3,5}(?:;gfx[0-9a-f]{3,5}){0,40})"),
@@ -177,6 +181,12 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.named", (" installed", " to "),
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
+    # the reporter says which torch they installed: "then I tried nightly pip install --pre torch ... --index-url
+    # https://download.pytorch.org/whl/nightly/cu124" (Comfy-Org/ComfyUI#5138); the last such line is the torch in use
+    _r("torch.installed-from", ("download.pytorch.org/whl/",),
+       r"^[^\n`$]{0,80}\bI\b[^\n`$]{0,40}?\b(?:installed|tried|ran|did|used)\b[^\n]{0,60}?\bpip3? install\b",
+       r"[^\n]{0,160}?",
+       r"--(?:extra-)?index-url[ =]https://download\.pytorch\.org/whl/(?:nightly/|test/)?(?P<v>cu\d{3}|cpu|rocm[\d.]{1,8})\b"),
     _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
     _r("rocm.version", tuple(f"{p}{s}" for p in ("ROCm", "ROCM", "Rocm", "rocm")
                              for s in (":", " :", "=", "**", " version", " Version")),
@@ -202,6 +212,11 @@ RULES: tuple[Rule, ...] = (
     # prose: "an AMD/ROCm host running Python 3.11 via ..." (vllm#44660)
     _r("python.minor", ("running Python 3.", "on Python 3.", "using Python 3.", "with Python 3."),
        r"\b(?:running|on|using|with) Python (?P<v>3\.\d{1,2})\b(?![.\d])"),
+    # pip refusing a torch/ROCm wheel file for this interpreter: "ERROR: torch-2.0.1+gite19229c-cp310-cp310-
+    # linux_x86_64.whl is not a supported wheel on this platform." (evshiron/rocm_lab#6: Python 3.11)
+    _r("pip.wheel-refused", ("is not a supported wheel",),
+       r"(?P<v>\b(?:torch|torchvision|torchaudio|vllm|pytorch_triton_rocm|triton)-\d[\w.+%]{0,60}-cp\d{2,3}-",
+       r"(?:cp\d{2,3}|abi3)-[\w.]{1,60}\.whl) is not a supported wheel on this platform"),
     # a ROCm wheel's file name in an index listing: its CPython tag says which Pythons get it
     _r("wheel.rocm-cp", ("+rocm",),
        r"(?P<v>\b[A-Za-z][\w.-]{0,60}\+rocm[\w.]{1,20}-cp\d{2,3}-(?:cp\d{2,3}|abi3)-\S{1,80}\.whl)"),
@@ -335,6 +350,9 @@ RULES: tuple[Rule, ...] = (
     # a markdown table row per GPU: "| iGPU (also present) | Ryzen 7 7800X3D integrated — gfx1036; ... |"
     _r("gpu.gfx", ("GPU",), r"^\|\s{0,4}(?:\*\*)?(?:[di]?GPU|APU|Graphics)\b[^|\n]{0,40}\|[^|\n]{0,120}?\b",
        r"(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # ollama names the GPU it rejected: 'msg="amdgpu is not supported (supported types:[...])" gpu_type=gfx1031 gpu=0'
+    # (ollama/ollama#8772)
+    _r("gpu.gfx", ("gpu_type=gfx",), r"\bgpu_type=(?P<v>gfx[0-9a-f]{3,5})\b"),
     # rocBLAS names the GPU it runs on: "... TensileLibrary.dat: Illegal seek for GPU arch : gfx1103"
     _r("gpu.gfx", ("GPU arch",), r"\bfor GPU arch ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
     # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"

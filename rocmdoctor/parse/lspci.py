@@ -60,5 +60,11 @@ def parse_lspci(text: str, file: str = "cmd/lspci.txt") -> LspciResult:
         if current is not None and "Kernel driver in use:" in body:
             driver = body.split(":", 1)[1].strip()
             res.drivers[-1] = (current, driver or None)
+            current.pci_driver = driver or None
+            current.sources.append(src(file, n, body))
+        elif current is not None and "Kernel modules:" in body and current.pci_driver is None:
+            # -k/-v print "Kernel driver in use:" first when a driver is bound: modules without it mean none took the
+            # device (ROCm/legacy-rocm-build#1357: an MI100 whose amdgpu probe failed on missing firmware)
+            current.pci_driver = ""
             current.sources.append(src(file, n, body))
     return res
