@@ -376,11 +376,11 @@ def test_rocm_wheels_listed_for_another_python(tmp_path: Path) -> None:
 
 
 def test_every_run_failure_id_is_a_documented_finding() -> None:
-    """_RUN_FAILURES decides whether a listed GPU 'runs here': an id no check reports would be dead weight."""
-    from rocmdoctor.judge.gpu import _CODE_ERRORS, _RUN_FAILURES
+    """RUN_FAILURES decides whether a listed GPU 'runs here': an id no check reports would be dead weight."""
+    from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, RUN_FAILURES
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "checks.md").read_text(encoding="utf-8")
-    assert all(f"`{fid}`" in docs for fid in (*_RUN_FAILURES, *_CODE_ERRORS))
+    assert all(f"`{fid}`" in docs for fid in (*RUN_FAILURES, *CODE_ERRORS))
 
 
 def test_extra_index_url_named_as_the_install_method(tmp_path: Path) -> None:
@@ -605,3 +605,14 @@ def test_a_rocm_torch_of_unknown_version_without_the_gpus_code(tmp_path: Path) -
     assert "torch.arch-missing" not in problems(judged(tmp_path, bare, "b.txt"))
     override = text.replace("RX 5700 XT", "RX 6600")
     assert "torch.arch-missing" not in problems(judged(tmp_path, override, "o.txt"))
+
+
+def test_a_gpu_named_in_a_report_with_nothing_installed_or_failing(tmp_path: Path) -> None:
+    """ollama/ollama#7723: an RX 5700 XT (gfx1010, in no AMD release) named in an ollama report whose failure is
+    /dev/kfd's permissions: AMD's list is information, not the cause. A missing-code error on it is a failure."""
+    text = ("GPU: AMD Sapphire Nitro+ RX 5700 XT\n"
+            'Error: llama runner process has terminated: error:open /dev/kfd: permission denied\n')
+    got = problems(judged(tmp_path, text))
+    assert got.get("perm.kfd-access") == "fail" and "gpu.arch-unsupported" not in got
+    failing = "GPU: AMD Sapphire Nitro+ RX 5700 XT\nhipErrorNoBinaryForGpu: Unable to find code object for all\n"
+    assert problems(judged(tmp_path, failing, "f.txt")).get("gpu.arch-unsupported") == "fail"

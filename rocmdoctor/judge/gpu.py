@@ -28,6 +28,7 @@ from rocmdoctor.judge.facts import (
     wheel_code,
     wheel_lib_missing,
 )
+from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, distribution_build, named_only, runs_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
@@ -138,10 +139,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         # working RX 6900 XT under torch 1.13.1+rocm5.2, had been called unsupported)
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version}'s GPU list is not in rocmdoctor's "
                     "data, so its support for " + gfx + " is not judged")
-    distro = None if ctx.version else _distribution_build(host, matrix, gpu, gfx)
+    distro = None if ctx.version else distribution_build(host, gpu, gfx, _first_listing(matrix), _evidence(gpu))
     if distro is not None:
         return distro
-    if not ctx.version and _runs_here(host, gpu):
+    if not ctx.version and runs_here(host, gpu):
         return finding(
             "gpu.arch-unsupported", Severity.INFO,
             f"{gpu_label(gpu)}: {gfx} is supported by no AMD ROCm release since {_first_listing(matrix)}, but this "
@@ -166,44 +167,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
         return _unofficial(ctx, gpu, gfx)
+    named = None if ctx.version else named_only(host, gpu, gfx, _first_listing(matrix), _evidence(gpu))
+    if named is not None:
+        return named
     return _unsupported(matrix, ctx, gpu, gfx, status, target)
-
-
-# errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
-# had no override: ollama/ollama#8679)
-# a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
-_RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
-                 "log.no-hip-gpus", "log.hip-invalid-device")
-_CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
-                "log.unsupported-gpu-target")
-
-
-def _distribution_build(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
-    """A distribution's own ROCm packages (Arch, Fedora) with no GPU-code error: information, not AMD's verdict
-    (ROCm/legacy-rocm-build#887: Arch's packages ran an RX 5700, gfx1010)."""
-    distro = host.context.get("distro-rocm")
-    if distro is None or _failed_here(host):
-        return None
-    return finding(
-        "gpu.arch-unsupported", Severity.INFO,
-        f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {_first_listing(matrix)}, but the report uses a "
-        "distribution's own ROCm packages",
-        "Distributions (Arch, Fedora) build ROCm and PyTorch for their own, wider target lists; AMD's list does not "
-        "decide whether their packages run this GPU, and the report shows no GPU-code error.",
-        [str(distro.source), *_evidence(gpu)])
-
-
-def _failed_here(host: Host) -> bool:
-    """A line of the report says a program failed on the GPU (missing code, a fault, a hang)."""
-    return any(m.finding_id in _CODE_ERRORS or m.finding_id in _RUN_FAILURES for m in host.logs)
-
-
-def _runs_here(host: Host, gpu: GpuInfo) -> bool:
-    """An application's ROCm runtime or rocminfo listed this GPU as an agent (llama.cpp's device list, torch's device
-    properties; rocminfo of an old rocm-dkms, ROCm/legacy-rocm-build#795) and no line says a program failed on it:
-    direct evidence the host's ROCm runs it, whatever the table says."""
-    listed = ("app-log" in host.captured and "log" in gpu.gfx_by_source) or "rocminfo" in gpu.gfx_by_source
-    return listed and not _failed_here(host)
 
 
 def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
@@ -244,7 +211,7 @@ def _hung_under_override(host: Host, gpu: GpuInfo) -> bool:
     and no node known, it is not pinned on this one (ROCm/legacy-rocm-build#5238: the MI210 faulted, not the
     RX 6600 beside it)."""
     faults = [m for m in host.logs if m.finding_id in ("log.gpu-hang", "log.gpu-memory-access-fault")]
-    if not faults or any(m.finding_id in _CODE_ERRORS for m in host.logs):
+    if not faults or any(m.finding_id in CODE_ERRORS for m in host.logs):
         return False
     nodes = {m.groups.get("node") for m in faults}
     if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
@@ -255,7 +222,7 @@ def _hung_under_override(host: Host, gpu: GpuInfo) -> bool:
 def _override_tried(host: Host, value: str) -> bool:
     """The report ran with this override and a missing-GPU-code error is still in it: the override is not the
     missing piece."""
-    return said_ran_with(host, value) and any(m.finding_id in _CODE_ERRORS for m in host.logs)
+    return said_ran_with(host, value) and any(m.finding_id in CODE_ERRORS for m in host.logs)
 
 
 def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:
@@ -334,7 +301,7 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
             [f"rocminfo reports {reported}" if reported
              else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"])
     # a missing-GPU-code error in the input is the process telling that it ran without the override
-    code_error = any(m.finding_id in _CODE_ERRORS for m in host.logs)
+    code_error = any(m.finding_id in CODE_ERRORS for m in host.logs)
     ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
     unseen = "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned and not code_error
     if ran_with or unseen:

@@ -1,0 +1,67 @@
+"""What a report itself shows about a GPU, beside AMD's support list: a program failing on it, a ROCm runtime
+listing it, a distribution's own ROCm build, or nothing installed and nothing failing.
+
+:mod:`rocmdoctor.judge.gpu` asks these before it turns AMD's list into a verdict: direct evidence beats the table,
+and where nothing was installed or run, the table is information, not a diagnosis. Split from gpu.py (500-line
+limit)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from rocmdoctor.judge.facts import finding, gpu_label
+from rocmdoctor.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from rocmdoctor.model import GpuInfo, Host
+
+# a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
+RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
+                "log.no-hip-gpus", "log.hip-invalid-device")
+# errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
+# had no override: ollama/ollama#8679)
+CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
+               "log.unsupported-gpu-target")
+# the kernel refused the GPU before any program ran
+KERNEL_FAILURES = ("log.pcie-atomics-missing", "log.kfd-unsupported-device", "log.amdgpu-init-failed")
+
+
+def failed_here(host: Host) -> bool:
+    """A line of the report says a program failed on the GPU (missing code, a fault, a hang)."""
+    return any(m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES for m in host.logs)
+
+
+def runs_here(host: Host, gpu: GpuInfo) -> bool:
+    """An application's ROCm runtime or rocminfo listed this GPU as an agent (llama.cpp's device list, torch's device
+    properties; rocminfo of an old rocm-dkms, ROCm/legacy-rocm-build#795) and no line says a program failed on it:
+    direct evidence the host's ROCm runs it, whatever the table says."""
+    listed = ("app-log" in host.captured and "log" in gpu.gfx_by_source) or "rocminfo" in gpu.gfx_by_source
+    return listed and not failed_here(host)
+
+
+def distribution_build(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[str]) -> Optional[Finding]:
+    """A distribution's own ROCm packages (Arch, Fedora) with no GPU-code error: information, not AMD's verdict
+    (ROCm/legacy-rocm-build#887: Arch's packages ran an RX 5700, gfx1010)."""
+    distro = host.context.get("distro-rocm")
+    if distro is None or failed_here(host):
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.INFO,
+        f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {since}, but the report uses a distribution's own "
+        "ROCm packages",
+        "Distributions (Arch, Fedora) build ROCm and PyTorch for their own, wider target lists; AMD's list does not "
+        "decide whether their packages run this GPU, and the report shows no GPU-code error.",
+        [str(distro.source), *evidence])
+
+
+def named_only(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[str]) -> Optional[Finding]:
+    """A GPU only named in a report, with no installed ROCm and nothing failing on it: AMD's list is no verdict on an
+    application's own ROCm build (ollama/ollama#7723: an RX 5700 XT under ollama; the failure was /dev/kfd's
+    permissions). A GPU from this host's own capture keeps AMD's verdict."""
+    prose = bool(gpu.sources) and all(s.kind == "free-text" for s in gpu.sources)
+    if not prose or failed_here(host) or any(m.finding_id in KERNEL_FAILURES for m in host.logs):
+        return None
+    return finding("gpu.arch-unsupported", Severity.INFO,
+                   f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {since}; no installed ROCm or failure "
+                   "on it is in the report",
+                   "An application's own ROCm build may include it; AMD's releases and wheels do not.", evidence)
