@@ -28,12 +28,18 @@ test_images() { docker images -q --no-trunc --filter "label=$LABEL" 2>/dev/null 
 
 cleanup() {
   if [ -n "$snapshot" ] && [ -z "${ROCMDOCTOR_KEEP_TEST_IMAGES:-}" ] && docker info >/dev/null 2>&1; then
-    local new
+    local new round
     new=$(comm -13 <(printf '%s\n' "$images_before") <(test_images) | grep . || true)
     if [ -n "$new" ]; then
       echo "test: removing the images this run built: $(echo "$new" | wc -l)" >&2
-      # shellcheck disable=SC2086
-      docker rmi -f $new >/dev/null 2>&1 || echo "test: could not remove every image labelled $LABEL" >&2
+      # a parent listed before its child is refused ("has dependent child images") even with -f: retry what is left
+      for round in 1 2 3; do
+        # shellcheck disable=SC2086
+        docker rmi -f $new >/dev/null 2>&1 || true
+        new=$(comm -13 <(printf '%s\n' "$images_before") <(test_images) | grep . || true)
+        [ -z "$new" ] && break
+        [ "$round" -lt 3 ] || echo "test: could not remove every image labelled $LABEL" >&2
+      done
     fi
   fi
   local name pid

@@ -182,8 +182,8 @@ RULES: tuple[Rule, ...] = (
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
     # the reporter says which torch they installed: "then I tried nightly pip install --pre torch ... --index-url
-    # https://download.pytorch.org/whl/nightly/cu124" (Comfy-Org/ComfyUI#5138); the last such line is the torch in use
-    _r("torch.installed-from", ("download.pytorch.org/whl/",),
+    # <PyTorch's index>/nightly/cu124" (Comfy-Org/ComfyUI#5138); the last such line is the torch in use
+    _r("torch.installed-from", ("/whl/",),
        r"^[^\n`$]{0,80}\bI\b[^\n`$]{0,40}?\b(?:installed|tried|ran|did|used)\b[^\n]{0,60}?\bpip3? install\b",
        r"[^\n]{0,160}?",
        r"--(?:extra-)?index-url[ =]https://download\.pytorch\.org/whl/(?:nightly/|test/)?(?P<v>cu\d{3}|cpu|rocm[\d.]{1,8})\b"),
