@@ -88,14 +88,13 @@ def _apt_sources(acc: Acc, facts: TextFacts) -> None:
     two sources of ROCm, the distribution's version string outranking AMD's (ROCm/legacy-rocm-build#3656)."""
     seen: dict[str, dict[str, tuple[str, TextFact]]] = {}  # package -> host -> (version, fact)
     for f in facts.all("apt.get"):
-        url, _suite, _arch, package, _parch, version = f.value.split()[:6]
-        host = url.split("/")[2]
-        seen.setdefault(package, {}).setdefault(host, (version, f))
+        parts = f.value.split()
+        if len(parts) >= 6:  # url, suite, arch, package, arch, version (the rule's shape)
+            seen.setdefault(parts[3], {}).setdefault(parts[0].split("/")[2], (parts[5], f))
     for package, hosts in sorted(seen.items()):
-        amd = {h: v for h, v in hosts.items() if h == "repo.radeon.com"}
-        other = {h: v for h, v in hosts.items() if h != "repo.radeon.com"}
-        if amd and other:
-            (oh, (ov, of)), (_, (av, _af)) = next(iter(other.items())), next(iter(amd.items()))
+        other = next(((h, v) for h, v in hosts.items() if h != "repo.radeon.com"), None)
+        if "repo.radeon.com" in hosts and other is not None:
+            (oh, (ov, of)), av = other, hosts["repo.radeon.com"][0]
             acc.host.context.setdefault("apt-two-sources", Fact(f"{package} {ov} ({oh}) beside {av} (repo.radeon.com)",
                                                                  of.source))
             return
@@ -151,7 +150,7 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     source: Optional[Source] = version_fact.source if version_fact else None
     pypi_cuda = False  # PyPI's Linux x86_64 torch wheel (no local label) is the CUDA build
     if version is None:
-        refused = {(r.source.file, r.source.line) for r in facts.all("pip.wheel-refused")}  # never installed
+        refused = _refused_lines(facts)  # a wheel pip refused was never installed
         for w in facts.all("torch.wheel"):
             if (w.source.file, w.source.line) in refused:
                 continue
@@ -214,13 +213,18 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     acc.torch("text", t)
 
 
+def _refused_lines(facts: TextFacts) -> set[tuple[str, Optional[int]]]:
+    """Lines where pip refused a wheel (evshiron/rocm_lab#6): their wheel name is neither installed nor the host's."""
+    return {(r.source.file, r.source.line) for r in facts.all("pip.wheel-refused")}
+
+
 def _python(acc: Acc, facts: TextFacts) -> None:
     f = facts.first("python.version")
     if f is not None:
         acc.offer("python", "text", PythonInfo(version=f.value, source=f.source))
         return
     # a wheel pip refused names the Python it is for, not the one running (evshiron/rocm_lab#6)
-    refused = {(r.source.file, r.source.line) for r in facts.all("pip.wheel-refused")}
+    refused = _refused_lines(facts)
     f = next((m for m in facts.all("python.minor") if (m.source.file, m.source.line) not in refused), None)
     if f is not None:
         acc.offer("python", "text-minor", PythonInfo(version=python_minor(f.value), source=f.source))

@@ -175,10 +175,6 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
     if t is None or t.build != TorchBuild.ROCM:
         return app_lacks(host, matrix) or [skip("torch.arch-missing", "No ROCm torch to judge")]
-    if not t.version and not t.arch_list and not t.therock_family and host.gpus:
-        said = _runtime_said_no_code(host, matrix, t)  # a ROCm torch of unknown version
-        if said is not None:
-            return [said]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
     direct = _wheel_lacks(host)
