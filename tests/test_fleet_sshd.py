@@ -253,11 +253,13 @@ def test_ctrl_c_prints_what_was_gathered(fleet, tmp_path):
                           str(tmp_path / "c.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     # wait until node1's ssh has finished and only the hanging node7 is still in flight
+    seen_node1 = False  # node1's ssh must have run and gone, not merely not have started yet
     while time.monotonic() < deadline:
         kids = [c for c in _children(p.pid) if c.startswith("ssh ")]
-        if kids and all("node7" in c for c in kids):
+        seen_node1 = seen_node1 or any("node1" in c for c in kids)
+        if seen_node1 and kids and all("node7" in c for c in kids):
             break
-        time.sleep(0.1)
+        time.sleep(0.02)
     else:
         p.kill()
         pytest.fail("audit never reached the state with only node7 in flight")

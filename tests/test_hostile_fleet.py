@@ -120,11 +120,13 @@ def test_sigterm_keeps_the_partial_report_like_ctrl_c(fleet, tmp_path):
                           str(fleet.ssh_config), "good1", "hang", "--timeout", "60", "--json",
                           str(tmp_path / "t.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
+    seen_good1 = False  # good1's ssh must have run and gone, not merely not have started yet
     while time.monotonic() < deadline:
         kids = _ssh_children(p.pid)
-        if kids and all("hang" in c for c in kids):
+        seen_good1 = seen_good1 or any("good1" in c for c in kids)
+        if seen_good1 and kids and all("hang" in c for c in kids):
             break
-        time.sleep(0.1)
+        time.sleep(0.02)
     else:
         p.kill()
         pytest.fail("the audit never reached the state with only the hung host in flight")

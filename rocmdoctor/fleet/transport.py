@@ -132,6 +132,20 @@ async def _feed(stdin: Optional[asyncio.StreamWriter], payload: bytes) -> None:
             pass
 
 
+def _exited(proc: asyncio.subprocess.Process) -> bool:
+    """True once ssh has exited, even before asyncio has noticed: its child watcher reaps the process in a
+    thread and reports the exit a loop turn later, and an interrupt in that gap must not call a finished
+    host interrupted. ``WNOWAIT`` looks without reaping; ECHILD means the watcher has reaped it already."""
+    if proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+    except (OSError, AttributeError):  # AttributeError: no waitid on this platform
+        return False
+
+
 def _kill(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is None:
         try:
@@ -161,24 +175,38 @@ async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: in
     )
     # mark the gather's outcome as retrieved even when it ends cancelled (timeout, Ctrl-C)
     work.add_done_callback(lambda f: f.cancelled() or f.exception())
+    interrupted = False
     try:
-        _, (out, over), (err, _), rc = await asyncio.wait_for(work, timeout)
-    except asyncio.TimeoutError:
+        # asyncio.wait, not wait_for: neither a timeout nor an interrupt may cancel the reads of an ssh that has
+        # already exited, whose answer is complete in its pipes
+        done, _ = await asyncio.wait({work}, timeout=timeout)
+    except asyncio.CancelledError:
+        if not _exited(proc):
+            _kill(proc)
+            work.cancel()
+            raise
+        # ssh had already exited: only its pipes were being drained when the interrupt came. Keep the answer (the
+        # caller records the host, then stops) instead of calling a finished host interrupted.
+        interrupted = True
+        try:
+            done, _ = await asyncio.wait({work}, timeout=5.0)
+        except BaseException:
+            work.cancel()
+            raise
+        if not done:
+            work.cancel()
+            raise asyncio.CancelledError from None
+    except BaseException:
         _kill(proc)
+        work.cancel()
+        raise
+    if not done:
+        _kill(proc)
+        work.cancel()
         await proc.wait()
         return Outcome(rc=proc.returncode, stdout=b"", stderr="", seconds=time.monotonic() - t0, timed_out=True)
-    except asyncio.CancelledError:
-        if proc.returncode is None:
-            _kill(proc)
-            raise
-        # ssh had already exited: its answer is complete, only its pipes were being drained when the interrupt
-        # came. Keep it (the caller records the host, then stops) instead of calling a finished host interrupted.
-        try:
-            _, (out, over), (err, _), rc = await asyncio.wait_for(asyncio.shield(work), 5.0)
-        except BaseException:
-            raise asyncio.CancelledError from None
-        return Outcome(rc=rc, stdout=out, stderr=err.decode("utf-8", "replace"), seconds=time.monotonic() - t0,
-                       truncated=over, interrupted=True)
+    try:
+        _, (out, over), (err, _), rc = work.result()
     except BaseException:
         _kill(proc)
         raise
@@ -188,6 +216,7 @@ async def run_ssh(argv: list[str], payload: bytes, timeout: float, max_bytes: in
         stderr=err.decode("utf-8", "replace"),
         seconds=time.monotonic() - t0,
         truncated=over,
+        interrupted=interrupted,
     )
 
 
@@ -346,7 +375,14 @@ async def fan_out(req: FanOutRequest, results: dict[str, HostResult]) -> dict[st
         if stop:
             raise asyncio.CancelledError
 
-    await asyncio.gather(*(one(t) for t in req.targets))
+    tasks = [asyncio.ensure_future(one(t)) for t in req.targets]
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        # gather ends at the first cancelled host, while a host whose answer has arrived is still being judged
+        # (``_to_the_end``): wait for those to be recorded before the loop closes; a second Ctrl-C stops at once
+        await asyncio.wait(tasks)
+        raise
     return results
 
 
