@@ -616,3 +616,89 @@ def test_a_gpu_named_in_a_report_with_nothing_installed_or_failing(tmp_path: Pat
     assert got.get("perm.kfd-access") == "fail" and "gpu.arch-unsupported" not in got
     failing = "GPU: AMD Sapphire Nitro+ RX 5700 XT\nhipErrorNoBinaryForGpu: Unable to find code object for all\n"
     assert problems(judged(tmp_path, failing, "f.txt")).get("gpu.arch-unsupported") == "fail"
+
+
+def test_a_distribution_named_without_a_release_that_the_rocm_release_does_not_list(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#2451: "On Debian with kernels 6.5.0 and 6.6.13" and an amdgpu-dkms 6.2.4 make.log.
+    ROCm 5.7 lists no Debian at all, so no Debian kernel was validated with it: kernel.not-validated, and the OS
+    itself is not one AMD supports for that release."""
+    log = ("DKMS make.log for amdgpu-6.2.4-1683306.22.04 for kernel 6.6.13-amd64 (x86_64)\n"
+           "/var/lib/dkms/amdgpu/6.2.4-1683306.22.04/build/Makefile:52: *** dma_resv->seq is missing. exit....  "
+           "Stop.\n"
+           "make[1]: *** [/usr/src/linux-headers-6.6.13-common/Makefile:1938: /var/lib/dkms/amdgpu/"
+           "6.2.4-1683306.22.04/build] Error 2\n")
+    found = problems(judged(tmp_path, "On Debian with kernels 6.5.0 and 6.6.13, there is this build error:\n" + log))
+    assert found.get("kernel.not-validated") == "warn" and found.get("os.not-supported") == "warn", found
+    # "Debian-based" or a name with its release are not this prose rule's (the release-bearing rule reads those)
+    for prose in ("On Debian-based distros there is this build error:\n", "I run Ubuntu here, not Debian.\n"):
+        other = problems(judged(tmp_path, prose + log, "o.txt"))
+        assert "kernel.not-validated" not in other and "os.not-supported" not in other, (prose, other)
+
+
+def test_a_package_nothing_provides_is_an_install_failure(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1827: zypper stops amdgpu-install on a Perl module no enabled repository has."""
+    zypper = ("Problem: nothing provides 'perl-URI-Encode' needed by the to be installed "
+              "hip-devel-5.3.22061.50300-sles153.63.x86_64\n")
+    assert problems(judged(tmp_path, zypper)) == {"log.package-install-failed": "fail"}
+    dnf = " - nothing provides perl(URI::Encode) needed by hip-devel-5.4.22803.50400-74.el8.x86_64\n"
+    assert problems(judged(tmp_path, dnf, "d.txt")) == {"log.package-install-failed": "fail"}
+    # prose with the same words and no package relation is no solver error
+    assert "log.package-install-failed" not in problems(judged(
+        tmp_path, "nothing provides a better speedup than the MI300X, torch 2.4.0+rocm6.1 here\n", "p.txt"))
+
+
+def test_a_bitsandbytes_library_the_loader_refuses(tmp_path: Path) -> None:
+    """bitsandbytes-foundation/bitsandbytes#1508: the rocm62 library is there, matches ROCm 6.2.4, and lacks one of
+    its own kernels (a broken preview wheel): bitsandbytes cannot run on the GPU at all, and no ROCm mismatch."""
+    line = ("Could not load bitsandbytes native library: /opt/sm/venv/lib/python3.10/site-packages/bitsandbytes/"
+            "libbitsandbytes_rocm62.so: undefined symbol: _Z36__device_stub__kOptimizer32bit1StateI12hip_bfloat16Li2E"
+            "EvPT_S2_PfS3_ffffffiffbi\n")
+    assert problems(judged(tmp_path, line)) == {"log.bitsandbytes-no-gpu": "fail"}
+    # a library that is simply absent stays the warning it was (only its GPU features are missing)
+    absent = ("Could not find the bitsandbytes ROCm binary at PosixPath('/opt/sm/venv/lib/python3.10/site-packages/"
+              "bitsandbytes/libbitsandbytes_rocm62.so')\n")
+    assert problems(judged(tmp_path, absent, "a.txt")) == {"log.bitsandbytes-no-gpu": "warn"}
+
+
+def test_xformers_info_of_a_rocm_build_is_judged_healthy(tmp_path: Path) -> None:
+    """ROCm/xformers#21: `python -m xformers.info` with the CK ops available and cutlass/smallk unavailable (as on
+    every ROCm build) is a working xformers, judged ok rather than unreadable; a CUDA build's listing is not."""
+    info = ("xFormers 0.0.27+7a04357.d20240822\n"
+            "memory_efficient_attention.ckF:                    available\n"
+            "memory_efficient_attention.cutlassF:               unavailable\n")
+    found = judged(tmp_path, info)
+    assert [f.severity for f in found["torch.companion-mismatch"]] == [Severity.OK]
+    assert not problems(found)
+    cuda = info.replace("ckF:                    available", "ckF:                    unavailable")
+    assert "torch.companion-mismatch" not in judged(tmp_path, cuda, "c.txt")
+
+
+def test_a_global_override_relabelling_the_other_gpu(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5696: Vulkan (the kernel driver) knows an R9700 (gfx1201) and a Radeon 8060S
+    (gfx1151); ROCm's OpenCL reports both as gfx1201: an HSA_OVERRIDE_GFX_VERSION=12.0.1 from .bashrc."""
+    vulkan = ("\t\tGPU id = 0 (AMD Radeon AI PRO R9700 (RADV GFX1201))\n"
+              "\t\tGPU id = 1 (Radeon 8060S Graphics (RADV GFX1151))\n")
+    clinfo = ("  Board name:\t\t\t\t\t AMD Radeon AI PRO R9700\n  Name:\t\t\t\t\t\t gfx1201\n"
+              "  Board name:\t\t\t\t\t Radeon 8060S Graphics\n  Name:\t\t\t\t\t\t gfx1201\n")
+    found = problems(judged(tmp_path, vulkan + clinfo))
+    assert found == {"gpu.override-mismatch": "warn", "gpu.arch-conflict": "warn"}, found
+    # the runtime agreeing with the hardware is no relabelling
+    same = clinfo[::-1].replace("1021xfg", "1511xfg", 1)[::-1]
+    agreed = problems(judged(tmp_path, vulkan + same, "s.txt"))
+    assert "gpu.override-mismatch" not in agreed and "gpu.arch-conflict" not in agreed, agreed
+    # one GPU running as its sibling (the usual single-GPU override) is not this rule's
+    single = "\t\tGPU id = 0 (AMD Radeon RX 6600 (RADV GFX1032))\n  Name:\t\t\t\t\t\t gfx1030\n"
+    assert "gpu.override-mismatch" not in problems(judged(tmp_path, single, "o.txt"))
+
+
+def test_a_gpu_fault_on_a_host_mixing_an_override_gpu_with_a_native_one(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5238: an MI210 beside an RX 6600 faults; the cause was a forgotten global
+    HSA_OVERRIDE_GFX_VERSION=10.3.0 for the RX 6600. With the environment not in the report: a warning to look."""
+    fault = "Memory access fault by GPU node-2 (Agent handle: 0x63155be5d980) on address (nil). Reason: Unknown.\n"
+    found = problems(judged(tmp_path, "### GPU\n\nAMD Instinct MI210, AMD Radeon RX 6600\n\n" + fault))
+    assert found == {"gpu.override-mismatch": "warn", "log.gpu-memory-access-fault": "fail"}, found
+    # one GPU alone, or a sibling that is itself the override's target (RX 6800 is gfx1030), is not this rule's
+    alone = problems(judged(tmp_path, "### GPU\n\nAMD Instinct MI210\n\n" + fault, "a.txt"))
+    assert "gpu.override-mismatch" not in alone, alone
+    sibling = problems(judged(tmp_path, "### GPU\n\nAMD Radeon RX 6800, AMD Radeon RX 6600\n\n" + fault, "s.txt"))
+    assert "gpu.override-mismatch" not in sibling, sibling

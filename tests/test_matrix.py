@@ -192,7 +192,10 @@ def test_gfx906_absent_from_every_7x_release(m):
     ("7.1.1", "sles", "15.7", "6.4.0-150700.53.3-default", True),
     ("7.1.1", "debian", "13", "6.12.43+deb13-amd64", True),
     ("5.7.1", "ubuntu", "22.04.3", "6.2.0-33-generic", True),
-    ("6.2.4", "fedora", "40", "6.8.0", None),
+    # a distribution the release lists in no version: no kernel of it was validated (legacy-rocm-build#2451)
+    ("6.2.4", "fedora", "40", "6.8.0", False),
+    ("6.2.4", "ubuntu", "23.10", "6.5.0-9-generic", None),  # a listed distribution, an unlisted release: no data
+    ("9.9.9", "ubuntu", "22.04", "6.8.0-45-generic", None),  # a release rocmdoctor has no data for
 ])
 def test_kernel_validated_facts(m, rocm, os_id, ver, kernel, expected):
     assert m.kernel_validated(rocm, os_id, ver, kernel) is expected

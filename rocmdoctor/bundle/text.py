@@ -37,7 +37,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
                   "app.vllm": "app-vllm", "triton.nvidia": "triton-nvidia",
-                  "xformers.built-for": "xformers-built-for", "rocm.distro-packages": "distro-rocm",
+                  "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
+                  "rocm.distro-packages": "distro-rocm",
                   "pip.wheel-refused": "wheel-refused"}
 
 
@@ -54,6 +55,9 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
         if key and key not in host.context:
             host.context[key] = _fact(f)
+    vulkan = facts.all("gpu.vulkan")
+    if vulkan:  # one entry per board, in Vulkan's order: the hardware's ISAs beside the runtime's
+        host.context["vulkan-gfx"] = Fact(",".join(f.value.lower() for f in vulkan[:MAX_TEXT_GPUS]), vulkan[0].source)
     groups = sorted({f.value for f in facts.all("container.group-add")})
     if groups:
         first = facts.first("container.group-add")

@@ -7,6 +7,7 @@ the same way.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -89,6 +90,22 @@ def reported_user_space_gfx(gpu: GpuInfo) -> Optional[str]:
         if src in gpu.gfx_by_source:
             return gpu.gfx_by_source[src]
     return None
+
+
+def relabelled(host: Host) -> Optional[tuple[list[str], list[str]]]:
+    """(hardware ISAs no GPU reports, reported ISAs beyond the hardware's) when a multi-GPU host's runtime reports
+    one GPU as another's ISA: the kernel driver's own list (Vulkan/RADV) and the runtime's count the same boards and
+    the surplus ISA is one the hardware has (a global override for one board relabels every board,
+    ROCm/legacy-rocm-build#5696). None when the lists cannot be compared or agree."""
+    fact = host.context.get("vulkan-gfx")
+    if fact is None:
+        return None
+    hardware = Counter(fact.value.split(","))
+    runtime = Counter(g for g in (reported_user_space_gfx(x) for x in host.gpus) if g)
+    if sum(hardware.values()) < 2 or sum(hardware.values()) != sum(runtime.values()) or hardware == runtime:
+        return None
+    missing, extra = sorted((hardware - runtime).elements()), sorted((runtime - hardware).elements())
+    return (missing, extra) if set(extra) <= set(hardware) else None
 
 
 def override_value(host: Host) -> Optional[str]:

@@ -19,13 +19,14 @@ from rocmdoctor.judge.facts import (
     override_value,
     per_node_overrides,
     per_node_supported,
+    relabelled,
     reported_user_space_gfx,
     rocm_context,
     skip,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
-from rocmdoctor.parse.kfd import gfx_from_version
+from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -75,6 +76,57 @@ def _inferred_broken_override(host: Host, matrix: Matrix) -> list[Finding]:
     return out
 
 
+def _relabelled_override(host: Host, missing: list[str], extra: list[str]) -> Finding:
+    forced = extra[0]
+    version = version_of_gfx(forced) or "?"
+    fact = host.context["vulkan-gfx"]
+    return finding(
+        "gpu.override-mismatch", Severity.WARN,
+        f"The runtime reports {', '.join(missing)} as {forced}: HSA_OVERRIDE_GFX_VERSION={version} is in effect for "
+        "every GPU",
+        f"The kernel driver (Vulkan) knows these GPUs as {fact.value.replace(',', ', ')}; ROCm reports "
+        f"{forced} for a board that is {', '.join(missing)}. A global override set for the {forced} GPU (a shell "
+        "profile, a service unit) makes every GPU in the process present itself as that ISA, and code built for "
+        "it can fault or hang on the other board.",
+        [str(fact.source), *[str(s) for g in host.gpus for s in g.sources[:1]]][:3],
+        Fix("Find the override and set it per device instead (or drop it: the other board may need none):",
+            ["grep -rn HSA_OVERRIDE_GFX_VERSION ~/.bashrc ~/.profile /etc/environment /etc/profile.d",
+             "unset HSA_OVERRIDE_GFX_VERSION"]),
+    )
+
+
+def _fault_on_a_mixed_host(host: Host, matrix: Matrix) -> Optional[Finding]:
+    """A GPU fault on a host that mixes a GPU needing an override with a natively supported one, environment not
+    captured: the usual cause is the override exported for the first, which re-targets the second (an MI210 beside
+    an RX 6600 faulting under a forgotten HSA_OVERRIDE_GFX_VERSION=10.3.0, ROCm/legacy-rocm-build#5238). A warning
+    that names what to look for, not a verdict: the variable itself is not in the report."""
+    fault = next((m for m in host.logs if m.finding_id in ("log.gpu-memory-access-fault", "log.gpu-hang")), None)
+    if fault is None or len(host.gpus) < 2:
+        return None
+    needy = [(g, t.override) for g in host.gpus
+             if (t := matrix.gpu(native_gfx(g) or "")) is not None and t.override
+             and not matrix.releases_supporting(gfx=native_gfx(g))]
+    if not needy:
+        return None
+    gpu, value = needy[0]
+    forced = gfx_from_version(value)
+    native = [g for g in host.gpus if (gfx := native_gfx(g)) and gfx != forced and matrix.releases_supporting(gfx=gfx)]
+    if not native:
+        return None
+    return finding(
+        "gpu.override-mismatch", Severity.WARN,
+        f"A GPU fault beside {gpu_label(gpu)}: an HSA_OVERRIDE_GFX_VERSION={value} for it would also re-target "
+        f"{gpu_label(native[0])}",
+        f"{gpu_label(gpu)} runs only with the override; exported globally (a shell profile, a service unit) it makes "
+        f"every GPU in the process present itself as {forced}, and code for {forced} faults on "
+        f"{native_gfx(native[0])}. The report does not show the environment, so check it first.",
+        [str(fault.source) if fault.source else fault.text,
+         *[str(s) for s in gpu.sources[:1]]],
+        Fix("Look for the override, and set it per device instead of globally:",
+            ["env | grep HSA_OVERRIDE", "unset HSA_OVERRIDE_GFX_VERSION"]),
+    )
+
+
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if "windows" in host.context:
@@ -83,6 +135,12 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     inferred = _inferred_broken_override(host, matrix) if value is None else []
     if inferred:
         return inferred
+    moved = relabelled(host) if value is None else None
+    if moved:
+        return [_relabelled_override(host, *moved)]
+    suspected = _fault_on_a_mixed_host(host, matrix) if value is None and "env" not in host.captured else None
+    if suspected is not None:
+        return [suspected]
     shell = host.context.get("override-shell")
     if value is None and shell is not None and shell.value and len(host.gpus) > 1:
         value = shell.value  # a report about a global override on a multi-GPU host

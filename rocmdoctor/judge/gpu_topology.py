@@ -13,6 +13,7 @@ from rocmdoctor.judge.facts import (
     not_captured,
     ok,
     override_value,
+    relabelled,
     reported_user_space_gfx,
     skip,
 )
@@ -94,6 +95,18 @@ def arch_conflict(host: Host, matrix: Matrix) -> list[Finding]:
                 Fix("Check for an HSA_OVERRIDE_GFX_VERSION in the environment or a container image:",
                     ["env | grep HSA_OVERRIDE", "rocminfo | grep -E 'Name: +gfx'"]),
             ))
+    moved = relabelled(host) if not out else None
+    if moved:
+        fact = host.context["vulkan-gfx"]
+        out.append(finding(
+            "gpu.arch-conflict", Severity.WARN,
+            f"The kernel driver and ROCm disagree on the GPUs' ISAs: {', '.join(moved[0])} is reported as "
+            f"{', '.join(moved[1])}",
+            f"Vulkan (the kernel driver's view) lists {fact.value.replace(',', ', ')}; ROCm lists "
+            f"{', '.join(g for g in (reported_user_space_gfx(x) for x in host.gpus) if g)}.",
+            [str(fact.source), *[str(s) for g in host.gpus for s in g.sources[:1]]][:3],
+            Fix("Check for an HSA_OVERRIDE_GFX_VERSION in the environment:", ["env | grep HSA_OVERRIDE"]),
+        ))
     return out
 
 

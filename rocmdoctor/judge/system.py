@@ -157,6 +157,15 @@ def wsl(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _validated_with(rocm: str, os_id: str, version: str, kernels: list[str], listed: bool) -> str:
+    if not listed:
+        return f"AMD validated no {os_id} kernel with ROCm {rocm}: the release lists no {os_id} version. "
+    if kernels:
+        return f"AMD validated ROCm {rocm} on {os_id} {version} with {'kernel' if len(kernels) == 1 else 'kernels'} " \
+               f"{', '.join(kernels)}. "
+    return f"AMD validated ROCm {rocm} on {os_id} {version} with other kernels. "
+
+
 @check("kernel.not-validated", title="Kernel")
 def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
     """The running kernel against AMD's validated list; with none captured, the kernel amdgpu-dkms was seen
@@ -192,8 +201,8 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         "kernel.not-validated", Severity.WARN,
         f"Kernel {release}{' (amdgpu-dkms failed to build for it)' if target else ''} is not one ROCm "
         f"{ctx.version} was validated with on {_os_label(host)}",
-        f"AMD validated ROCm {ctx.version} on {host.os.id} {version} with "
-        + (f"{'kernel' if len(kernels) == 1 else 'kernels'} {', '.join(kernels)}. " if kernels else "other kernels. ")
+        _validated_with(ctx.version or "", host.os.id, version, kernels, matrix.os_family_listed(ctx.version or "",
+                                                                                                 host.os.id))
         + "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
         ev,
         Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "

@@ -256,7 +256,12 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Remove it, then install xformers from the ROCm index torch came from (or build it against this "
                 "torch):", ["pip uninstall -y xformers"]),
         )]
+    ck = host.context.get("xformers-rocm-ops")
     if t is None or not t.version or not host.packages:
+        if ck is not None and xformers is None:
+            return [ok("torch.companion-mismatch", "xformers is a ROCm build: its Composable Kernel attention ops "
+                       "load", [str(ck.source)], detail="xformers.info lists the CUDA-only ops (cutlass, smallk, "
+                       "decoderF) as unavailable on every ROCm build; that is not a fault")]
         return []
     label = ([*t.version.split("+", 1), ""])[1]
     if re.fullmatch(r"[0-9a-f]{7,40}", label):

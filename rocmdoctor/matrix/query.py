@@ -273,9 +273,17 @@ class Matrix(DerivedLookups):
                      key=lambda o: _vtuple(o.version), default=None)
         return [newest] if newest is not None else []
 
+    def os_family_listed(self, rocm: str, os_id: str) -> bool:
+        """Whether the release lists any version of this distribution (its OS list may omit a family entirely)."""
+        rel = self.release(rocm)
+        return rel is not None and any(o.os_id == os_id.strip().lower() for o in rel.os)
+
     def kernel_validated(self, rocm: str, os_id: str, os_version: str, kernel: str) -> Optional[bool]:
-        """True/False, or None when the matrix has no data for that OS in that release."""
+        """True/False, or None when the matrix has no data for that OS in that release. A distribution the
+        release lists in no version at all had no kernel validated (Debian under ROCm 5.7: legacy-rocm-build#2451)."""
         entries = self._os_entries(rocm, os_id, os_version)
+        if entries == [] and not self.os_family_listed(rocm, os_id):
+            return False
         if not entries:
             return None
         kernels = [k for o in entries for k in o.kernels]

@@ -153,6 +153,13 @@ RULES: tuple[Rule, ...] = (
     # "xFormers was built for:" then "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)")
     _r("xformers.built-for", ("xFormers was built for",),
        rf"xFormers was built for:?[ \t]{{0,4}}\n[ \t]{{0,8}}PyTorch (?P<v>{_TORCH_VER}) with CUDA"),
+    # `python -m xformers.info` on a ROCm build: the Composable Kernel attention ops load (ROCm/xformers#21); its
+    # cutlass/smallk lines say "unavailable" on every ROCm build and are not a fault
+    _r("xformers.rocm-ops", ("memory_efficient_attention.ck",),
+       r"^[ \t]{0,8}(?P<v>memory_efficient_attention\.ck\w{1,20}):[ \t]{1,60}available[ \t]{0,8}$"),
+    # vulkaninfo --summary on Mesa: the kernel driver's own ISA for each board, untouched by HSA_OVERRIDE_GFX_VERSION
+    # ("GPU id = 1 (Radeon 8060S Graphics (RADV GFX1151))", ROCm/legacy-rocm-build#5696)
+    _r("gpu.vulkan", ("(RADV GFX",), r"\((?:RADV|radv) (?P<v>GFX\d{3,4}[A-Fa-f]?)\)"),
     _r("torch.version", ("(you have ",),
        rf"^[ \t]{{0,8}}PyTorch {_TORCH_VER} with CUDA (?:None|\d{{1,5}}) \(you have (?P<v>{_TORCH_VER})\)"),
     # Triton's NVIDIA backend at work (PTX, ptxas): on an AMD GPU, the CUDA triton instead of the ROCm one
@@ -258,6 +265,10 @@ RULES: tuple[Rule, ...] = (
     # lower case in an issue template's answer: "### Operating System" then "fedora 41"
     _r("os.name", ("ubuntu ", "fedora ", "debian "),
        r"(?<![\w./-])(?P<v>(?:ubuntu|fedora|debian) \d{1,2}(?:\.\d{1,2}){0,2})(?![-\w.~])"),
+    # a distribution named in prose with no release: "On Debian with kernels 6.5.0 and 6.6.13, there is this build
+    # error" (ROCm/legacy-rocm-build#2451); "on Debian-based" or "Debian 12" are not this rule's
+    _r("os.name", ("On Debian", "on Debian", "On Fedora", "on Fedora", "On openSUSE", "on openSUSE"),
+       r"\b[Oo]n (?P<v>Debian|Fedora|openSUSE)(?![-\w]| \d| GNU| Linux \d)"),
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
     _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
        r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
