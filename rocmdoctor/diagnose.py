@@ -39,6 +39,9 @@ def enrich(host: Host, matrix: Matrix) -> Host:
                     gpu.gfx_by_source["name"] = known.pop()
                 elif not known and ids:
                     _legacy(gpu, matrix, ids[0], "name")
+        igpu = _igpu_in_the_log(gpu, matrix)
+        if igpu is not None:
+            host.gpus.append(igpu)  # enrich() visits it too: the loop sees the list grow
         for src in GFX_PRIORITY:
             if src in gpu.gfx_by_source:
                 gpu.gfx = gpu.gfx_by_source[src]
@@ -57,6 +60,22 @@ def enrich(host: Host, matrix: Matrix) -> Host:
                 gpu.is_apu = True
                 gpu.sources.append(Source("matrix", text=f"{gpu.gfx} is an APU target"))
     return host
+
+
+def _igpu_in_the_log(gpu: GpuInfo, matrix: Matrix) -> Optional[GpuInfo]:
+    """A report's discrete GPU (by name) and an error line's APU target are two GPUs, not one GPU seen two ways: the
+    program ran on the iGPU enumerated beside it (an RX 6800 XT named, rocBLAS failing 'for GPU arch : gfx1036',
+    CS1o/Stable-Diffusion-Info#6). The log's target moves to a GPU of its own."""
+    named, logged = gpu.gfx_by_source.get("name"), gpu.gfx_by_source.get("log")
+    if not named or not logged or named == logged or gpu.pci_device_id:
+        return None
+    dgpu, apu = matrix.gpu(named), matrix.gpu(logged)
+    if dgpu is None or apu is None or dgpu.is_apu or not apu.is_apu:
+        return None
+    del gpu.gfx_by_source["log"]
+    other = GpuInfo(index=gpu.index + 1, gfx=logged, gfx_by_source={"log": logged}, is_apu=True)
+    other.sources.extend([*gpu.sources[:1], Source("matrix", text=f"{logged} is an APU target")])
+    return other
 
 
 def _legacy(gpu: GpuInfo, matrix: Matrix, device_id: str, how: str) -> None:

@@ -702,3 +702,87 @@ def test_a_gpu_fault_on_a_host_mixing_an_override_gpu_with_a_native_one(tmp_path
     assert "gpu.override-mismatch" not in alone, alone
     sibling = problems(judged(tmp_path, "### GPU\n\nAMD Radeon RX 6800, AMD Radeon RX 6600\n\n" + fault, "s.txt"))
     assert "gpu.override-mismatch" not in sibling, sibling
+
+
+def test_a_working_programs_log_is_evidence_not_an_unreadable_paste(tmp_path: Path) -> None:
+    """A healthy report is often only a working program's output (ollama offloading layers, rccl-tests checking
+    its sums, AMD's pytorch-micro-benchmarking): judged as a runtime that ran, not refused as unreadable."""
+    for line in ('msg="offloaded 15/49 layers to GPU"', "# Out of bounds values : 0 OK",
+                 "OK: finished running benchmark.."):
+        found = judged(tmp_path, line + "\n")
+        assert [f.severity for f in found["rocm.runtime-failed"]] == [Severity.OK], line
+    # nothing on the GPU, a failed result check, or a fault beside the line is no such evidence
+    for text in ('msg="offloaded 0/49 layers to GPU"\n', "# Out of bounds values : 3 FAILED\n",
+                 'msg="offloaded 15/49 layers to GPU"\nMemory access fault by GPU node-1 (Agent handle: 0x1) on '
+                 "address 0x7f. Reason: Page not present or supervisor privilege.\n"):
+        found = judged(tmp_path, text, "n.txt")
+        assert not any(f.severity == Severity.OK for f in found.get("rocm.runtime-failed", [])), text
+
+
+def test_a_collect_env_cut_before_its_gpu_line_is_no_gpu_list(tmp_path: Path) -> None:
+    """pytorch/pytorch#148850 and #102968: the stored collect_env ends before 'GPU models and configuration'; that
+    is a GPU list not captured, not a host with no GPU (both hosts ran the reporter's kernels on their GPU)."""
+    head = ("Collecting environment information...\nPyTorch version: 2.7.0.dev20250309+rocm6.3\n"
+            "Is debug build: False\nCUDA used to build PyTorch: N/A\n"
+            "ROCM used to build PyTorch: 6.3.42131-fa1d09cbd\n\n"
+            "OS: Arch Linux (x86_64)\nGCC version: (GCC) 14.2.1 20250207\n")
+    found = judged(tmp_path, head)
+    assert all(f.severity == Severity.SKIP for f in found.get("gpu.none-found", [])), found.get("gpu.none-found")
+    # the same report with its GPU line, empty, still says no GPU was listed
+    whole = head + "Is CUDA available: False\nGPU models and configuration: Could not collect\n"
+    assert problems(judged(tmp_path, whole, "w.txt")).get("gpu.none-found") == "fail"
+
+
+def test_toolchain_and_hipblaslt_lines_from_round_15(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5998 (XLA without ROCm's ld.lld), ROCm/TheRock#1880 (a runtime-only ROCm root given to
+    CMake), Comfy-Org/ComfyUI#3698 (hipBLASLt without a Radeon VII's kernels): each line names its cause; look-alikes
+    from other tools do not."""
+    cases = {
+        "jax.errors.JaxRuntimeError: INTERNAL: unable to find ld.lld in PATH: No such file or directory\n":
+            {"log.hip-toolchain": "fail"},
+        "  does not contain the HIP runtime CMake package, expected at one of:\n": {"log.hip-toolchain": "fail"},
+        "rocblaslt warning: No paths matched /v/lib/python3.10/site-packages/torch/lib/hipblaslt/library/*gfx906*co. "
+        "Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly.\n": {"log.hipblaslt-unsupported-arch": "fail"},
+    }
+    for i, (line, want) in enumerate(cases.items()):
+        assert problems(judged(tmp_path, line, f"{i}.txt")) == want, line
+    for i, other in enumerate(("ld.lld: error: undefined symbol: foo\n",
+                               "CMake Error: The source directory does not contain a CMakeLists.txt file.\n",
+                               "rocblaslt warning: No paths matched /v/torch/lib/rocblas/library/*gfx906*co.\n")):
+        assert not problems(judged(tmp_path, other, f"o{i}.txt")), other
+
+
+def test_performance_falling_after_minutes_of_load_is_suspected_throttling(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#564: 'After about 190 seconds, the performance starts to drop and never recovers'
+    (six Polaris GPUs; AMD: the fans cap at an acoustic limit and the clocks throttle): a warning that says it is a
+    suspicion, with what to watch. Other slowdowns said in prose are not this rule's."""
+    said = ("At first, the performance is good. After about 190 seconds, the performance starts to drop and never "
+            "recovers.\n")
+    assert problems(judged(tmp_path, said)) == {"health.throttling": "warn"}
+    for i, other in enumerate(("After 10 minutes, the performance is the same as on the first run.\n",
+                               "The performance drops after a driver update.\n")):
+        assert "health.throttling" not in problems(judged(tmp_path, other, f"o{i}.txt")), other
+
+
+def test_a_rocblas_error_for_the_igpu_beside_a_named_discrete_gpu(tmp_path: Path) -> None:
+    """CS1o/Stable-Diffusion-Info#6: an RX 6800 XT is named, rocBLAS fails 'for GPU arch : gfx1036' (the Ryzen
+    iGPU) under a Windows path with spaces: the program ran on the iGPU (fail), not one GPU with two identities."""
+    report = ("- AMD 6800XT\n\nrocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/"
+              "TensileLibrary.dat: No such file or directory for GPU arch : gfx1036\n")
+    found = problems(judged(tmp_path, report))
+    assert found.get("gpu.igpu-visible") == "fail" and found.get("log.no-binary-for-gpu") == "fail", found
+    assert "gpu.arch-conflict" not in found, found
+    # the discrete GPU's own target in the error is no iGPU
+    own = problems(judged(tmp_path, report.replace("gfx1036", "gfx1030"), "own.txt"))
+    assert "gpu.igpu-visible" not in own, own
+
+
+def test_the_windows_hip_sdk_path_names_the_release(tmp_path: Path) -> None:
+    """githubcto/FramePack-ZLUDA#4: 'C:\\Program Files\\AMD\\ROCm\\6.2\\bin' is the HIP SDK 6.2; with rocBLAS
+    lacking the RX 9070 XT's gfx1201 (the line's first letter lost in the paste) it predates that GPU."""
+    line = ("> ocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\/rocblas/library/TensileLibrary.dat: "
+            "No such file or directory for GPU arch : gfx1201\n")
+    found = judged(tmp_path, line)
+    unsupported = [f for f in found["gpu.arch-unsupported"] if f.severity == Severity.FAIL]
+    assert unsupported and "predates support for gfx1201" in unsupported[0].detail, found["gpu.arch-unsupported"]
+    assert "ROCm 6.4.1 or newer" in (unsupported[0].fix.explanation if unsupported[0].fix else "")

@@ -178,7 +178,9 @@ def _h_collect_env(acc: Acc, text: str, file: str) -> None:
     if res.kernel_release is not None:
         acc.kernel("collect_env", KernelInfo(release=res.kernel_release.value, source=res.kernel_release.source,
                                           is_wsl=kernel.is_wsl_text(res.kernel_release.value)))
-    acc.gpus("collect_env", res.gpus)
+    if res.gpu_line or res.gpus:  # a paste cut before the GPU line lists no GPU: that is not "no GPU"
+        acc.host.captured.add("collect_env GPU list")
+        acc.gpus("collect_env", res.gpus)
     if res.packages:
         acc.packages("collect_env", res.packages, src(file, None, "Versions of relevant libraries"))
 

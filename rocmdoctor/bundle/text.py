@@ -38,6 +38,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
                   "app.vllm": "app-vllm", "triton.nvidia": "triton-nvidia",
                   "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
+                  "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
                   "rocm.distro-packages": "distro-rocm",
                   "pip.wheel-refused": "wheel-refused"}
 
@@ -261,6 +262,9 @@ def _system(acc: Acc, facts: TextFacts) -> None:
             sdk = re.fullmatch(r"/opt/rocm_sdk_(\d)(\d)(\d)", f.value)
             if sdk:
                 ver = ".".join(sdk.groups())
+            windows = re.search(r"\\ROCm\\(\d{1,2}\.\d{1,2})$", f.value)
+            if windows:  # the HIP SDK for Windows
+                ver = windows.group(1)
             if f.value not in seen and len(seen) < 4:
                 seen.add(f.value)
                 acc.rocm_files.append(RocmInstall(path=f.value, version=ver, source=f.source))

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 # "app-log": an application's own ROCm device enumeration in its log (llama.cpp's "found 8 ROCm devices", its
 # "Device N: ..., gfxNNNN" lines, ollama's "inference compute" lines), not a GPU named in prose
-GPU_SOURCES = ("rocminfo", "kfd", "drm", "rocm-smi", "amd-smi", "lspci", "rocm_agent_enumerator", "collect_env",
-               "app-log")
+# "collect_env GPU list": collect_env's "GPU models and configuration" line was there (a cut paste often ends
+# before it: its absence is no GPU list, pytorch/pytorch#148850)
+GPU_SOURCES = ("rocminfo", "kfd", "drm", "rocm-smi", "amd-smi", "lspci", "rocm_agent_enumerator",
+               "collect_env GPU list", "app-log")
 ROCM_DOCS = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
 
 

@@ -96,16 +96,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     ISA's code (an override target) is judged on the override, not on AMD's list."""
     gfx = native_gfx(gpu)
     if not gfx and gpu.chip_without_kfd:
-        return finding(
-            "gpu.arch-unsupported", Severity.FAIL,
-            f"{gpu_label(gpu)}: its chip ({gpu.chip_without_kfd}) is not served by the kernel's compute driver; no "
-            "ROCm release can use it",
-            "The kernel's compute driver (kfd) has no case for this chip ('not supported in kfd'), so /dev/kfd never "
-            "offers it to ROCm, whatever user space is installed. It still works for display and OpenGL/Vulkan.",
-            _evidence(gpu),
-            Fix("Use a GPU ROCm supports, or a non-ROCm backend (Vulkan, OpenCL from Mesa) for this one:",
-                ["rocmdoctor matrix show"], SUPPORT_URL),
-        )
+        return _no_kfd_chip(gpu)
     if not gfx:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
     target = matrix.gpu(gfx)
@@ -165,7 +156,8 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: the installed torch wheel has no code for {gfx} "
                     "(see torch.arch-missing); no system ROCm to judge")
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
-    if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)):
+    if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)) \
+            and not _code_missing(host, ctx, gpu, gfx):
         return _unofficial(ctx, gpu, gfx)
     named = None if ctx.version else named_only(host, gpu, gfx, _first_listing(matrix), _evidence(gpu))
     if named is not None:
@@ -318,6 +310,26 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
     )
 
 
+def _no_kfd_chip(gpu: GpuInfo) -> Finding:
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL,
+        f"{gpu_label(gpu)}: its chip ({gpu.chip_without_kfd}) is not served by the kernel's compute driver; no "
+        "ROCm release can use it",
+        "The kernel's compute driver (kfd) has no case for this chip ('not supported in kfd'), so /dev/kfd never "
+        "offers it to ROCm, whatever user space is installed. It still works for display and OpenGL/Vulkan.",
+        _evidence(gpu),
+        Fix("Use a GPU ROCm supports, or a non-ROCm backend (Vulkan, OpenCL from Mesa) for this one:",
+            ["rocmdoctor matrix show"], SUPPORT_URL),
+    )
+
+
+def _code_missing(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> bool:
+    """An error line says the installed ROCm has no code for this discrete GPU: "it usually works" is disproved
+    (an RX 9070 XT under the HIP SDK 6.2, githubcto/FramePack-ZLUDA#4)."""
+    return bool(ctx.version) and not gpu.is_apu and any(
+        m.finding_id in CODE_ERRORS and gfx in (m.groups.get("gfx"), m.groups.get("arch")) for m in host.logs)
+
+
 def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
     """Not on AMD's list but in PyTorch's wheels: a warning about an installed ROCm that does not list it. With no
     ROCm version known there is nothing installed to warn about, and for a Ryzen APU the list is silent, not a
@@ -346,18 +358,22 @@ def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
 
 def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
                  target: Optional[GpuTarget]) -> Finding:
+    last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
+    first = last[-1] if last else None  # newest first: a "never" before the first release that lists it is "not yet"
     why = {"removed": f"support for {gfx} was removed by ROCm {ctx.version}",
-           "never": f"no ROCm release in rocmdoctor's data ({_first_listing(matrix)} and later) supports {gfx}",
+           "never": (f"ROCm {ctx.version} predates support for {gfx} (first listed in ROCm {first})" if first
+                     and ctx.version else
+                     f"no ROCm release in rocmdoctor's data ({_first_listing(matrix)} and later) supports {gfx}"),
            "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
     broken = target.override_note if target is not None and target.override_broken else ""
-    last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
     return finding(
         "gpu.arch-unsupported", Severity.FAIL,
         f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
         else f"{gpu_label(gpu)} is supported by no ROCm release since {_first_listing(matrix)}",
-        f"{why.capitalize()} ({ctx.why}). {broken}".strip(),
+        f"{why[:1].upper()}{why[1:]} ({ctx.why}). {broken}".strip(),
         _evidence(gpu),
-        Fix((f"Use a ROCm release that still supports it (last: {last[0]})" if last else
+        Fix((f"Use ROCm {first} or newer, which supports it" if status == "never" and first and ctx.version else
+             f"Use a ROCm release that still supports it (last: {last[0]})" if last else
              "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "
              f"PYTORCH_ROCM_ARCH={gfx}, or use a supported card.")
             + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),

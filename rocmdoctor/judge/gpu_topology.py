@@ -3,7 +3,7 @@ identity, and the PCIe link each GPU trained to."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
     finding,
@@ -17,6 +17,7 @@ from rocmdoctor.judge.facts import (
     reported_user_space_gfx,
     skip,
 )
+from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, RUN_FAILURES
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, GpuHealth, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
@@ -24,7 +25,7 @@ from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Host
+    from rocmdoctor.model import GpuInfo, Host, LogMatch
 
 
 @check("gpu.igpu-visible", title="Integrated GPU")
@@ -50,6 +51,16 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
     if not ordered:
         commands.append("python -c 'import torch; print([torch.cuda.get_device_name(i) for i in "
                         "range(torch.cuda.device_count())])'")
+    ran = _failed_on(host, apus)
+    if ran is not None:
+        return [finding(
+            "gpu.igpu-visible", Severity.FAIL,
+            f"The program ran on the integrated {gpu_label(apus[0])}, not the {discrete}",
+            "The runtime enumerated the iGPU too and the program used it: its error names the iGPU's target. "
+            "Hide the iGPU so that device 0 is the discrete GPU.",
+            [str(ran.source) if ran.source else ran.text],
+            Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS):", commands),
+        )]
     return [finding(
         "gpu.igpu-visible", Severity.WARN,
         f"Integrated {gpu_label(apus[0])} is visible beside the {discrete}",
@@ -59,6 +70,15 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
         Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS)"
             + ("" if ordered else "; the device list below gives the discrete GPU's index") + ":", commands),
     )]
+
+
+def _failed_on(host: Host, apus: list[GpuInfo]) -> Optional[LogMatch]:
+    """A GPU-code error or a crash whose line names an iGPU's target: the program ran on the iGPU. Not a runtime's
+    discovery refusing a target (ollama's 'unsupported GPU target' skips the iGPU: nothing ran there)."""
+    targets = {native_gfx(g) for g in apus} - {None}
+    ran = (set(CODE_ERRORS) | set(RUN_FAILURES)) - {"log.unsupported-gpu-target"}
+    return next((m for m in host.logs if m.finding_id in ran
+                 and (m.groups.get("gfx") in targets or m.groups.get("arch") in targets)), None)
 
 
 @check("gpu.arch-conflict", title="GPU identity across sources")

@@ -207,6 +207,17 @@ def throttling(host: Host, matrix: Matrix) -> list[Finding]:
     fid = "health.throttling"
     seen = [(h, h.throttle) for h in host.health if h.throttle is not None]
     seen += [(h, h.hot) for h in host.health if h.hot is not None]
+    drops = host.context.get("perf-drops")
+    if not seen and drops is not None:
+        return [finding(
+            fid, Severity.WARN, "Suspected throttling: the report says performance falls after sustained load",
+            "Speed that drops after minutes of load and does not recover is the pattern of a thermal or power limit "
+            "(Radeon cards cap their fan speed at an acoustic limit and lower clocks when hot). The report has no "
+            "temperature or clock readings to confirm it.",
+            [str(drops.source)],
+            Fix("Watch temperature, power and clocks while the slowdown happens:",
+                ["watch -n1 rocm-smi --showtemp --showpower --showclocks"]),
+        )]
     if not seen:
         return [not_captured(fid, "Throttle status (amd-smi metric power.throttle_status)")] if host.gpus else []
     hot = [(h, f) for h, f in seen if f.value.strip().upper() == "THROTTLED" or f is h.hot]

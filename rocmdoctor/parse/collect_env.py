@@ -46,6 +46,7 @@ class CollectEnvResult:
     miopen: Optional[Fact[str]] = None
     crashed: Optional[Source] = None  # collect_env itself raised (traceback through collect_env.py)
     recognised: bool = False
+    gpu_line: bool = False  # its "GPU models and configuration" line is there (a cut paste often ends before it)
 
 
 def _value(v: str) -> Optional[str]:
@@ -105,7 +106,7 @@ def parse_collect_env(text: str, file: str = "cmd/collect_env.txt") -> CollectEn
                 if pm:
                     res.kernel_release = Fact(pm.group(1), where)
             elif key == "GPU models and configuration":
-                gpu_block = True
+                gpu_block = res.gpu_line = True
                 if v:
                     _add_gpu(res, v, where)
             elif key == "HIP runtime version" and v:

@@ -182,6 +182,8 @@ RULES: tuple[Rule, ...] = (
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
     _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
     _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
+    # the HIP SDK for Windows installs under its release: "C:\Program Files\AMD\ROCm\6.2\bin" (FramePack-ZLUDA#4)
+    _r("rocm.path", ("\\AMD\\ROCm\\",), r"(?P<v>\b[A-Za-z]:\\Program Files\\AMD\\ROCm\\\d{1,2}\.\d{1,2})(?=\\|\b)"),
     # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
     _r("rocm.named", ("had ", "installed "),
        rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
@@ -322,6 +324,19 @@ RULES: tuple[Rule, ...] = (
     _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
     _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
     # ggml's HIP build counts the devices the ROCm runtime enumerated (its CUDA build says "CUDA devices")
+    # a program reporting that it ran on the GPU: ollama/llama.cpp offloading layers ("offloaded 15/49 layers to
+    # GPU"), rccl-tests/nccl-tests checking its results ("# Out of bounds values : 0 OK"), AMD's
+    # pytorch-micro-benchmarking ("OK: finished running benchmark..")
+    _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark"),
+       r"(?P<v>\boffloaded [1-9]\d{0,3}/\d{1,4} layers to GPU\b",
+       r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark)"),
+    # performance that falls after minutes of sustained load and stays down, said in prose: the usual cause is a
+    # thermal or power limit (ROCm/legacy-rocm-build#564: "After about 190 seconds, the performance starts to drop
+    # and never recovers", closed as thermal throttling: jlgreathouse, Radeon fans cap at an acoustic limit)
+    _r("perf.drops-over-time", ("performance", "Performance"),
+       r"(?P<v>\b[Aa]fter (?:about |around |roughly )?\d{1,5} ?(?:s|sec|secs|seconds|min|mins|minutes)\b,? "
+       r"(?:the )?(?:performance|throughput|speed) (?:starts? to |begins? to )?(?:drop|decrease|degrade|fall)s?\b"
+       r"[^.\n]{0,60})"),
     _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
     _r("gpu.app", ("inference compute",),
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
