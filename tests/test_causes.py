@@ -91,6 +91,18 @@ def test_chains_resolve_to_the_deepest_cause():
     assert [f.cause for f in fs] == ["driver.dkms-failed", "driver.dkms-failed", None]
 
 
+def test_an_unlisted_distribution_does_not_explain_a_runtime_failure():
+    """A rule with when = "fail" holds only for a failing cause: ROCm under WSL on an unsupported release explains
+    rocminfo failing; Arch merely not on AMD's list (a warning) does not (ROCm/ROCm#6166: an iGPU unit broke kfd)."""
+    warned = [Finding("os.not-supported", Severity.WARN, "x"), Finding("rocm.runtime-failed", Severity.FAIL, "y"),
+              Finding("log.package-install-failed", Severity.FAIL, "z")]
+    assign(warned)
+    assert [f.cause for f in warned] == [None, None, "os.not-supported"]
+    failed = [Finding("os.not-supported", Severity.FAIL, "x"), Finding("rocm.runtime-failed", Severity.FAIL, "y")]
+    assign(failed)
+    assert [f.cause for f in failed] == [None, "os.not-supported"]
+
+
 def test_cause_rules_are_well_formed_data():
     assert len(rules()) >= 10
     for r in rules():

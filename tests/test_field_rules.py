@@ -708,11 +708,14 @@ def test_a_working_programs_log_is_evidence_not_an_unreadable_paste(tmp_path: Pa
     """A healthy report is often only a working program's output (ollama offloading layers, rccl-tests checking
     its sums, AMD's pytorch-micro-benchmarking): judged as a runtime that ran, not refused as unreadable."""
     for line in ('msg="offloaded 15/49 layers to GPU"', "# Out of bounds values : 0 OK",
-                 "OK: finished running benchmark.."):
+                 "OK: finished running benchmark..",
+                 "Peak MFMA FLOPs (F16), GPU ID: 0, workgroupSize:256, workgroups:32768, experiments:100, "
+                 "FLOP:4294967296000, duration:4.20 ms, mean:1022032.9 GFLOPS, stdev:18570.0 GFLOPS"):
         found = judged(tmp_path, line + "\n")
         assert [f.severity for f in found["rocm.runtime-failed"]] == [Severity.OK], line
     # nothing on the GPU, a failed result check, or a fault beside the line is no such evidence
     for text in ('msg="offloaded 0/49 layers to GPU"\n', "# Out of bounds values : 3 FAILED\n",
+                 "Peak MFMA FLOPs (F16), GPU ID: 0, workgroupSize:256, mean:0.0 GFLOPS\n",
                  'msg="offloaded 15/49 layers to GPU"\nMemory access fault by GPU node-1 (Agent handle: 0x1) on '
                  "address 0x7f. Reason: Page not present or supervisor privilege.\n"):
         found = judged(tmp_path, text, "n.txt")
@@ -786,3 +789,23 @@ def test_the_windows_hip_sdk_path_names_the_release(tmp_path: Path) -> None:
     unsupported = [f for f in found["gpu.arch-unsupported"] if f.severity == Severity.FAIL]
     assert unsupported and "predates support for gfx1201" in unsupported[0].detail, found["gpu.arch-unsupported"]
     assert "ROCm 6.4.1 or newer" in (unsupported[0].fix.explanation if unsupported[0].fix else "")
+
+
+def test_an_issue_templates_os_answer_and_wsls_own_rocminfo(tmp_path: Path) -> None:
+    """ROCm/ROCm#6166: '### Operating System' answered 'Arch Linux (Linux 6.19.12-arch1-1)' gives the OS and the
+    kernel (no Arch kernel is validated: a warning, with pacman's command, not apt's); ROCm/ROCm#3413: 'Using WSL' and
+    ROCm for WSL's rocminfo path ('./sources/wsl/tools/rocminfo') put the report under WSL, where no override is the
+    fix for 'unsupported GPU'."""
+    template = ("### Operating System\n\nArch Linux (Linux 6.19.12-arch1-1)\n\n### ROCm Version\n\nROCm 7.2.2\n\n"
+                "```\nROCk module is loaded\nUnable to open /dev/kfd read-write: Invalid argument\n"
+                "x1unix is member of render group\n```\n")
+    found = judged(tmp_path, template)
+    kernel = [f for f in found["kernel.not-validated"] if f.severity == Severity.WARN]
+    assert kernel and kernel[0].fix and kernel[0].fix.commands == ["pacman -Q linux"], found["kernel.not-validated"]
+    runtime = [f for f in found["rocm.runtime-failed"] if f.severity == Severity.FAIL]
+    assert runtime and runtime[0].cause is None, runtime  # its own problem, not "follows from" Arch being unlisted
+    wsl = ("Using WSL\n`hsa api call failure at: ./sources/wsl/tools/rocminfo/rocminfo.cc:1087\n"
+           "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n")
+    assert "os.wsl" in judged(tmp_path, wsl, "w.txt")
+    # a word that merely contains the letters, or a Linux path, is no WSL
+    assert "os.wsl" not in judged(tmp_path, "Using WSLg-free setups on bare metal: /usr/src/wslinfo\n", "n.txt")

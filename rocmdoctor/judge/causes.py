@@ -26,6 +26,7 @@ class Rule:
     cause: str
     explains: frozenset[str]
     why: str = ""
+    when: Severity = Severity.WARN  # the least severity of the cause for which the rule holds ("fail": only then)
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,7 +39,8 @@ def rules() -> tuple[Rule, ...]:
     out = []
     for row in data.get("rule", []):
         if isinstance(row, dict) and isinstance(row.get("cause"), str) and isinstance(row.get("explains"), list):
-            out.append(Rule(row["cause"], frozenset(str(x) for x in row["explains"]), str(row.get("why", ""))))
+            when = Severity.FAIL if row.get("when") == "fail" else Severity.WARN
+            out.append(Rule(row["cause"], frozenset(str(x) for x in row["explains"]), str(row.get("why", "")), when))
     return tuple(out)
 
 
@@ -52,10 +54,13 @@ def _order(cause_id: str) -> int:
 def assign(findings: list[Finding]) -> list[Finding]:
     """Set ``cause`` on every finding that follows from another reported problem; return the roots in the
     order their fixes should be tried (the first is the one to try first)."""
-    present = {f.id for f in findings if f.severity in _PROBLEM}
+    present: dict[str, int] = {}  # reported problem id -> its highest severity rank
+    for f in findings:
+        if f.severity in _PROBLEM:
+            present[f.id] = max(present.get(f.id, 0), f.severity.rank)
     direct: dict[str, str] = {}  # finding id -> the id that explains it
     for r in rules():
-        if r.cause not in present:
+        if present.get(r.cause, -1) < r.when.rank:
             continue
         for fid in r.explains:
             if fid != r.cause and fid not in direct:

@@ -157,6 +157,15 @@ def wsl(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+# the kernels installed beside the running one, in the distribution's own package manager
+_KERNELS_INSTALLED = {
+    **dict.fromkeys(("ubuntu", "debian", "linuxmint", "pop"), "apt list --installed 'linux-image-*'"),
+    **dict.fromkeys(("rhel", "rocky", "almalinux", "centos", "ol", "fedora", "azurelinux"), "rpm -q kernel"),
+    **dict.fromkeys(("sles", "opensuse-leap"), "rpm -q kernel-default"),
+    "arch": "pacman -Q linux",
+}
+
+
 def _validated_with(rocm: str, os_id: str, version: str, kernels: list[str], listed: bool) -> str:
     if not listed:
         return f"AMD validated no {os_id} kernel with ROCm {rocm}: the release lists no {os_id} version. "
@@ -206,7 +215,7 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         + "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
         ev,
         Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "
-            "(no amdgpu-dkms) with a new enough ROCm.", ["apt list --installed 'linux-image-*'"],
+            "(no amdgpu-dkms) with a new enough ROCm.", [_KERNELS_INSTALLED.get(host.os.id or "", "uname -r")],
             ROCM_DOCS + "reference/system-requirements.html"),
     )]
 

@@ -254,6 +254,9 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+]{1,40})?)(?!\w|\.\d)"),
     _r("kernel.release", ("-microsoft-standard",),
        r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
+    # an issue template's OS answered with the kernel in parentheses: "Arch Linux (Linux 6.19.12-arch1-1)"
+    # (ROCm/ROCm#6166)
+    _r("kernel.release", ("(Linux ",), r"\(Linux (?P<v>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,40})\)"),
     _r("kernel.release", ("Linux version",), r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),
     _r("kernel.release", ("Linux ",), r"^\s{0,8}Linux [\w.-]{1,64} (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60}) #"),
     _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
@@ -271,9 +274,13 @@ RULES: tuple[Rule, ...] = (
     # error" (ROCm/legacy-rocm-build#2451); "on Debian-based" or "Debian 12" are not this rule's
     _r("os.name", ("On Debian", "on Debian", "On Fedora", "on Fedora", "On openSUSE", "on openSUSE"),
        r"\b[Oo]n (?P<v>Debian|Fedora|openSUSE)(?![-\w]| \d| GNU| Linux \d)"),
+    # Arch has no release: "Arch Linux (Linux 6.19.12-arch1-1)" as an issue template's OS answer (ROCm/ROCm#6166)
+    _r("os.name", ("Arch Linux",), r"(?:^|\b[Oo]n )(?P<v>Arch Linux)\b(?![-\w])"),
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
-    _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl"),
-       r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under) WSL2?\b|\bWSL2\b|/dev/dxg\b|",
+    # "Using WSL"; ROCm for WSL's own rocminfo fails "at: ./sources/wsl/tools/rocminfo/rocminfo.cc" (ROCm/ROCm#3413)
+    _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl", "/sources/wsl/"),
+       r"(?P<v>WSL environment detected|microsoft-standard-WSL2|\b(?:on|for|in|under|[Uu]sing) WSL2?\b|\bWSL2\b|",
+       r"/dev/dxg\b|/sources/wsl/tools/|",
        r"wsl\.exe|\\\\wsl(?:\.localhost|\$)\\)"),
     # People write it in lower case ("support for wsl2 Ubuntu 24.04", an issue template's "### Operating System"
     # answered "wsl2"); amdgpu-install's WSL usecase is only ever run inside WSL.
@@ -327,9 +334,11 @@ RULES: tuple[Rule, ...] = (
     # a program reporting that it ran on the GPU: ollama/llama.cpp offloading layers ("offloaded 15/49 layers to
     # GPU"), rccl-tests/nccl-tests checking its results ("# Out of bounds values : 0 OK"), AMD's
     # pytorch-micro-benchmarking ("OK: finished running benchmark..")
-    _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark"),
+    _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark", ", GPU ID: "),
        r"(?P<v>\boffloaded [1-9]\d{0,3}/\d{1,4} layers to GPU\b",
-       r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark)"),
+       r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark",
+       # rocprof-compute's roofline micro-benchmarks measuring a GPU (ROCm/rocm-systems#3506)
+       r"|^Peak [\w ()-]{1,40}, GPU ID: \d{1,2},[^\n]{0,200}\bmean:[1-9][\d.]{0,12} G(?:FLOP|B|IOP)S\b)"),
     # performance that falls after minutes of sustained load and stays down, said in prose: the usual cause is a
     # thermal or power limit (ROCm/legacy-rocm-build#564: "After about 190 seconds, the performance starts to drop
     # and never recovers", closed as thermal throttling: jlgreathouse, Radeon fans cap at an acoustic limit)
