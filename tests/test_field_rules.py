@@ -809,3 +809,14 @@ def test_an_issue_templates_os_answer_and_wsls_own_rocminfo(tmp_path: Path) -> N
     assert "os.wsl" in judged(tmp_path, wsl, "w.txt")
     # a word that merely contains the letters, or a Linux path, is no WSL
     assert "os.wsl" not in judged(tmp_path, "Using WSLg-free setups on bare metal: /usr/src/wslinfo\n", "n.txt")
+
+
+def test_the_supported_os_list_shows_every_distribution(tmp_path: Path) -> None:
+    """An alphabetical list of releases cut at twelve hid Ubuntu behind Debian, Oracle Linux and RHEL (ROCm 7.2.2 on
+    Arch, ROCm/ROCm#6166): one entry per distribution, with its releases, names every one AMD lists."""
+    found = judged(tmp_path, "### Operating System\n\nArch Linux (Linux 6.19.12-arch1-1)\n\n### ROCm Version\n\n"
+                             "ROCm 7.2.2\n")
+    detail = next(f.detail for f in found["os.not-supported"] if f.severity == Severity.WARN)
+    listed = detail.split("Supported: ", 1)[1]
+    assert "ubuntu 22.04.5/24.04" in listed and "rhel 8.10/9.4" in listed, listed
+    assert len(listed.split(", ")) == len({part.split(" ")[0] for part in listed.split(", ")}), listed

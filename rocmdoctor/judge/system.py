@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
@@ -12,6 +14,7 @@ from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
+    from rocmdoctor.matrix.types import OsSupport
     from rocmdoctor.model import DkmsEntry, DkmsInfo, Host
 
 WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"
@@ -131,15 +134,27 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("os.not-supported", f"{_os_label(host)}: no data for ROCm {ctx.version}")]
     if verdict:
         return [ok("os.not-supported", f"{_os_label(host)} is supported by ROCm {ctx.version}", ev)]
-    supported = sorted({f"{o.os_id} {o.version}" for o in ctx.release.os}) if ctx.release else []
     return [finding(
         "os.not-supported", Severity.WARN, f"{_os_label(host)} is not supported by ROCm {ctx.version}",
         f"AMD does not validate ROCm {ctx.version} on this OS ({ctx.why}); packages may not install and "
-        "the amdgpu-dkms module may not build. Supported: " + ", ".join(supported[:12]),
+        "the amdgpu-dkms module may not build. Supported: " + _supported_list(ctx.release.os if ctx.release else ()),
         ev,
         Fix("Use a supported distribution release, or a ROCm container on this host.",
             [f"rocmdoctor matrix show --rocm {ctx.version}"], ROCM_DOCS + "reference/system-requirements.html"),
     )]
+
+
+def _supported_list(entries: Iterable[OsSupport]) -> str:
+    """One entry per distribution with its releases ("ubuntu 22.04.5/24.04.3"), every distribution shown: a cut
+    alphabetical list of releases hid Ubuntu behind Debian, Oracle Linux and RHEL."""
+    by_os: dict[str, set[str]] = {}
+    for o in entries:
+        by_os.setdefault(o.os_id, set()).add(o.version)
+    return ", ".join(f"{os_id} {'/'.join(sorted(v, key=_version_key))}" for os_id, v in sorted(by_os.items()))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version))
 
 
 @check("os.wsl", title="Windows Subsystem for Linux")
