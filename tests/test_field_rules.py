@@ -820,3 +820,15 @@ def test_the_supported_os_list_shows_every_distribution(tmp_path: Path) -> None:
     listed = detail.split("Supported: ", 1)[1]
     assert "ubuntu 22.04.5/24.04" in listed and "rhel 8.10/9.4" in listed, listed
     assert len(listed.split(", ")) == len({part.split(" ")[0] for part in listed.split(", ")}), listed
+
+
+def test_a_global_override_that_suits_every_board_is_no_mismatch(tmp_path: Path) -> None:
+    """The look-alike of ROCm/legacy-rocm-build#5696: an RX 6700 XT (gfx1031) run as gfx1030 beside an RX 6800
+    (gfx1030) is the override the RX 6700 XT needs anyway (10.3.0): information, not a warning."""
+    vulkan = ("\t\tGPU id = 0 (AMD Radeon RX 6800 (RADV GFX1030))\n"
+              "\t\tGPU id = 1 (AMD Radeon RX 6700 XT (RADV GFX1031))\n")
+    clinfo = ("  Board name:\t\t\t\t\t AMD Radeon RX 6800\n  Name:\t\t\t\t\t\t gfx1030\n"
+              "  Board name:\t\t\t\t\t AMD Radeon RX 6700 XT\n  Name:\t\t\t\t\t\t gfx1030\n")
+    found = judged(tmp_path, vulkan + clinfo)
+    assert "gpu.override-mismatch" not in problems(found) and "gpu.arch-conflict" not in problems(found), found
+    assert [f.severity for f in found["gpu.arch-conflict"]] == [Severity.INFO]

@@ -110,6 +110,14 @@ def relabelled(host: Host) -> Optional[tuple[list[str], list[str]]]:
     return (missing, extra) if set(extra) <= set(hardware) else None
 
 
+def override_fits(matrix: Matrix, missing: list[str], extra: list[str]) -> bool:
+    """The relabelling is the override each relabelled GPU itself needs (an RX 6700 XT, gfx1031, run as gfx1030
+    beside an RX 6800): one global value then suits every board, and nothing is wrong."""
+    forced = set(extra)
+    return len(forced) == 1 and all((t := matrix.gpu(g)) is not None and t.override is not None
+                                    and gfx_from_version(t.override) in forced for g in missing)
+
+
 def override_value(host: Host) -> Optional[str]:
     v = host.env.get("HSA_OVERRIDE_GFX_VERSION")
     return v.strip() if v is not None else None

@@ -16,6 +16,7 @@ from rocmdoctor.judge.facts import (
     native_gfx,
     not_captured,
     ok,
+    override_fits,
     override_value,
     per_node_overrides,
     per_node_supported,
@@ -136,7 +137,7 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if inferred:
         return inferred
     moved = relabelled(host) if value is None else None
-    if moved:
+    if moved and not override_fits(matrix, *moved):
         return [_relabelled_override(host, *moved)]
     suspected = _fault_on_a_mixed_host(host, matrix) if value is None and "env" not in host.captured else None
     if suspected is not None:

@@ -12,6 +12,7 @@ from rocmdoctor.judge.facts import (
     native_gfx,
     not_captured,
     ok,
+    override_fits,
     override_value,
     relabelled,
     reported_user_space_gfx,
@@ -119,7 +120,7 @@ def arch_conflict(host: Host, matrix: Matrix) -> list[Finding]:
     if moved:
         fact = host.context["vulkan-gfx"]
         out.append(finding(
-            "gpu.arch-conflict", Severity.WARN,
+            "gpu.arch-conflict", Severity.INFO if override_fits(matrix, *moved) else Severity.WARN,
             f"The kernel driver and ROCm disagree on the GPUs' ISAs: {', '.join(moved[0])} is reported as "
             f"{', '.join(moved[1])}",
             f"Vulkan (the kernel driver's view) lists {fact.value.replace(',', ', ')}; ROCm lists "
