@@ -41,6 +41,7 @@ def enrich(host: Host, matrix: Matrix) -> Host:
                     _legacy(gpu, matrix, ids[0], "name")
         igpu = _igpu_in_the_log(gpu, matrix)
         if igpu is not None:
+            igpu.index = len(host.gpus)
             host.gpus.append(igpu)  # enrich() visits it too: the loop sees the list grow
         for src in GFX_PRIORITY:
             if src in gpu.gfx_by_source:
@@ -73,7 +74,7 @@ def _igpu_in_the_log(gpu: GpuInfo, matrix: Matrix) -> Optional[GpuInfo]:
     if dgpu is None or apu is None or dgpu.is_apu or not apu.is_apu:
         return None
     del gpu.gfx_by_source["log"]
-    other = GpuInfo(index=gpu.index + 1, gfx=logged, gfx_by_source={"log": logged}, is_apu=True)
+    other = GpuInfo(index=-1, gfx=logged, gfx_by_source={"log": logged}, is_apu=True)  # the caller numbers it
     other.sources.extend([*gpu.sources[:1], Source("matrix", text=f"{logged} is an APU target")])
     return other
 

@@ -14,7 +14,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import discrete_gpus, finding, log_gfx, native_gfx, ok
-from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, RUN_FAILURES
+from rocmdoctor.judge.gpu_evidence import failed_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
 
@@ -33,8 +33,7 @@ def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
     failed = host.context.get("rocminfo-failed")
     if failed is None:
         ran = host.context.get("gpu-run-ok")
-        if ran is not None and not any(m.finding_id in RUN_FAILURES or m.finding_id in CODE_ERRORS
-                                       for m in host.logs):
+        if ran is not None and not failed_here(host):
             # a healthy report is often only a working program's log: that is evidence, not "nothing readable"
             return [ok("rocm.runtime-failed", f"A program ran on the GPU (the report: '{ran.value}')",
                        [str(ran.source)])]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.registry import check
+from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import DkmsEntry, Finding, Fix, Severity
 from rocmdoctor.sanitize import command, word
 from rocmdoctor.words import plural
@@ -150,11 +150,7 @@ def _supported_list(entries: Iterable[OsSupport]) -> str:
     by_os: dict[str, set[str]] = {}
     for o in entries:
         by_os.setdefault(o.os_id, set()).add(o.version)
-    return ", ".join(f"{os_id} {'/'.join(sorted(v, key=_version_key))}" for os_id, v in sorted(by_os.items()))
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", version))
+    return ", ".join(f"{os_id} {'/'.join(sorted(v, key=_vtuple))}" for os_id, v in sorted(by_os.items()))
 
 
 @check("os.wsl", title="Windows Subsystem for Linux")
