@@ -21,6 +21,12 @@ def judged(tmp_path: Path, text: str, name: str = "paste.txt") -> dict[str, list
     return out
 
 
+def _write(tmp_path: Path, text: str, name: str = "paste.txt") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
 def problems(found: dict[str, list]) -> dict[str, str]:
     return {fid: max((f.severity for f in fs), key=lambda s: s.rank).value for fid, fs in found.items()
             if any(f.severity in (Severity.WARN, Severity.FAIL) for f in fs)}
@@ -832,3 +838,50 @@ def test_a_global_override_that_suits_every_board_is_no_mismatch(tmp_path: Path)
     found = judged(tmp_path, vulkan + clinfo)
     assert "gpu.override-mismatch" not in problems(found) and "gpu.arch-conflict" not in problems(found), found
     assert [f.severity for f in found["gpu.arch-conflict"]] == [Severity.INFO]
+
+
+def test_tensorflow_naming_the_gpu_it_ignores_gives_its_target(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#2353: TensorFlow 'Ignoring visible gpu device (...) with AMDGPU version : gfx1031':
+    the RX 6800M's gfx1031 is not in the build's list; the 10.3.0 override maps it onto the listed gfx1030."""
+    line = ('Tensorflow says "Ignoring visible gpu device (device: 0, name: , pci bus id: 0000:03:00.0) with AMDGPU '
+            'version : gfx1031. The supported AMDGPU versions are gfx1030, gfx900, gfx906, gfx908, gfx90a."\n')
+    found = judged(tmp_path, line)
+    assert problems(found) == {"gpu.override-needed": "fail"}
+    assert "10.3.0" in found["gpu.override-needed"][0].title
+    # the same line for a GPU with its own code (gfx1030) asks for no override
+    assert problems(judged(tmp_path, line.replace("gfx1031.", "gfx1030."), "b.txt")) == {}
+
+
+def test_a_ui_start_up_log_names_the_torch_build_and_its_hip(tmp_path: Path) -> None:
+    """bmaltais/kohya_ss#2667: kohya_ss/SD.Next print 'INFO     Torch 2.3.0+rocm6.0' and 'Torch backend: AMD ROCm
+    HIP 6.0.32830-d62f6a171' at start-up: the installed torch is a ROCm 6.0 build."""
+    text = ("15:45:16-129105 INFO     Torch 2.3.0+rocm6.0\n"
+            "15:45:16-130098 INFO     Torch backend: AMD ROCm HIP 6.0.32830-d62f6a171\n")
+    host = load_host(_write(tmp_path, text))
+    assert host.torch is not None and host.torch.version is not None
+    assert host.torch.version == "2.3.0+rocm6.0"
+    assert (host.torch.hip or "").startswith("6.0.32830")
+    # a suggested install command is not the installed build
+    other = load_host(_write(tmp_path, "then run: pip install Torch 2.3.0+rocm6.0\n", "b.txt"))
+    assert other.torch is None or other.torch.version is None
+
+
+def test_apt_missing_an_amd_package_is_a_repository_gap_not_the_os(tmp_path: Path) -> None:
+    """ROCm/ROCm#1614: ROCm 4.5's rocm-dkms 'Depends: rock-dkms but it is not installable': AMD moved the driver to
+    amdgpu-dkms in its own repository; the distribution release is not at fault."""
+    apt = " rocm-dkms : Depends: rock-dkms but it is not installable\nE: Unable to correct problems\n"
+    found = judged(tmp_path, apt)
+    assert problems(found) == {"log.package-install-failed": "fail"}
+    assert "rock-dkms" in found["log.package-install-failed"][0].title
+    # a dependency the distribution release lacks (python on Ubuntu 22.04) still says the OS
+    assert problems(judged(tmp_path, apt.replace("rock-dkms", "python"), "b.txt"))["os.not-supported"] == "fail"
+
+
+def test_an_issue_templates_os_answer_before_a_heading_is_not_uname(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#2404: '### TensorFlow version' / '2.14.0.600' ... 'Linux Ubuntu 22.04' then the
+    next '### ...' heading: neither is a kernel release."""
+    text = "### TensorFlow version\n\n2.14.0.600\n\n### OS platform and distribution\n\nLinux Ubuntu 22.04\n\n### GPU\n"
+    assert load_host(_write(tmp_path, text)).kernel.release is None
+    # a real uname -a below such an answer is read
+    real = text + "$ uname -a\nLinux box 6.5.0-14-generic #14~22.04.1-Ubuntu SMP x86_64 GNU/Linux\n"
+    assert load_host(_write(tmp_path, real, "b.txt")).kernel.release == "6.5.0-14-generic"

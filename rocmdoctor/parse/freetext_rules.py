@@ -64,8 +64,10 @@ RULES: tuple[Rule, ...] = (
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
     # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
     # install command line: "pip install torch==2.3.1+rocm6.0" is a fix being suggested, not the state)
-    _r("torch.version", ("torch ",),
-       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])torch ",
+    # (and a UI's start-up log: "15:45:16-129105 INFO     Torch 2.3.0+rocm6.0", kohya_ss, SD.Next;
+    # bmaltais/kohya_ss#2667)
+    _r("torch.version", ("torch ", "Torch "),
+       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])[Tt]orch ",
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
     # a markdown environment list or table with bold keys: "- **PyTorch**: 2.7.0+rocm6.3", "| **torch** | 2.7.1 |"
     _r("torch.version", ("orch**", "orch version**", "orch Version**"),
@@ -393,6 +395,12 @@ RULES: tuple[Rule, ...] = (
     # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
     _r("gpu.gfx", ("gfx",), r"^[\s>*-]{0,8}(?:\*\*)?(?:GPU(?: arch(?:itecture)?| target| ISA)?|gfx target|LLVM target)",
        r"(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # TensorFlow names the GPU it will not use: "Ignoring visible gpu device (...) with AMDGPU version : gfx1031. The
+    # supported AMDGPU versions are gfx1030, ..." (ROCm/legacy-rocm-build#2353, ROCm/tensorflow-upstream#2404)
+    _r("gpu.gfx", ("AMDGPU version",), r"\bwith AMDGPU version ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # the UI's own line for the torch's HIP: "Torch backend: AMD ROCm HIP 6.0.32830-d62f6a171" (bmaltais/kohya_ss#2667)
+    _r("torch.hip", ("ROCm HIP ",),
+       r"\bTorch backend: AMD ROCm HIP (?P<v>\d{1,2}\.\d{1,2}\.\d{1,6}(?:-[0-9a-f]{6,12})?)\b"),
     _r("gpu.name", ("get_device_name(",),
        r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
     # --- environment, services, containers -------------------------------------------------------------------

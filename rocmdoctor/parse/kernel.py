@@ -41,9 +41,11 @@ def parse_uname(text: str, file: str) -> KernelInfo:
     """``uname -a`` ('Linux host 6.5.0-14-generic #14~22.04.1-Ubuntu SMP ... x86_64 GNU/Linux') or
     ``uname -r`` ('6.5.0-14-generic')."""
     info = KernelInfo()
-    for n, line in _first_command_output(text):
+    found = _first_command_output(text)
+    # a `uname -a` line anywhere wins over a bare version line above it (a template's "2.14.0.600" answer)
+    for n, line in sorted(found, key=lambda nl: not nl[1].startswith("Linux ")):
         words = line.split()
-        if words[0] == "Linux" and len(words) >= 3 and _RELEASE.match(words[2]):
+        if words[0] == "Linux" and _uname_a(words):
             info.release = words[2]
             info.version_text = line
             info.machine = next((w for w in reversed(words) if w in _MACHINES), None)
@@ -57,11 +59,19 @@ def parse_uname(text: str, file: str) -> KernelInfo:
     return info
 
 
+def _uname_a(words: list[str]) -> bool:
+    """'Linux host 6.5.0-14-generic #14~22.04.1-Ubuntu ...' (its build number after the release), or `uname -snr`'s
+    'Linux host 6.5.0-14-generic'; not prose such as 'Linux Ubuntu 22.04'."""
+    if len(words) < 3 or not _RELEASE.match(words[2]):
+        return False
+    return words[3].startswith("#") if len(words) > 3 else "-" in words[2]
+
+
 def uname_hostname(text: str) -> Optional[str]:
     """The node name from ``uname -a`` (second word), used when there is no manifest."""
     for _, line in _first_command_output(text):
         words = line.split()
-        if words[0] == "Linux" and len(words) >= 3 and _RELEASE.match(words[2]):
+        if words[0] == "Linux" and _uname_a(words):
             return words[1]
     return None
 

@@ -28,7 +28,8 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"|^\s*(?:\$\s*)?(?:sudo\s+)?dkms status"),
         ("lspci", r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|Display controller"
                   r"|3D controller|Processing accelerators|Host bridge|PCI bridge)"),
-        ("uname", r"^\s*(?:\$\s*)?Linux\s+\S+\s+\d+\.\d+\S*\s+#"),
+        # one line: "Linux Ubuntu 22.04" ending a template answer is not uname -a ('#' is the next heading)
+        ("uname", r"^[ \t]*(?:\$[ \t]*)?Linux[ \t]+\S+[ \t]+\d+\.\d+\S*[ \t]+#"),
         ("proc-version", r"^Linux version \d"),
         ("os-release", r"^(?:PRETTY_NAME|VERSION_ID|ID_LIKE)="),
         ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
