@@ -885,3 +885,24 @@ def test_an_issue_templates_os_answer_before_a_heading_is_not_uname(tmp_path: Pa
     # a real uname -a below such an answer is read
     real = text + "$ uname -a\nLinux box 6.5.0-14-generic #14~22.04.1-Ubuntu SMP x86_64 GNU/Linux\n"
     assert load_host(_write(tmp_path, real, "b.txt")).kernel.release == "6.5.0-14-generic"
+
+
+@pytest.mark.parametrize(("said", "name"), [
+    ("My device is 6800m (Asus G513QY laptop).", "RX 6800M"),  # ROCm/legacy-rocm-build#2353
+    ("one node with 8x MI300X", "MI300X"),
+    ("i run an rx6800", "RX 6800"),
+    ("I have a Vega 64", "RX Vega 64"),
+])
+def test_a_gpu_named_bare_in_prose_is_read(said: str, name: str) -> None:
+    """People write a GPU's bare model: a mobile RX by its number, an Instinct by its model, 'rx' glued to it."""
+    from rocmdoctor.parse.freetext import extract, product_name
+
+    assert [product_name(f.value) for f in extract(said + "\n", "p").facts if f.kind == "gpu.name"] == [name]
+
+
+@pytest.mark.parametrize("said", ["rx_bytes 6800", "proxy6800 started", "AMI300X board", "MI3000 series",
+                                  "version 5.6.0m", "Radeon Vega 8 Graphics"])
+def test_look_alikes_of_bare_gpu_names_are_not_gpus(said: str) -> None:
+    from rocmdoctor.parse.freetext import extract
+
+    assert [f.value for f in extract(said + "\n", "p").facts if f.kind == "gpu.name"] == []

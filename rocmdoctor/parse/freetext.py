@@ -211,8 +211,12 @@ def product_name(value: str) -> str:
     name = re.sub(r"\s+", " ", value.replace("(TM)", "")).strip()
     if re.fullmatch(r"[6-9][0-9]0[mM]", name):  # "780m": the Radeon iGPU of that name
         return f"Radeon {name.upper()}"
-    if name[:3].lower() == "rx ":
-        name = "RX " + name[3:].upper().replace("VEGA", "Vega")
+    if re.fullmatch(r"[5-7]\d{2}0[mM]", name):  # "6800m": the RX mobile part
+        return f"RX {name.upper()}"
+    if re.fullmatch(r"Vega (?:56|64)", name):
+        return f"RX {name}"
+    if name[:2].lower() == "rx" and name[2:3] in " 0123456789vV":  # "rx 6600", "rx6800"
+        name = "RX " + name[2:].strip().upper().replace("VEGA", "Vega")
     name = re.sub(r"(?<=\d) ?(xtx|xt|gre)$", lambda s: " " + s.group(1).upper(), name)  # "6700 xt"
     if re.fullmatch(r"AMD [5-9]\d{2}0M", name):  # "AMD 6700M": the RX mobile part
         return "RX " + name[4:]

@@ -357,10 +357,11 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>library=ROCm compute=gfx[0-9a-f]{3,5}[^\n]{0,400}?\bdescription=\"[^\"\n]{1,120}\")"),
     _r("gpu.app", ("_CudaDeviceProperties",),
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", " xt", "0M", "Navi", "Vega", "Polaris",
-                    "Ellesmere", "Baffin", "Aldebaran", "Arcturus", "Aqua Vanjaram"),
+    _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", "rx4", "rx5", "rx6", "rx7", "rx9",
+                    " xt", "0M", "Navi", "Vega", "Polaris", "Ellesmere", "Baffin", "Aldebaran", "Arcturus",
+                    "Aqua Vanjaram"),
        r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
-       r"|\brx (?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
+       r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
        r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
@@ -370,6 +371,11 @@ RULES: tuple[Rule, ...] = (
        rf"|\b{_CODENAMES}\b",
        # a mobile Radeon by its number: "the AMD 6700M GPU is not supported" (ollama#6152)
        r"|\bAMD [5-9]\d{2}0M\b)"),
+    # the bare names people write: a mobile RX by its number ("My device is 6800m", ROCm/legacy-rocm-build#2353), an
+    # RX Vega by its size ("Vega 64"), an Instinct by its model ("8x MI300X node")
+    _r("gpu.name", ("0m", "0M", "Vega 56", "Vega 64", "MI1", "MI2", "MI3", "MI5", "MI6"),
+       r"(?P<v>(?<![\w.-])[5-7]\d{2}0[mM]\b|(?<![\w.-])(?<!RX )(?<!rx )Vega (?:56|64)\b",
+       r"|\bMI(?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
