@@ -906,3 +906,97 @@ def test_look_alikes_of_bare_gpu_names_are_not_gpus(said: str) -> None:
     from rocmdoctor.parse.freetext import extract
 
     assert [f.value for f in extract(said + "\n", "p").facts if f.kind == "gpu.name"] == []
+
+
+def test_a_crash_inside_the_rocm_runtime_is_the_failure(tmp_path: Path) -> None:
+    """unslothai/unsloth#6276: prebuilts 'crash with SIGSEGV on startup ... inside the bundled
+    libhsa-runtime64.so.1.21.0': every GPU program using that copy dies, so it fails (the generic line folds in)."""
+    text = ("The prebuilts crash with SIGSEGV on startup. The crash occurs inside the bundled "
+            "libhsa-runtime64.so.1.21.0 during GPU agent initialization.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"log.segfault": "fail"}
+    assert len(found["log.segfault"]) == 1 and "libhsa-runtime64.so.1.21.0" in found["log.segfault"][0].title
+    # a segfault elsewhere, with the runtime library only named on another line, stays a warning
+    other = judged(tmp_path, "Segmentation fault (core dumped)\nlinked against libhsa-runtime64.so.1\n", "b.txt")
+    assert problems(other) == {"log.segfault": "warn"}
+
+
+def test_a_benchmark_that_ran_on_the_gpu_needs_no_override(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#26454: llama-bench on a Ryzen 5700G's gfx90c under Fedora 44's ROCm ran on the ROCm
+    backend with no override: that build has gfx90c code, so 'needs HSA_OVERRIDE_GFX_VERSION' is no failure."""
+    text = ("ggml_cuda_init: found 1 ROCm devices (Total VRAM: 31825 MiB):\n"
+            "  Device 0: AMD Radeon Graphics, gfx90c:xnack+ (0x90c), VMM: no, Wave Size: 64, VRAM: 31825 MiB\n"
+            "| model | size | params | backend | threads | test | t/s |\n"
+            "| qwen2 1.5B F16 |   3.31 GiB |     1.78 B | ROCm,BLAS  |       8 |           pp512 |  188.64 ± 0.00 |\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {}
+    assert [f.severity for f in found["gpu.override-needed"]] == [Severity.OK]
+    # the device list alone (no result on the GPU) still says the override is missing
+    alone = judged(tmp_path, "\n".join(text.splitlines()[:2]) + "\n", "b.txt")
+    assert problems(alone) == {"gpu.override-needed": "fail"}
+    # a CPU backend row proves nothing about the GPU
+    cpu = judged(tmp_path, text.replace("ROCm,BLAS", "CPU"), "c.txt")
+    assert problems(cpu) == {"gpu.override-needed": "fail"}
+
+
+def test_a_host_said_to_have_no_kfd_is_kfd_missing(tmp_path: Path) -> None:
+    """siderolabs/extensions#307 (Talos without CONFIG_HSA_AMD): 'the `kfd` device is not present'; ROCm's k8s node
+    labeller: 'Fail to glob topology properties' (ROCm/k8s-device-plugin#23)."""
+    said = judged(tmp_path, "I can verify it's loaded, however, the `kfd` device is not present.\n")
+    assert problems(said) == {"perm.kfd-missing": "fail"}
+    labeller = judged(tmp_path, '{"level":"error","logger":"amdgpu-node-labeller","msg":"Fail to glob topology '
+                                'properties"}\n', "b.txt")
+    assert problems(labeller) == {"perm.kfd-missing": "fail"}
+    # inside a container it is the container's flags, not the host's kernel
+    inside = judged(tmp_path, "/dev/kfd is not present inside the container\n", "c.txt")
+    assert "perm.kfd-missing" not in problems(inside)
+    # and under WSL there is never a /dev/kfd
+    wsl = judged(tmp_path, "Using WSL\n/dev/kfd does not exist\n", "d.txt")
+    assert "perm.kfd-missing" not in problems(wsl)
+
+
+def test_windows_dll_load_failure_is_a_missing_library(tmp_path: Path) -> None:
+    """ROCm/TheRock#1309: 'import torch' fails with 'OSError: [WinError 126]' loading torch\\lib\\shm.dll or one of
+    its dependencies (libomp140.x86_64.dll was missing)."""
+    line = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"C:\\venv\\Lib\\site-packages\\torch\\lib\\shm.dll" or one of its dependencies.\n')
+    found = judged(tmp_path, line)
+    assert problems(found) == {"log.missing-shared-library": "fail"}
+    assert "shm.dll" in found["log.missing-shared-library"][0].title
+    # another Windows error number is not this
+    assert problems(judged(tmp_path, line.replace("126", "5"), "b.txt")) == {}
+
+
+def test_an_ollama_issue_template_answered_windows_is_native_windows(tmp_path: Path) -> None:
+    """ollama/ollama#4962: '### OS' / 'Windows' and ollama's own 'source=amd_windows.go' lines: native Windows,
+    where nothing reads HSA_OVERRIDE_GFX_VERSION, so an RX 7600 (gfx1102) is offered no override."""
+    log = ('time=2024-06-10T11:52:39.496-03:00 level=INFO source=types.go:71 msg="inference compute" id=0 '
+           'library=rocm compute=gfx1102 driver=0.0 name="AMD Radeon RX 7600" total="8.0 GiB"\n')
+    template = judged(tmp_path, log + "\n### OS\n\nWindows\n\n### GPU\n\nAMD\n")
+    assert "gpu.override-needed" not in problems(template)
+    assert "windows" in load_host(_write(tmp_path, log + "\n### OS\n\nWindows\n", "w.txt")).context
+    source = log.replace("source=types.go:71", "source=amd_windows.go:90")
+    assert "windows" in load_host(_write(tmp_path, source, "s.txt")).context
+    # the same log answered Linux is judged on Linux
+    linux = load_host(_write(tmp_path, log + "\n### OS\n\nLinux\n", "l.txt"))
+    assert "windows" not in linux.context
+
+
+def test_a_gpu_passed_through_to_a_vm_failing_in_the_present_state_lacks_pcie_atomics(tmp_path: Path) -> None:
+    """pytorch/pytorch#115734: an MI100 passed through to a libvirt VM; every kernel fails 'HIP error: the operation
+    cannot be performed in the present state'; AMD's wheels that avoid PCIe atomics worked in the same VM."""
+    vm = "I passthrough a MI 100 GPU to a virtual machine powered by libvirt running with Ubuntu 22.04\n"
+    err = "RuntimeError: HIP error: the operation cannot be performed in the present state\n"
+    assert problems(judged(tmp_path, vm + err)) == {"driver.pcie-atomics": "fail"}
+    # either alone is no evidence of missing atomics
+    assert "driver.pcie-atomics" not in problems(judged(tmp_path, err, "b.txt"))
+    assert "driver.pcie-atomics" not in problems(judged(tmp_path, vm, "c.txt"))
+
+
+def test_miopendriver_verifying_on_the_gpu_is_a_program_that_ran(tmp_path: Path) -> None:
+    """ROCm/MIOpen#161: 'Forward Convolution Verifies on CPU and GPU (2.19793e-08)': MIOpen ran on the GPU and its
+    result matched the CPU's; a report of that is a working host, not 'nothing to judge'."""
+    found = judged(tmp_path, "Forward Convolution Verifies on CPU and GPU (2.19793e-08)\n")
+    assert [f.severity for f in found["rocm.runtime-failed"]] == [Severity.OK]
+    # 'FAILED: ... does not verify' is no such evidence
+    assert "rocm.runtime-failed" not in judged(tmp_path, "Forward Convolution FAILED: 0.5\n", "b.txt")

@@ -40,7 +40,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
                   "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
                   "rocm.distro-packages": "distro-rocm",
-                  "pip.wheel-refused": "wheel-refused"}
+                  "pip.wheel-refused": "wheel-refused", "kfd.absent-said": "kfd-absent",
+                  "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:

@@ -240,6 +240,21 @@ def secure_boot(host: Host, matrix: Matrix) -> list[Finding]:
 def pcie_atomics(host: Host, matrix: Matrix) -> list[Finding]:
     """kfd skips a GPU whose PCIe path cannot do atomics (old CPU/chipset, some risers, a bridge): no compute."""
     lines = [m for m in host.logs if m.finding_id == "log.pcie-atomics-missing"]
+    vm, state = host.context.get("vm-passthrough"), host.context.get("hip-illegal-state")
+    if not lines and vm is not None and state is not None:
+        return [finding(
+            "driver.pcie-atomics", Severity.FAIL,
+            "A GPU passed through to a virtual machine, and every kernel fails 'in the present state': suspect "
+            "PCIe atomics",
+            "A guest's virtual PCIe path usually offers no atomics, and ROCm builds that use device-to-host atomics "
+            "then fail each kernel launch with hipErrorIllegalState (pytorch/pytorch#115734: an MI100 under "
+            "libvirt; AMD's builds that avoid the atomics worked in the same VM).",
+            [str(vm.source), str(state.source)],
+            Fix("Check what the guest's kernel says; run on the host, or give the VM a PCIe topology with atomics "
+                "(or use a build that does not need them):",
+                ["sudo dmesg | grep -i atomic", "lspci -vvv | grep -i atomic"],
+                "https://rocm.docs.amd.com/en/latest/conceptual/pcie-atomics.html"),
+        )]
     if not lines:
         return []
     return [finding(

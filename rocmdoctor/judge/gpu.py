@@ -28,7 +28,7 @@ from rocmdoctor.judge.facts import (
     wheel_code,
     wheel_lib_missing,
 )
-from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, distribution_build, named_only, runs_here
+from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, distribution_build, failed_here, named_only, runs_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
@@ -299,6 +299,13 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
     if ran_with or unseen:
         return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; " +
                     ("the report ran with it" if ran_with else "whether it is set was not captured"))
+    ran = host.context.get("gpu-run-ok")
+    if ran is not None and not code_error and not failed_here(host) and len(host.gpus) == 1:
+        # direct evidence beats the table: work ran on the GPU under its own target (a distribution's or the
+        # program's own build carries code for it; ggml-org/llama.cpp#26454, gfx90c on Fedora 44)
+        return finding("gpu.override-needed", Severity.OK,
+                       f"{gpu_label(gpu)} runs its own {gfx} code: a program ran on it without the override",
+                       "", [str(ran.source), *_evidence(gpu)[:1]])
     return finding(
         "gpu.override-needed", Severity.FAIL,
         f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",

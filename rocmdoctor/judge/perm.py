@@ -11,7 +11,7 @@ from rocmdoctor.sanitize import command, plausible, word
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Host
+    from rocmdoctor.model import Host, Source
 
 PERM_URL = ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
             "#setting-permissions-for-groups")
@@ -78,6 +78,22 @@ def _root_only(host: Host) -> Finding:
     )
 
 
+def _kfd_absent_on_host(host: Host, said: Optional[Source]) -> Finding:
+    """The report says the host has no /dev/kfd. With amdgpu loaded, the kernel was built without its compute
+    part (CONFIG_HSA_AMD: Talos before siderolabs/pkgs#893); without, the driver is not loaded."""
+    loaded = bool(host.amdgpu_loaded and host.amdgpu_loaded.value) or any(g.pci_driver == "amdgpu" for g in host.gpus)
+    why = ("amdgpu drives the GPU, so this kernel was built without KFD, amdgpu's compute part (CONFIG_HSA_AMD): "
+           "no user space or device plugin can create it." if loaded else
+           "Without /dev/kfd no ROCm program or device plugin can reach a GPU: amdgpu is not loaded, or the kernel "
+           "was built without KFD (CONFIG_HSA_AMD).")
+    return finding(
+        "perm.kfd-missing", Severity.FAIL, "The host has no /dev/kfd (the report says so)", why,
+        [str(said)] if said else [],
+        Fix("Check the driver and the kernel's KFD option; a kernel without CONFIG_HSA_AMD needs one built with it:",
+            ["ls -l /dev/kfd", "lsmod | grep amdgpu", 'grep HSA_AMD "/boot/config-$(uname -r)"']),
+    )
+
+
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
 def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
@@ -109,6 +125,10 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
         )]
     if not nodes and "root-only" in host.context:
         return [_root_only(host)]
+    said = host.context.get("kfd-absent")
+    if not nodes and said is not None and not host.kernel.is_wsl and "wsl" not in host.context \
+            and not any(k in host.context for k in ("container", "kfd-missing", "container-run", "devices-absent")):
+        return [_kfd_absent_on_host(host, said.source)]
     if not nodes:
         return [not_captured("perm.kfd-access", "Device node permissions (/dev/kfd, /dev/dri)")]
     kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)

@@ -289,12 +289,16 @@ RULES: tuple[Rule, ...] = (
     _r("wsl", ("wsl", "Wsl", "Operating System"),
        r"(?P<v>\b(?:on|for|in|under|with) [Ww]sl2?\b|",
        r"^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?[^\n]{0,40}\b[Ww]sl2?\b|--usecase[= ][\w,]{0,60}\bwsl\b)"),
+    # (an issue template's "### OS" answered "Windows" (ollama's); ollama's own Windows GPU discovery,
+    # "source=amd_windows.go:90" (ollama/ollama#4962))
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
-                   "win_amd64", "Operating System"),
+                   "win_amd64", "Operating System", "### OS", "_windows.go:"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
        r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
        r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b",
+       r"|^#{2,4} OS[ \t]{0,4}\n[ \t]{0,4}\n?[ \t]{0,4}Windows(?: 1[01])?[ \t]{0,4}$",
+       r"|\bsource=(?:amd|gpu)_windows\.go:\d",
        r"|^\|\s{0,4}(?:OS|Operating System)\s{0,4}\|\s{0,4}(?:\*\*)?Windows 1[01]\b)"),  # a markdown table row
     _r("env.visible", ("VISIBLE_DEVICES",),
        r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
@@ -310,6 +314,22 @@ RULES: tuple[Rule, ...] = (
        r"[ \t]{1,8}(?:\d{1,4}[ \t]{1,8})?[a-z_][\w-]{0,31}[ \t]{1,8}[a-z_][\w-]{0,31})\b"),
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
+    # a GPU passed through to a virtual machine ("I passthrough a MI 100 GPU to a virtual machine powered by libvirt",
+    # pytorch/pytorch#115734): a guest's PCIe path usually offers no atomics
+    _r("vm.passthrough", ("passthrough", "pass through", "passed through", "pass-through", "Passthrough"),
+       r"(?P<v>\b[Pp]ass(?:ed|ing)?[ -]?through\b[^\n]{0,80}?",
+       r"\b(?:virtual machine|VM|libvirt|KVM|QEMU|VFIO|Proxmox|ESXi)\b",
+       r"|\b(?:virtual machine|VM|libvirt|KVM|Proxmox|ESXi)\b[^\n]{0,60}?\b[Pp]ass(?:ed)?[ -]?through\b)"),
+    # HIP's hipErrorIllegalState on a kernel launch: "HIP error: the operation cannot be performed in the present state"
+    _r("hip.illegal-state", ("present state", "hipErrorIllegalState"),
+       r"(?P<v>\bHIP error: the operation cannot be performed in the present state|\bhipErrorIllegalState\b)"),
+    # the host has no /dev/kfd, said in prose ("the `kfd` device is not present", "On Talos /dev/kfd isn't present":
+    # siderolabs/extensions#307, ROCm/k8s-device-plugin#23) or by ROCm's k8s node labeller finding no kfd topology
+    # ("Fail to glob topology properties"); "... inside the container" is container.devices-absent's
+    _r("kfd.absent-said", ("kfd", "glob topology properties"),
+       r"(?P<v>(?<![\w-])(?:/dev/)?kfd(?: {1,3}device)? {1,3}(?:is not|isn't|is missing|does not exist|doesn't exist)",
+       r"(?: present| there)?(?![^\n.]{0,40}\b(?:inside|in|into) (?:the |a |my )?(?:container|pod|docker))",
+       r"|\bFail to glob topology properties\b)"),
     # prose: "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible inside the container"
     # (ROCm/TheRock#7705)
     _r("container.devices-absent", ("not visible inside the container", "not available inside the container",
@@ -336,8 +356,16 @@ RULES: tuple[Rule, ...] = (
     # a program reporting that it ran on the GPU: ollama/llama.cpp offloading layers ("offloaded 15/49 layers to
     # GPU"), rccl-tests/nccl-tests checking its results ("# Out of bounds values : 0 OK"), AMD's
     # pytorch-micro-benchmarking ("OK: finished running benchmark..")
-    _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark", ", GPU ID: "),
+    # llama-bench's result row on the ROCm backend ("| qwen2 1.5B F16 | ... | ROCm,BLAS | 8 | 512 | pp512 |
+    # 188.64 ± 0.00 |", ggml-org/llama.cpp#26454)
+    # MIOpenDriver checking the GPU's result against the CPU's ("Forward Convolution Verifies on CPU and GPU (2.2e-08)",
+    # ROCm/MIOpen#161)
+    _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark", ", GPU ID: ",
+                      "| ROCm", "Verifies on CPU and GPU"),
        r"(?P<v>\boffloaded [1-9]\d{0,3}/\d{1,4} layers to GPU\b",
+       r"|^\|[^\n]{1,200}\|[ \t]{0,40}ROCm(?:,BLAS)?[ \t]{0,40}\|[^\n]{0,200}\|[ \t]{0,40}(?:pp|tg)\d{1,6}"
+       r"[ \t]{0,40}\|[ \t]{0,40}[1-9][\d.]{0,10} ± [\d.]{1,10}[ \t]{0,4}\|",
+       r"|\b(?:Forward|Backward) [\w ]{1,40} Verifies on CPU and GPU\b",
        r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark",
        # rocprof-compute's roofline micro-benchmarks measuring a GPU (ROCm/rocm-systems#3506)
        r"|^Peak [\w ()-]{1,40}, GPU ID: \d{1,2},[^\n]{0,200}\bmean:[1-9][\d.]{0,12} G(?:FLOP|B|IOP)S\b)"),
