@@ -32,6 +32,15 @@ def problems(found: dict[str, list]) -> dict[str, str]:
             if any(f.severity in (Severity.WARN, Severity.FAIL) for f in fs)}
 
 
+def _one_problem(tmp_path: Path, text: str, want: tuple[str, str, str], look_alike: str) -> None:
+    """``text`` gives exactly one problem (id, severity, a word of its title); ``look_alike`` gives none."""
+    fid, severity, word = want
+    found = judged(tmp_path, text)
+    assert problems(found) == {fid: severity}
+    assert word in found[fid][0].title
+    assert problems(judged(tmp_path, look_alike, "look-alike.txt")) == {}
+
+
 def test_a_source_built_bitsandbytes_looking_for_torchs_rocm_library_is_a_rocm_mismatch(tmp_path: Path) -> None:
     """ROCm/bitsandbytes#82: built with the system's ROCm 6.4, asked at run time for the rocm63 library."""
     line = ("Could not find the bitsandbytes ROCm binary at PosixPath('/home/u/src/bitsandbytes/bitsandbytes/"
@@ -845,11 +854,8 @@ def test_tensorflow_naming_the_gpu_it_ignores_gives_its_target(tmp_path: Path) -
     the RX 6800M's gfx1031 is not in the build's list; the 10.3.0 override maps it onto the listed gfx1030."""
     line = ('Tensorflow says "Ignoring visible gpu device (device: 0, name: , pci bus id: 0000:03:00.0) with AMDGPU '
             'version : gfx1031. The supported AMDGPU versions are gfx1030, gfx900, gfx906, gfx908, gfx90a."\n')
-    found = judged(tmp_path, line)
-    assert problems(found) == {"gpu.override-needed": "fail"}
-    assert "10.3.0" in found["gpu.override-needed"][0].title
     # the same line for a GPU with its own code (gfx1030) asks for no override
-    assert problems(judged(tmp_path, line.replace("gfx1031.", "gfx1030."), "b.txt")) == {}
+    _one_problem(tmp_path, line, ("gpu.override-needed", "fail", "10.3.0"), line.replace("gfx1031.", "gfx1030."))
 
 
 def test_a_ui_start_up_log_names_the_torch_build_and_its_hip(tmp_path: Path) -> None:
@@ -960,11 +966,8 @@ def test_windows_dll_load_failure_is_a_missing_library(tmp_path: Path) -> None:
     its dependencies (libomp140.x86_64.dll was missing)."""
     line = ('OSError: [WinError 126] The specified module could not be found. Error loading '
             '"C:\\venv\\Lib\\site-packages\\torch\\lib\\shm.dll" or one of its dependencies.\n')
-    found = judged(tmp_path, line)
-    assert problems(found) == {"log.missing-shared-library": "fail"}
-    assert "shm.dll" in found["log.missing-shared-library"][0].title
     # another Windows error number is not this
-    assert problems(judged(tmp_path, line.replace("126", "5"), "b.txt")) == {}
+    _one_problem(tmp_path, line, ("log.missing-shared-library", "fail", "shm.dll"), line.replace("126", "5"))
 
 
 def test_an_ollama_issue_template_answered_windows_is_native_windows(tmp_path: Path) -> None:
