@@ -1003,3 +1003,116 @@ def test_miopendriver_verifying_on_the_gpu_is_a_program_that_ran(tmp_path: Path)
     assert [f.severity for f in found["rocm.runtime-failed"]] == [Severity.OK]
     # 'FAILED: ... does not verify' is no such evidence
     assert "rocm.runtime-failed" not in judged(tmp_path, "Forward Convolution FAILED: 0.5\n", "b.txt")
+
+
+def test_a_setting_listed_as_what_not_to_do_is_not_the_hosts(tmp_path: Path) -> None:
+    """ollama/ollama#14855: a working Strix Halo write-up lists 'HIP_VISIBLE_DEVICES=-1' under '## What doesn't work'
+    and 'Do NOT set `HIP_VISIBLE_DEVICES=-1`': neither is the host's environment."""
+    text = ("## What doesn't work\n- **Vulkan backend** (`OLLAMA_VULKAN=1` + `HIP_VISIBLE_DEVICES=-1`): Hangs\n"
+            "## Key points\n- Do NOT set `HIP_VISIBLE_DEVICES=-1` (this disables ROCm GPU access)\n")
+    host = load_host(_write(tmp_path, text))
+    assert "HIP_VISIBLE_DEVICES" not in host.env
+    # the same value exported under a neutral heading is the host's
+    set_ = load_host(_write(tmp_path, "## Setup\nexport HIP_VISIBLE_DEVICES=-1\n", "b.txt"))
+    assert set_.env.get("HIP_VISIBLE_DEVICES") == "-1"
+
+
+def test_ollama_finding_too_little_gpu_memory_for_any_layer_is_out_of_memory(tmp_path: Path) -> None:
+    """ollama/ollama#6572: 'gpu has too little memory to allocate any layers' on a 780M with a 2 GiB carve-out."""
+    line = ('level=DEBUG source=memory.go:168 msg="gpu has too little memory to allocate any layers" '
+            'gpu="{memInfo:{TotalMemory:2147483648 FreeMemory:1376280576 FreeSwap:0} Library:rocm}"\n')
+    # enough memory for the layers is no such line
+    _one_problem(tmp_path, line, ("log.gpu-out-of-memory", "fail", "too little GPU memory"),
+                 line.replace("has too little memory to allocate any layers", "offload to rocm"))
+
+
+def test_comfyui_start_up_lines_name_torch_and_the_gpu_target(tmp_path: Path) -> None:
+    """utensils/comfyui-nix#46: ComfyUI prints 'pytorch version: 2.10.0+rocm7.1' and 'AMD arch: gfx1100'."""
+    host = load_host(_write(tmp_path, "pytorch version: 2.10.0+rocm7.1\nAMD arch: gfx1100\n"))
+    assert host.torch is not None and host.torch.version == "2.10.0+rocm7.1"
+    assert [g.gfx for g in host.gpus] == ["gfx1100"]
+    # a word merely ending in it is not the line
+    other = load_host(_write(tmp_path, "xpytorch version: 2.1.0+cpu\nSMD arch: gfx1100\n", "b.txt"))
+    assert other.torch is None or other.torch.version is None
+
+
+def test_comfyui_finishing_its_steps_on_the_gpu_proves_the_gpu_ran(tmp_path: Path) -> None:
+    """A working ComfyUI on an RX 6600 XT (gfx1032, TheRock's Windows wheel): 'Device: cuda:0 AMD Radeon RX 6600 XT'
+    and a completed '30/30' sampling bar: its own gfx1032 code ran, so no override is missing."""
+    text = ("AMD arch: gfx1032\nDevice: cuda:0 AMD Radeon RX 6600 XT : native\n"
+            "100%|██████████| 30/30 [01:12<00:00,  2.42s/it]\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {}
+    assert [f.severity for f in found["gpu.override-needed"]] == [Severity.OK]
+    # an unfinished bar, or a finished one with the CPU as the device, proves nothing about the GPU
+    assert problems(judged(tmp_path, text.replace("30/30", "12/30"), "b.txt")) == {"gpu.override-needed": "fail"}
+    cpu = text.replace("Device: cuda:0 AMD Radeon RX 6600 XT : native", "Device: cpu")
+    assert problems(judged(tmp_path, cpu, "c.txt")) == {"gpu.override-needed": "fail"}
+
+
+def test_hip_finding_no_code_object_in_a_librarys_bundle(tmp_path: Path) -> None:
+    """ROCm/rocm-libraries#8838: ':1:hip_fatbin.cpp:780 : Cannot find CO in the bundle' / '/usr/lib64/librocblas.so.4.4
+    for ISA: amdgcn-amd-amdhsa--gfx1013:xnack-' (Fedora's rocBLAS without gfx1013), wrapped over two lines."""
+    text = (":1:hip_fatbin.cpp:780 : Cannot find CO in the bundle\n"
+            "    /usr/lib64/librocblas.so.4.4 for ISA: amdgcn-amd-amdhsa--gfx1013:xnack-\n")
+    found = judged(tmp_path, text)
+    assert problems(found)["log.no-binary-for-gpu"] == "fail"
+    assert "gfx1013" in found["log.no-binary-for-gpu"][0].title
+    assert "log.no-binary-for-gpu" not in problems(judged(tmp_path, "Cannot find CO in the bundle\n", "b.txt"))
+
+
+def test_an_instinct_named_with_and_without_its_brand_is_one_gpu(tmp_path: Path) -> None:
+    """ROCm/ROCgdb#28: an issue template's CPU 'AMD Instinct MI300A' and GPU 'MI300A' are one APU."""
+    host = load_host(_write(tmp_path, "### CPU\n\nAMD Instinct MI300A\n\n### GPU\n\nMI300A\n"))
+    assert len(host.gpus) == 1
+
+
+def test_a_compiler_refusing_the_programs_gpu_code_means_the_program_lacks_the_target(tmp_path: Path) -> None:
+    """vllm-project/vllm#6565: building vLLM's custom kernels on an MI50 (gfx906): 'custom_kernels.hip:404:17: error:
+    instruction not supported on this GPU': this vLLM does not support gfx906, whatever ROCm is installed."""
+    text = ("But when I tried to compile it in MI50 machine, I got this:\n"
+            "/root/vllm/csrc/custom/custom_kernels.hip:404:17: error: instruction not supported on this GPU\n")
+    # the GPU alone, with no build error, is not judged without a ROCm release
+    _one_problem(tmp_path, text, ("gpu.arch-unsupported", "fail", "gfx906"), "It runs on an MI50.\n")
+
+
+def test_pip_show_torch_requiring_nvidia_libraries_is_the_cuda_build(tmp_path: Path) -> None:
+    """easydiffusion/easydiffusion#1895: 'pip show torch' on an AMD host: 'Version: 2.4.1' and 'Requires: ...,
+    nvidia-cublas-cu12, ...': PyPI's CUDA build."""
+    show = ("$ python -m pip show torch\nName: torch\nVersion: 2.4.1\nSummary: Tensors\n"
+            "Location: /env/lib/python3.8/site-packages\n"
+            "Requires: filelock, fsspec, nvidia-cublas-cu12, nvidia-cudnn-cu12, sympy, triton\n")
+    found = judged(tmp_path, show)
+    assert problems(found) == {"torch.not-rocm-build": "fail"}
+    # the ROCm build's own requirements name no nvidia package
+    rocm = show.replace("Version: 2.4.1", "Version: 2.4.1+rocm6.1").replace(
+        "nvidia-cublas-cu12, nvidia-cudnn-cu12, ", "pytorch-triton-rocm, ")
+    assert "torch.not-rocm-build" not in problems(judged(tmp_path, rocm, "b.txt"))
+
+
+def test_a_report_saying_the_program_runs_under_an_override_is_direct_evidence(tmp_path: Path) -> None:
+    """A gfx1150 under a gfx1151-only toolbox image: 'It seems that it is using a gfx1150. If I use ...
+    HSA_OVERRIDE_GFX_VERSION=11.5.1 / The docker container is running with llama. If the iGPU is recognized as 1150 I
+    only get segmentation fault results': this program needs 11.5.1, whatever the data says of gfx1150's overrides."""
+    text = ("It seems that it is using a gfx1150.\nIf I use the following environment:\n"
+            "HSA_OVERRIDE_GFX_VERSION=11.5.1\nThe docker container is running with llama. If the iGPU is recognized "
+            "as 1150 I only get segmentation fault results.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"gpu.override-needed": "fail", "log.segfault": "warn"}
+    assert "11.5.1" in found["gpu.override-needed"][0].title
+    # an override the report says does not help is no such evidence
+    failing = text.replace("The docker container is running with llama.", "It is still not working.")
+    assert "gpu.override-needed" not in problems(judged(tmp_path, failing, "b.txt"))
+
+
+def test_under_wsl_a_gpu_no_rocm_release_supports_cannot_run(tmp_path: Path) -> None:
+    """ROCm/ROCm#3413-like WSL report on an RX 7600 XT (gfx1102): no ROCm release supports it, and under WSL the
+    override that runs it on Linux does not work (ROCm/legacy-rocm-build#3402): AMD 'the 7600XT is not currently
+    supported for WSL'."""
+    text = "Using WSL\nGPU: RX 7600 XT\nROCm 6.1.0\nROCR: unsupported GPU\n"
+    found = judged(tmp_path, text)
+    assert problems(found)["gpu.arch-unsupported"] == "fail"
+    assert "WSL" in found["gpu.arch-unsupported"][0].detail
+    # on native Linux the same GPU runs under its override (not judged unsupported)
+    linux = judged(tmp_path, text.replace("Using WSL\n", ""), "b.txt")
+    assert "gpu.arch-unsupported" not in problems(linux)

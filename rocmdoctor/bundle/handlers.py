@@ -141,9 +141,16 @@ def _h_pip_show(acc: Acc, text: str, file: str) -> None:
         return
     acc.saw("pip-show")
     acc.packages("pip-show", {n: v for n, v, _, _ in shown}, shown[0][3])
+    requires = pip.pip_show_requires(text).get("torch", [])
+    cuda_deps = [r for r in requires if re.fullmatch(r"nvidia-[a-z0-9-]{2,40}-cu1[1-3]", r)]
     for name, version, location, where in shown:
         if name == "torch":
-            acc.torch("pip-show", TorchInfo(version=version, location=location, source=where))
+            t = TorchInfo(version=version, location=location, source=where)
+            if cuda_deps and "+" not in version:  # PyPI's default Linux wheel: the CUDA build
+                t.proven_build = "cuda"
+                t.proof = f"pip show torch: it requires {cuda_deps[0]} (PyPI's CUDA build)"
+                t.proof_sources = [where]
+            acc.torch("pip-show", t)
 
 
 def _h_torch_probe(acc: Acc, text: str, file: str) -> None:

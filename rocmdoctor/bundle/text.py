@@ -41,7 +41,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
                   "rocm.distro-packages": "distro-rocm",
                   "pip.wheel-refused": "wheel-refused", "kfd.absent-said": "kfd-absent",
-                  "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state"}
+                  "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state",
+                  "build.isa-unsupported": "isa-build-error", "env.override.works": "override-works"}
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -57,6 +58,10 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
         if key and key not in host.context:
             host.context[key] = _fact(f)
+    done, device = facts.first("run.steps-done"), next(
+        (f for f in facts.all("gpu.name") if re.search(r"\bDevice: cuda:\d", f.source.text or "")), None)
+    if done is not None and device is not None:  # ComfyUI on "Device: cuda:0 AMD Radeon ..." finished its steps
+        host.context.setdefault("gpu-run-ok", _fact(done))
     vulkan = facts.all("gpu.vulkan")
     if vulkan:  # one entry per board, in Vulkan's order: the hardware's ISAs beside the runtime's
         host.context["vulkan-gfx"] = Fact(",".join(f.value.lower() for f in vulkan[:MAX_TEXT_GPUS]), vulkan[0].source)
@@ -123,7 +128,12 @@ def _kfd_node(acc: Acc, facts: TextFacts) -> None:
 _PYPI_LINUX_X86 = re.compile(r"-manylinux[\w.]{0,40}_x86_64\.whl$")
 
 
-_NOT_SET = r"\b(?:not using|not setting|without|unless|instead of|rather than)\s{1,3}"  # a variable named as unset
+# a variable named as unset, or as the thing not to do ("Do NOT set HIP_VISIBLE_DEVICES=-1", ollama/ollama#14855)
+_NOT_SET = (r"(?i)\b(?:not using|not setting|without|unless|instead of|rather than|do not set|don't set|never set"
+            r"|do not use|don't use|avoid)\s{1,3}")
+# a section listing what was tried and failed: the settings under it are not the host's
+_TRIED = re.compile(r"(?i)\b(?:doesn'?t|does not|didn'?t|did not|won'?t|don'?t) work|\bnot working\b|\bwhat fail|"
+                    r"\b(?:tried|attempts?)\b")
 
 _STAYED = ("the ROCm torch install failed (pip/uv found no matching wheel on the ROCm index) and the report says "
            "the program ran on the CPU: the torch that stayed is the default (CUDA or CPU) build")
@@ -343,7 +353,7 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
         boards = [f for f in named if not CODENAME.fullmatch(f.value)]
         for f in boards or named:  # "Navi 22 ... a 6700 xt" is one board: a codename counts only alone
             name = product_name(f.value)
-            norm = name.lower().removeprefix("amd ").removeprefix("radeon ").replace(" ", "")
+            norm = name.lower().removeprefix("amd ").removeprefix("radeon ").removeprefix("instinct ").replace(" ", "")
             if norm in seen:
                 continue
             seen.add(norm)
@@ -374,10 +384,14 @@ def _env(acc: Acc, facts: TextFacts) -> None:
         return
     if "env" in host.captured:
         return
+    headings = [(h.source.line or 0, h.value) for h in facts.all("md.heading")]
     for f in facts.all("env.visible"):
         line = f.source.text or ""
-        if re.search(_NOT_SET + re.escape(f.value), line):
+        if re.search(_NOT_SET + r"\W{0,2}" + re.escape(f.value), line):
             continue  # "if i let it use my iGPU by not using HIP_VISIBLE_DEVICES=0" (llama.cpp#8618): not set
+        above = [title for at, title in headings if at < (f.source.line or 0)]
+        if above and _TRIED.search(above[-1]):
+            continue  # under "## What doesn't work": a setting that was tried, not the host's
         key, _, value = f.value.partition("=")
         host.env.setdefault(key.strip(), value.strip().strip("'\""))
         host.context.setdefault("env-" + key.strip(), Fact(value.strip(), f.source))

@@ -28,7 +28,15 @@ from rocmdoctor.judge.facts import (
     wheel_code,
     wheel_lib_missing,
 )
-from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, distribution_build, failed_here, named_only, runs_here
+from rocmdoctor.judge.gpu_evidence import (
+    CODE_ERRORS,
+    distribution_build,
+    failed_here,
+    isa_build_error,
+    named_only,
+    override_said_to_work,
+    runs_here,
+)
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
@@ -99,6 +107,10 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         return _no_kfd_chip(gpu)
     if not gfx:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
+    if not (ctx.version and matrix.support_status(gfx, ctx.version) == "supported"):
+        said = override_said_to_work(host, gpu, gfx, _evidence(gpu))
+        if said is not None:
+            return said
     target = matrix.gpu(gfx)
     wheel = _wheel_only_targets(host, matrix, ctx)
     if wheel is not None and gfx in wheel[0] and (wheel_lib_missing(host) or ("",))[0] != gfx:
@@ -116,7 +128,8 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     elif target is not None and not matrix.releases_supporting(gfx=gfx):
         status = SupportStatus.NEVER  # whatever the ROCm version, none supports it
     else:
-        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: {ctx.why}")
+        return isa_build_error(host, gpu, gfx, _evidence(gpu)) or skip("gpu.arch-unsupported",
+                                                                          f"{gpu_label(gpu)}: {ctx.why}")
     if status == "supported":
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}", [ctx.why])
     if status == "deprecated":
@@ -174,6 +187,8 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
                     "HSA_OVERRIDE_GFX_VERSION (the HIP runtime there does not go through HSA, ROCm/TheRock#1719): "
                     f"{gfx} runs only with a build that includes it")
     if host.kernel.is_wsl or "wsl" in host.context:
+        if status == "never" and not matrix.releases_supporting(gfx=gfx):  # WSL's list is a subset of these
+            return _unsupported(matrix, ctx, gpu, gfx, status, target, under_wsl=True)
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
                     "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
     if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
@@ -364,7 +379,7 @@ def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
 
 
 def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, status: str,
-                 target: Optional[GpuTarget]) -> Finding:
+                 target: Optional[GpuTarget], under_wsl: bool = False) -> Finding:
     last = [r.version for r in matrix.releases_supporting(gfx=gfx)]
     first = last[-1] if last else None  # newest first: a "never" before the first release that lists it is "not yet"
     why = {"removed": f"support for {gfx} was removed by ROCm {ctx.version}",
@@ -373,6 +388,9 @@ def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, statu
                      f"no ROCm release in rocmdoctor's data ({_first_listing(matrix)} and later) supports {gfx}"),
            "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
     broken = target.override_note if target is not None and target.override_broken else ""
+    if under_wsl:  # the override that runs it on Linux does not work there (AMD, ROCm/legacy-rocm-build#3402)
+        broken = ("Under WSL HSA_OVERRIDE_GFX_VERSION does not work, and AMD's WSL list holds only GPUs its Linux "
+                  "releases support: this GPU cannot run ROCm under WSL.")
     return finding(
         "gpu.arch-unsupported", Severity.FAIL,
         f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import finding, gpu_label
-from rocmdoctor.model import Finding, Severity
+from rocmdoctor.model import Finding, Fix, Severity
+from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
     from rocmdoctor.model import GpuInfo, Host
@@ -65,3 +66,49 @@ def named_only(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[st
                    f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {since}; no installed ROCm or failure "
                    "on it is in the report",
                    "An application's own ROCm build may include it; AMD's releases and wheels do not.", evidence)
+
+
+def isa_build_error(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str]) -> Optional[Finding]:
+    """The compiler refused the program's own GPU code for this GPU ("error: instruction not supported on this GPU"
+    building vLLM's custom kernels on an MI50, vllm-project/vllm#6565): the program does not support the target,
+    whatever ROCm release is installed. One GPU only: the line does not say which target it compiled for."""
+    said = host.context.get("isa-build-error")
+    if said is None or len(host.gpus) != 1:
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL,
+        f"{gpu_label(gpu)}: the program being built uses GPU instructions that {gfx} does not have",
+        "Its own kernels (inline assembly or intrinsics) were written for newer targets; the compiler refuses them "
+        f"for {gfx}, so this program, at this version, does not support this GPU.",
+        [str(said.source), *evidence],
+        Fix("Use a release of the program that still supports this target, or build it without the kernels that "
+            f"need newer instructions; check the targets it is built for (PYTORCH_ROCM_ARCH / --offload-arch={gfx}).",
+            []),
+    )
+
+
+def override_said_to_work(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str]) -> Optional[Finding]:
+    """The report says its program runs with HSA_OVERRIDE_GFX_VERSION=X ("If I use HSA_OVERRIDE_GFX_VERSION=11.5.1 the
+    container is running ... recognised as 1150 I only get segmentation fault": a gfx1150 under a gfx1151-only
+    image). Direct evidence beats the table: the program needs X, whatever rocmdoctor's data says of this target's
+    overrides. A failure in the report is the run without it (fail); with none, the override is simply in use."""
+    said = host.context.get("override-works")
+    if said is None or len(host.gpus) != 1:
+        return None
+    wanted = gfx_from_version(said.value)
+    if wanted == gfx:
+        return None  # its own target: nothing is overridden
+    if not failed_here(host):
+        return finding("gpu.override-needed", Severity.OK,
+                       f"{gpu_label(gpu)} runs as {wanted} through HSA_OVERRIDE_GFX_VERSION={said.value} (the report "
+                       "says the program works with it)", "", [str(said.source), *evidence])
+    return finding(
+        "gpu.override-needed", Severity.FAIL,
+        f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={said.value} for this program: the report says it runs "
+        "with it",
+        f"The program (or the image it runs in) carries no code for {gfx}; with the override the GPU runs {wanted}'s "
+        "code, and the failure in the report is the run without it.",
+        [str(said.source), *evidence],
+        Fix("Set it for the process that uses the GPU (the container's or service's environment, not only a shell):",
+            [f"export HSA_OVERRIDE_GFX_VERSION={said.value}"]),
+    )

@@ -37,6 +37,10 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
         unknown = [g for g in host.gpus if not (native_gfx(g) or g.name or g.pci_device_id)]
         if unknown:  # an application's device count alone: which of them is an iGPU cannot be told
             return [skip("gpu.igpu-visible", f"{plural(len(unknown), 'GPU')} not identified (no name, gfx or PCI id)")]
+        if host.gpus and not gpu_sources_captured(host) and "app-log" not in host.captured:
+            # GPUs named in prose ("GPU: RX7900XTX"): nothing listed what ROCm sees, so say only what was named
+            return [ok("gpu.igpu-visible", "No integrated GPU among the GPUs the report names (no enumeration of "
+                                           "what ROCm sees, such as rocminfo, is in it)")]
         return [ok("gpu.igpu-visible", "No integrated GPU beside a discrete one")] if host.gpus else []
     limiter = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
                     if host.env.get(k)), None)

@@ -62,6 +62,10 @@ RULES: tuple[Rule, ...] = (
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|pytorch|torch|Torch)\s{{0,2}}[:：]\s{{0,4}}(?P<v>{_TORCH_VER})\s*$"),
     _r("torch.version", ("orch version",),
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
+    # ComfyUI's start-up lines: "pytorch version: 2.10.0+rocm7.1", "[INFO] pytorch version: ..."
+    # (utensils/comfyui-nix#46)
+    _r("torch.version", ("pytorch version:",),
+       rf"^[^\n]{{0,40}}?(?<![\w.])pytorch version:[ \t]{{0,4}}(?P<v>{_TORCH_VER})"),
     # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
     # install command line: "pip install torch==2.3.1+rocm6.0" is a fix being suggested, not the state)
     # (and a UI's start-up log: "15:45:16-129105 INFO     Torch 2.3.0+rocm6.0", kohya_ss, SD.Next;
@@ -300,6 +304,8 @@ RULES: tuple[Rule, ...] = (
        r"|^#{2,4} OS[ \t]{0,4}\n[ \t]{0,4}\n?[ \t]{0,4}Windows(?: 1[01])?[ \t]{0,4}$",
        r"|\bsource=(?:amd|gpu)_windows\.go:\d",
        r"|^\|\s{0,4}(?:OS|Operating System)\s{0,4}\|\s{0,4}(?:\*\*)?Windows 1[01]\b)"),  # a markdown table row
+    # a markdown heading: a variable listed under "## What doesn't work" was tried, not set (ollama/ollama#14855)
+    _r("md.heading", ("\n#",), r"^#{1,4}[ \t]{1,4}(?P<v>[^\n#]{1,100})$"),
     _r("env.visible", ("VISIBLE_DEVICES",),
        r"(?<![\w=:\"])(?P<v>(?:ROCR|HIP|CUDA|GPU_DEVICE_ORDINAL)(?:_VISIBLE_DEVICES)?\s?=\s?['\"]?[\w,-]{0,40})"),
     _r("secureboot", ("Secure Boot", "SecureBoot", "secure boot"),
@@ -314,6 +320,9 @@ RULES: tuple[Rule, ...] = (
        r"[ \t]{1,8}(?:\d{1,4}[ \t]{1,8})?[a-z_][\w-]{0,31}[ \t]{1,8}[a-z_][\w-]{0,31})\b"),
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
+    # the compiler refusing a program's GPU code for the target it builds for (vllm-project/vllm#6565, an MI50)
+    _r("build.isa-unsupported", ("instruction not supported on this GPU",),
+       r"(?P<v>\berror: instruction not supported on this GPU\b)"),
     # a GPU passed through to a virtual machine ("I passthrough a MI 100 GPU to a virtual machine powered by libvirt",
     # pytorch/pytorch#115734): a guest's PCIe path usually offers no atomics
     _r("vm.passthrough", ("passthrough", "pass through", "passed through", "pass-through", "Passthrough"),
@@ -369,6 +378,9 @@ RULES: tuple[Rule, ...] = (
        r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark",
        # rocprof-compute's roofline micro-benchmarks measuring a GPU (ROCm/rocm-systems#3506)
        r"|^Peak [\w ()-]{1,40}, GPU ID: \d{1,2},[^\n]{0,200}\bmean:[1-9][\d.]{0,12} G(?:FLOP|B|IOP)S\b)"),
+    # a progress bar that completed ("100%|████| 30/30 [01:12<00:00,  2.42s/it]"): work finished; it proves the GPU ran
+    # only where the program names the GPU as its device (bundle.text: ComfyUI's "Device: cuda:0 AMD Radeon ...")
+    _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,200}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
     # performance that falls after minutes of sustained load and stays down, said in prose: the usual cause is a
     # thermal or power limit (ROCm/legacy-rocm-build#564: "After about 190 seconds, the performance starts to drop
     # and never recovers", closed as thermal throttling: jlgreathouse, Radeon fans cap at an acoustic limit)
@@ -411,6 +423,8 @@ RULES: tuple[Rule, ...] = (
     _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
+    # "It seems that it is using a gfx1150", "I have a gfx1031" (ROCm/legacy-rocm-build: strix toolbox fixture)
+    _r("gpu.gfx", (" a gfx", " an gfx"), r"\b(?:using|have|has|got|own|is) an? (?P<v>gfx[0-9a-f]{3,5})\b(?![-\w])"),
     # "on a device with only gfx1151" (ROCm/TheRock#1079)
     _r("gpu.gfx", (" with only gfx", " with a gfx", " with one gfx"),
        r"\b(?:device|machine|system|computer|laptop|host|GPU|card) with (?:only|an?|one) (?P<v>gfx[0-9a-f]{3,5})\b"),
@@ -429,6 +443,8 @@ RULES: tuple[Rule, ...] = (
     # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
     _r("gpu.gfx", ("gfx",), r"^[\s>*-]{0,8}(?:\*\*)?(?:GPU(?: arch(?:itecture)?| target| ISA)?|gfx target|LLVM target)",
        r"(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # ComfyUI's "AMD arch: gfx1100" (the GPU torch runs on; utensils/comfyui-nix#46)
+    _r("gpu.gfx", ("AMD arch:",), r"^[^\n]{0,40}?\bAMD arch:[ \t]{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
     # TensorFlow names the GPU it will not use: "Ignoring visible gpu device (...) with AMDGPU version : gfx1031. The
     # supported AMDGPU versions are gfx1030, ..." (ROCm/legacy-rocm-build#2353, ROCm/tensorflow-upstream#2404)
     _r("gpu.gfx", ("AMDGPU version",), r"\bwith AMDGPU version ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
@@ -440,6 +456,14 @@ RULES: tuple[Rule, ...] = (
     # --- environment, services, containers -------------------------------------------------------------------
     _r("env.override.shell", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
+    # the report saying the program runs with an override: "If I use ... HSA_OVERRIDE_GFX_VERSION=11.5.1 / The docker
+    # container is running with llama" (a gfx1150 under a gfx1151-only image), "works fine with
+    # HSA_OVERRIDE_GFX_VERSION=10.3.0"; not "still not working", "doesn't work"
+    # (group 1 set: "works ... with" came first; else the line or the next must say it works after the value)
+    _r("env.override.works", ("HSA_OVERRIDE_GFX_VERSION",),
+       r"(\b(?<!not )(?<!n't )(?:works|working|runs|running) (?:fine |well )?(?:with|using) [`'\"]?)?",
+       r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})(?(1)|[^\n]{0,40}\n?",
+       r"[^\n]{0,120}?(?<!not )(?<!n't )(?<!never )(?<!longer )\b(?:works|working|is running|runs fine|run fine)\b)"),
     # any value, malformed ones included ("HSA_OVERRIDE_GFX_VERSION=gfx1102" in an ollama log, ollama#12071)
     _r("env.override.named", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w])HSA_OVERRIDE_GFX_VERSION['\"]?\s?[=:]\s?['\"]?(?P<v>[\w.]{1,12})"),

@@ -84,3 +84,17 @@ def parse_pip_show(text: str, file: str) -> list[tuple[str, str, Optional[str], 
             location = body[9:].strip() or None
     flush()
     return out
+
+
+def pip_show_requires(text: str) -> dict[str, list[str]]:
+    """``pip show``: each package's ``Requires:`` list (normalized names). PyPI's default Linux torch requires
+    nvidia-cublas-cu12 and its siblings: a CUDA build, whatever its version says (easydiffusion/easydiffusion#1895)."""
+    out: dict[str, list[str]] = {}
+    name: Optional[str] = None
+    for _n, line in lines(text):
+        body, _ = strip_prompt(line)
+        if body.startswith("Name:"):
+            name = normalize(body[5:].strip())
+        elif body.startswith("Requires:") and name:
+            out[name] = [normalize(r.strip()) for r in body[9:].split(",") if r.strip()][:200]
+    return out
