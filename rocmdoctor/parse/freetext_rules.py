@@ -414,7 +414,7 @@ RULES: tuple[Rule, ...] = (
     # the bare names people write: a mobile RX by its number ("My device is 6800m", ROCm/legacy-rocm-build#2353), an
     # RX Vega by its size ("Vega 64"), an Instinct by its model ("8x MI300X node")
     _r("gpu.name", ("0m", "0M", "Vega 56", "Vega 64", "MI1", "MI2", "MI3", "MI5", "MI6"),
-       r"(?P<v>(?<![\w.-])[5-7]\d{2}0[mM]\b|(?<![\w.-])(?<!RX )(?<!rx )Vega (?:56|64)\b",
+       r"(?P<v>(?<![\w.-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
        r"|\bMI(?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
@@ -459,11 +459,14 @@ RULES: tuple[Rule, ...] = (
     # the report saying the program runs with an override: "If I use ... HSA_OVERRIDE_GFX_VERSION=11.5.1 / The docker
     # container is running with llama" (a gfx1150 under a gfx1151-only image), "works fine with
     # HSA_OVERRIDE_GFX_VERSION=10.3.0"; not "still not working", "doesn't work"
-    # (group 1 set: "works ... with" came first; else the line or the next must say it works after the value)
+    # (group 1 set: "works ... with" came first; else the line or the next must say it works after the value; no
+    # "not", "n't", "never" or "no longer" on the way: lookbehinds stay one character wide for the window memo)
     _r("env.override.works", ("HSA_OVERRIDE_GFX_VERSION",),
-       r"(\b(?<!not )(?<!n't )(?:works|working|runs|running) (?:fine |well )?(?:with|using) [`'\"]?)?",
-       r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})(?(1)|[^\n]{0,40}\n?",
-       r"[^\n]{0,120}?(?<!not )(?<!n't )(?<!never )(?<!longer )\b(?:works|working|is running|runs fine|run fine)\b)"),
+       r"(^(?:(?!\bnot\b|n't\b|\bnever\b)[^\n]){0,200}?\b(?:works|working|runs|running) (?:fine |well )?",
+       r"(?:with|using) [`'\"]?)?(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\s?=\s?['\"]?",
+       r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})",
+       r"(?(1)|(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,40}\n?",
+       r"(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,120}?\b(?:works|working|is running|runs fine|run fine)\b)"),
     # any value, malformed ones included ("HSA_OVERRIDE_GFX_VERSION=gfx1102" in an ollama log, ollama#12071)
     _r("env.override.named", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w])HSA_OVERRIDE_GFX_VERSION['\"]?\s?[=:]\s?['\"]?(?P<v>[\w.]{1,12})"),
