@@ -1034,6 +1034,7 @@ def test_comfyui_start_up_lines_name_torch_and_the_gpu_target(tmp_path: Path) ->
     # a word merely ending in it is not the line
     other = load_host(_write(tmp_path, "xpytorch version: 2.1.0+cpu\nSMD arch: gfx1100\n", "b.txt"))
     assert other.torch is None or other.torch.version is None
+    assert other.gpus == []
 
 
 def test_comfyui_finishing_its_steps_on_the_gpu_proves_the_gpu_ran(tmp_path: Path) -> None:

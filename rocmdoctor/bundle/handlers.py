@@ -19,6 +19,7 @@ from rocmdoctor.model import Fact, KernelInfo, RocmInstall, TorchInfo
 # are imported by their handler, on first use: their regexes are compiled at import, and `check --from
 # paste.txt` pays only for the kinds it found.
 from rocmdoctor.parse import dkms, kernel, kfd, osrelease, rocminfo, secureboot, smi, versions
+from rocmdoctor.parse.freetext_rules import NVIDIA_CUDA_PACKAGE
 from rocmdoctor.parse.text import src
 
 
@@ -141,11 +142,11 @@ def _h_pip_show(acc: Acc, text: str, file: str) -> None:
         return
     acc.saw("pip-show")
     acc.packages("pip-show", {n: v for n, v, _, _ in shown}, shown[0][3])
-    requires = pip.pip_show_requires(text).get("torch", [])
-    cuda_deps = [r for r in requires if re.fullmatch(r"nvidia-[a-z0-9-]{2,40}-cu1[1-3]", r)]
     for name, version, location, where in shown:
         if name == "torch":
             t = TorchInfo(version=version, location=location, source=where)
+            cuda_deps = [r for r in pip.pip_show_requires(text).get("torch", [])
+                         if re.fullmatch(NVIDIA_CUDA_PACKAGE, r)]
             if cuda_deps and "+" not in version:  # PyPI's default Linux wheel: the CUDA build
                 t.proven_build = "cuda"
                 t.proof = f"pip show torch: it requires {cuda_deps[0]} (PyPI's CUDA build)"

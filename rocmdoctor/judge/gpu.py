@@ -315,7 +315,7 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
         return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; " +
                     ("the report ran with it" if ran_with else "whether it is set was not captured"))
     ran = host.context.get("gpu-run-ok")
-    if ran is not None and not code_error and not failed_here(host) and len(host.gpus) == 1:
+    if ran is not None and not failed_here(host) and len(host.gpus) == 1:  # (failed_here includes code errors)
         # direct evidence beats the table: work ran on the GPU under its own target (a distribution's or the
         # program's own build carries code for it; ggml-org/llama.cpp#26454, gfx90c on Fedora 44)
         return finding("gpu.override-needed", Severity.OK,

@@ -15,6 +15,8 @@ FREE_TEXT = "free-text"  # Source.kind of every fact found here
 MAX_PER_RULE = 20  # matches kept per rule: a log repeating a line a thousand times needs only a few
 
 _VER = r"\d{1,3}\.\d{1,3}(?:\.\d{1,5})?"
+# NVIDIA's CUDA libraries on PyPI ("nvidia-cublas-cu12"): PyPI's default Linux torch requires them
+NVIDIA_CUDA_PACKAGE = r"nvidia-[a-z0-9-]{2,40}-cu1[1-3]"
 _TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\+[A-Za-z0-9.]{1,40})?"
 
 _CHAR_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")  # a regex's bracket expressions ("[^\n]" spans no line)
@@ -175,7 +177,7 @@ RULES: tuple[Rule, ...] = (
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
     _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
-    _r("pip.nvidia", ("nvidia-",), r"(?P<v>\bnvidia-[a-z0-9-]{2,40}-cu1[1-3]\b)"),
+    _r("pip.nvidia", ("nvidia-",), rf"(?P<v>\b{NVIDIA_CUDA_PACKAGE}\b)"),
     _r("pip.no-versions", ("No matching distribution found for",),
        r"(?P<v>No matching distribution found for \S{1,80})"),
     _r("pip.no-versions", ("No solution found when resolving",), r"(?P<v>No solution found when resolving \w{1,20})"),

@@ -62,39 +62,29 @@ def parse_pip_list_json(text: str) -> dict[str, str]:
     return out
 
 
-def parse_pip_show(text: str, file: str) -> list[tuple[str, str, Optional[str], Source]]:
-    """``pip show``: (name, version, location, source) per package block."""
-    out = []
-    name: Optional[tuple[str, int, str]] = None
-    version: Optional[str] = None
-    location: Optional[str] = None
-
-    def flush() -> None:
-        if name and version:
-            out.append((normalize(name[0]), version, location, src(file, name[1], name[2])))
-
+def _show_blocks(text: str) -> list[tuple[int, str, dict[str, str]]]:
+    """``pip show``'s package blocks: (line number, the "Name:" line, its fields: Name, Version, Location, Requires)."""
+    out: list[tuple[int, str, dict[str, str]]] = []
     for n, line in lines(text):
         body, _ = strip_prompt(line)
-        if body.startswith("Name:"):
-            flush()
-            name, version, location = (body[5:].strip(), n, body), None, None
-        elif body.startswith("Version:") and name:
-            version = body[8:].strip() or None
-        elif body.startswith("Location:") and name:
-            location = body[9:].strip() or None
-    flush()
+        key, sep, value = body.partition(":")
+        if not sep or key not in ("Name", "Version", "Location", "Requires"):
+            continue
+        if key == "Name":
+            out.append((n, body, {}))
+        if out:
+            out[-1][2].setdefault(key, value.strip())
     return out
+
+
+def parse_pip_show(text: str, file: str) -> list[tuple[str, str, Optional[str], Source]]:
+    """``pip show``: (name, version, location, source) per package block."""
+    return [(normalize(f["Name"]), f["Version"], f.get("Location") or None, src(file, n, line))
+            for n, line, f in _show_blocks(text) if f.get("Name") and f.get("Version")]
 
 
 def pip_show_requires(text: str) -> dict[str, list[str]]:
     """``pip show``: each package's ``Requires:`` list (normalized names). PyPI's default Linux torch requires
     nvidia-cublas-cu12 and its siblings: a CUDA build, whatever its version says (easydiffusion/easydiffusion#1895)."""
-    out: dict[str, list[str]] = {}
-    name: Optional[str] = None
-    for _n, line in lines(text):
-        body, _ = strip_prompt(line)
-        if body.startswith("Name:"):
-            name = normalize(body[5:].strip())
-        elif body.startswith("Requires:") and name:
-            out[name] = [normalize(r.strip()) for r in body[9:].split(",") if r.strip()][:200]
-    return out
+    return {normalize(f["Name"]): [normalize(r.strip()) for r in f["Requires"].split(",") if r.strip()][:200]
+            for _n, _line, f in _show_blocks(text) if f.get("Name") and "Requires" in f}
