@@ -1117,3 +1117,54 @@ def test_under_wsl_a_gpu_no_rocm_release_supports_cannot_run(tmp_path: Path) -> 
     # on native Linux the same GPU runs under its override (not judged unsupported)
     linux = judged(tmp_path, text.replace("Using WSL\n", ""), "b.txt")
     assert "gpu.arch-unsupported" not in problems(linux)
+
+
+def test_pips_verdict_that_torchvision_was_built_for_another_torch_is_a_companion_mismatch(tmp_path: Path) -> None:
+    """pytorch/torchtitan#3002: torch reinstalled alone from the nightly index left torchvision 0.26.0 behind."""
+    _one_problem(tmp_path, "torchvision 0.26.0 requires torch==2.11.0,\n"
+                           "  but you have torch 2.12.0.dev20260411+rocm7.1 which is incompatible.\n",
+                 ("torch.companion-mismatch", "fail", "2.11.0"),
+                 "pip install torchvision==0.26.0 torch==2.11.0 --index-url https://download.pytorch.org/whl/rocm7.1\n")
+
+
+def test_an_untagged_torchvision_beside_a_rocm_torch_is_pypis_cuda_build(tmp_path: Path) -> None:
+    """ROCm/pytorch#3109: the image's versions, aligned; the release numbers pair, the builds do not."""
+    versions = "torch:        2.9.1+rocm7.2.1.lw.gitff65f5bc\ntorchvision:  {tv}\nPython:       3.12\n"
+    _one_problem(tmp_path, versions.format(tv="0.24.1"), ("torch.companion-mismatch", "fail", "torchvision 0.24.1"),
+                 versions.format(tv="0.24.1+rocm7.2.1.lw.gitff65f5bc"))
+
+
+def test_tensorflow_ignoring_a_gpu_its_list_lacks_is_an_unsupported_target(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#2118 (gfx1100 not listed); #2404's list holds gfx1100 behind a missing comma."""
+    line = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1990] Ignoring visible gpu device (device: 0, name: , "
+            "pci bus id: 0000:23:00.0) with AMDGPU version : gfx1100. The supported AMDGPU versions are {}.\n")
+    _one_problem(tmp_path, line.format("gfx1030, gfx900, gfx906, gfx908, gfx90a"),
+                 ("log.unsupported-gpu-target", "fail", "gfx1100"),
+                 line.format("gfx1030gfx1100, gfx900, gfx906, gfx908, gfx90a, gfx940, gfx941, gfx942"))
+
+
+def test_a_container_that_only_imports_a_module_needs_no_gpu_device(tmp_path: Path) -> None:
+    """ROCm/pytorch#3109 reproduces an import error with `docker run ... python3 -c "import torchvision"`."""
+    run = "docker run --rm rocm/pytorch:latest python3 -c {}\n"
+    _one_problem(tmp_path, run.format("\"import torch; print(torch.cuda.is_available())\""),
+                 ("container.no-kfd-device", "fail", "/dev/kfd"), run.format("\"import torchvision\""))
+
+
+def test_an_override_named_as_linuxs_remedy_is_not_set_on_windows(tmp_path: Path) -> None:
+    """leejet/stable-diffusion.cpp#160: a Windows report asking whether Linux's override has a Windows equivalent."""
+    prompt = "PS C:\\Users\\ale\\Desktop\\sd> ./sd -m ./sd-v1-4.ckpt -p \"a lovely cat\"\n"
+    _one_problem(tmp_path, prompt + "I set HSA_OVERRIDE_GFX_VERSION=10.3.0 and it still fails.\n",
+                 ("gpu.override-mismatch", "warn", "Windows"),
+                 prompt + "On linux, a similar problem with rocm can be resolved with the definition of the env "
+                          "variable HSA_OVERRIDE_GFX_VERSION = 10.3.0.\n")
+
+
+def test_amds_packages_on_a_distribution_no_release_lists_are_unsupported(tmp_path: Path) -> None:
+    """ROCm/ROCm#631 (Debian testing, rocm-dkms); a distribution's own ROCm packages are not AMD's (Arch)."""
+    _one_problem(tmp_path, "On Debian/testing, apt install rocm-dkms fails\n",
+                 ("os.not-supported", "warn", "Debian"),
+                 "On Arch Linux I ran sudo pacman -S rocm-hip-sdk python-pytorch-rocm\n")
+    # AMD's Python wheels fit any distribution; an unlisted Ubuntu may be one a release older than the data supported
+    assert problems(judged(tmp_path, "On Fedora 43 I use the wheels from https://repo.radeon.com/rocm/manylinux/\n",
+                           "wheels.txt")) == {}
+    assert problems(judged(tmp_path, "Ubuntu 16.04 LTS\nsudo apt install rocm-dkms\n", "old.txt")) == {}

@@ -206,6 +206,17 @@ def test_id_stat_group_env():
     assert where["HIP_VISIBLE_DEVICES"] == 5
 
 
+def test_env_value_of_a_command_prefix_ends_at_the_blank_a_path_keeps_its_spaces():
+    # llama.cpp#26702 pasted `HSA_OVERRIDE_GFX_VERSION=10.3.0 ~/.../llama-server \`: the override is 10.3.0, not
+    # the rest of the command line (read whole, it was judged malformed on a working host)
+    values, _ = env.parse_env("HSA_OVERRIDE_GFX_VERSION=10.3.0 ~/Projects/build-rocm/bin/llama-server \\\n"
+                              "PATH=/mnt/c/Program Files/AMD/bin:/usr/bin\n"
+                              "HIP_PATH=C:\\Program Files\\AMD\\ROCm\\5.7\\\n"
+                              "ROCR_VISIBLE_DEVICES=\"0 1\"\n")
+    assert values == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "PATH": "/mnt/c/Program Files/AMD/bin:/usr/bin",
+                      "HIP_PATH": "C:\\Program Files\\AMD\\ROCm\\5.7\\", "ROCR_VISIBLE_DEVICES": "0 1"}
+
+
 def test_docker_info_ok_and_unreachable():
     ok = docker_info.parse_docker_info('{"ServerVersion": "24.0", "Runtimes": {"runc": {}, "amd": {}},'
                                        ' "DefaultRuntime": "runc"}')

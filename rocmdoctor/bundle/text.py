@@ -42,7 +42,13 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "rocm.distro-packages": "distro-rocm",
                   "pip.wheel-refused": "wheel-refused", "kfd.absent-said": "kfd-absent",
                   "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state",
-                  "build.isa-unsupported": "isa-build-error", "env.override.works": "override-works"}
+                  "build.isa-unsupported": "isa-build-error", "env.override.works": "override-works",
+                  "companion.pinned": "companion-pinned", "rocm.amd-packages": "amd-packages"}
+
+
+# A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
+# (leejet/stable-diffusion.cpp#160) names the variable as Linux's remedy; nothing set it on this host.
+_SAID_OF_LINUX = re.compile(r"(?i)\b(?:on|in|under|for) linux\b|\bcan be (?:resolved|fixed|solved)\b")
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -56,6 +62,8 @@ def fold(acc: Acc, facts: TextFacts) -> None:
     host = acc.host
     for f in facts.facts:
         key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
+        if key == "override-named" and _SAID_OF_LINUX.search(f.source.text or ""):
+            continue  # said of another system, not set on this one
         if key and key not in host.context:
             host.context[key] = _fact(f)
     done, device = facts.first("run.steps-done"), next(
@@ -73,6 +81,9 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         host.context.setdefault("compose-items", Fact("", f.source))
         prev = host.context["compose-items"]
         host.context["compose-items"] = Fact((prev.value + " " + f.value).strip(), prev.source)
+    for f in facts.all("companion.version"):  # "torchvision:  0.24.1": the package and its version
+        name, _, version = re.sub(r"(?: version)?\s*(?::|==)\s*", " ", f.value, count=1).partition(" ")
+        host.context.setdefault("companion-" + name, Fact(version, f.source))
     wheels = facts.all("wheel.rocm-cp")
     if wheels:
         host.context["rocm-wheels"] = Fact(" ".join(dict.fromkeys(f.value for f in wheels[:8])), wheels[0].source)

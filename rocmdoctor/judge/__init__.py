@@ -12,6 +12,7 @@ The import order is the order the checks run and their findings are listed in.
 from __future__ import annotations
 
 # isort: off
+import rocmdoctor.judge.distro as distro
 import rocmdoctor.judge.system as system
 import rocmdoctor.judge.gpu as gpu
 import rocmdoctor.judge.gpu_override as gpu_override
@@ -28,5 +29,5 @@ import rocmdoctor.judge.secureboot as secureboot
 import rocmdoctor.judge.live as live
 # isort: on
 
-CHECK_MODULES = (system, gpu, gpu_override, gpu_topology, rocm, perm, torch, env, logs, container, context, health,
-                 secureboot, live)
+CHECK_MODULES = (distro, system, gpu, gpu_override, gpu_topology, rocm, perm, torch, env, logs, container, context,
+                 health, secureboot, live)

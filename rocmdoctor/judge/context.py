@@ -78,6 +78,10 @@ def _container_text(host: Host) -> str:
     return " ".join(parts)
 
 
+# A container whose whole command is a Python import: it reproduces an import error and asks nothing of the GPU.
+_IMPORT_ONLY = re.compile(r"""\bpython[\d.]{0,5} -c (["'])\s*(?:(?:import|from) [\w., ]{1,200};?\s*)+\1\s*$""")
+
+
 @check("container.no-kfd-device", title="Container started with the AMD devices")
 def container_devices(host: Host, matrix: Matrix) -> list[Finding]:
     """A `docker run` / compose file for a GPU workload without /dev/kfd: ROCm inside sees no GPU.
@@ -97,8 +101,8 @@ def container_devices(host: Host, matrix: Matrix) -> list[Finding]:
         return []
     text = _container_text(host)
     gpu_workload = re.search(r"--gpus|rocm|/dev/kfd|/dev/dri|ollama|vllm|pytorch|comfy", text, re.I)
-    if run is not None and not gpu_workload and compose is None:
-        return []
+    if run is not None and compose is None and (not gpu_workload or _IMPORT_ONLY.search(run.value)):
+        return []  # not a GPU workload; or `python -c "import torchvision"`, which needs no device (ROCm/pytorch#3109)
     has_kfd = "/dev/kfd" in text
     has_dri = "/dev/dri" in text
     gpus_all = re.search(r"--gpus[= ]\S+", text)

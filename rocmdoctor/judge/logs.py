@@ -6,12 +6,14 @@ the parser matches them and this check only turns each match into a finding.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rocmdoctor.judge.facts import finding
+from rocmdoctor.judge.facts import finding, override_value
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, LogMatch, Severity
+from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.parse.signatures import Signature, by_id, load_signatures
 
 if TYPE_CHECKING:
@@ -41,11 +43,27 @@ def _igpu_only(host: Host) -> bool:
     return bool(host.gpus) and all(g.is_apu for g in host.gpus)
 
 
+def _override_explains(host: Host, matrix: Matrix, m: LogMatch) -> bool:
+    """The program's own list of the targets it supports names the one this GPU's documented override maps to
+    (TensorFlow ignoring a gfx1031 while listing gfx1030, legacy-rocm-build#2353), and no override is set: the cause
+    is gpu.override-needed, and the line is its evidence, not a second failure."""
+    gfx, listed = m.groups.get("gfx"), m.groups.get("supported")
+    target = matrix.gpu(gfx) if gfx and listed else None
+    return (target is not None and target.override is not None and not target.override_broken
+            and override_value(host) is None
+            and gfx_from_version(target.override) in re.findall(r"gfx[0-9a-f]{3,5}", listed or ""))
+
+
 def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False,
-             present: frozenset[str] = frozenset()) -> Finding:
+             present: frozenset[str] = frozenset(), explained: bool = False) -> Finding:
     """One finding for one signature: the first match fills the placeholders, every line is evidence."""
     first = matches[0]
     sig = by_id().get(sig_id)
+    if explained and sig is not None:
+        shown = sig.filled(first.groups)
+        return finding(first.finding_id, Severity.INFO, shown.title, "The GPU runs a listed target's ISA: "
+                       "the documented override is the fix (see gpu.override-needed).",
+                       [str(m.source) if m.source else m.text.strip() for m in matches[:6]], None)
     evidence: list[str] = []
     for m in matches:
         line = str(m.source) if m.source else m.text.strip()
@@ -85,7 +103,9 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
             by_signature[specific] += by_signature.pop(sig_id)
     alone = _igpu_only(host)
     present = frozenset(m.signature for m in host.logs)
-    return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present) for sig_id, matches in by_signature.items()]
+    return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
+                     all(_override_explains(host, matrix, m) for m in matches))
+            for sig_id, matches in by_signature.items()]
 
 
 def _register() -> None:

@@ -1,172 +1,19 @@
-"""OS, kernel and kernel-driver checks: the layer below ROCm user space."""
+"""Kernel and kernel-driver checks: the layer below ROCm user space (the OS itself: judge/distro.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from rocmdoctor.judge.distro import os_label
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.registry import check
-from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import DkmsEntry, Finding, Fix, Severity
 from rocmdoctor.sanitize import command, word
 from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.matrix.types import OsSupport
     from rocmdoctor.model import DkmsEntry, DkmsInfo, Host
-
-WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"
-WSL_MATRIX_URL = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html"
-# AMD's WSL runtime, the package amdgpu-install's `wsl` usecase installs; apt not finding it means the installer's
-# ROCm release publishes no WSL build for this distribution release (ROCm/legacy-rocm-build#4064, #3051, #4406,
-# #5361).
-WSL_RUNTIME_PACKAGE = "hsa-runtime-rocr4wsl-amdgpu"
-
-
-def _wsl_runtime_missing(host: Host, matrix: Matrix) -> list[Finding]:
-    """apt cannot find AMD's WSL runtime: direct evidence that this amdgpu-install release has no WSL build for
-    this distribution release, whatever the tables say (AMD: "there is no ROCm 6.3.3 release for WSL", #4406;
-    "24.04 support was introduced in ROCm 6.2.0", #4064)."""
-    lines = [m for m in host.logs if m.finding_id == "log.package-install-failed"
-             and m.groups.get("package") == WSL_RUNTIME_PACKAGE]
-    if not lines:
-        return []
-    os_label = _os_label(host) if host.os.id else "this distribution release"
-    return [finding(
-        "os.not-supported", Severity.FAIL,
-        f"The amdgpu-install release in use has no WSL runtime for {os_label}",
-        f"apt cannot find {WSL_RUNTIME_PACKAGE}, AMD's ROCm runtime for WSL: the installer's ROCm release publishes "
-        "no WSL packages for this distribution release (each WSL release lists its Ubuntu releases; some ROCm "
-        "releases have no WSL build at all). Without it rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES.",
-        [str(m.source) if m.source else m.text for m in lines[:2]]
-        + ([str(host.os.source)] if host.os.source else []),
-        Fix("amdgpu-install is release-specific: remove it, install the amdgpu-install package of a ROCm release "
-            "that AMD's WSL matrix lists for this Ubuntu release, then run its WSL usecase "
-            "(amdgpu-install -y --usecase=wsl,rocm --no-dkms):",
-            ["sudo apt purge amdgpu-install"], WSL_MATRIX_URL),
-    )]
-
-
-def _os_label(host: Host) -> str:
-    o = host.os
-    return o.pretty_name or " ".join(x for x in (o.id, o.version or o.version_id) if x) or "unknown OS"
-
-
-def _native_rocm_under_wsl(host: Host) -> list[Finding]:
-    """Under WSL, a ROCm that looks for the kernel driver (rocminfo: 'ROCk module is NOT loaded', no /dev/kfd) is
-    the native Linux stack: it can never work there. AMD's WSL runtime announces itself ('WSL environment
-    detected.') and reaches the GPU through /dev/dxg (ROCm/legacy-rocm-build#1361, before any WSL release)."""
-    if not host.kernel.is_wsl or any(m.finding_id == "log.wsl-environment" for m in host.logs):
-        return []
-    # rocminfo's own lines (a container's 'adding custom device /dev/kfd' is container.wsl-dxg-device's case)
-    native = [m for m in host.logs if m.signature in ("rock-not-loaded", "kfd-open-no-such-file")]
-    if not native:
-        return []
-    return [finding(
-        "os.not-supported", Severity.FAIL, "The native Linux ROCm is installed inside WSL: it cannot reach the GPU",
-        "WSL has no amdgpu kernel driver and no /dev/kfd; only AMD's ROCm for WSL (from ROCm 6.1.3, on the Ubuntu "
-        "releases its WSL matrix lists, with Adrenalin on Windows) talks to the GPU, through /dev/dxg.",
-        [str(m.source) if m.source else m.text for m in native[:2]],
-        Fix("Install AMD's ROCm for WSL instead (the release the WSL matrix lists for your Ubuntu), or run ROCm on "
-            "a native Linux install:", ["sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms"], WSL_MATRIX_URL),
-    )]
-
-
-def _wsl_release(host: Host, matrix: Matrix) -> list[Finding]:
-    """Under WSL only the releases AMD publishes for WSL work; a release AMD said has no WSL build cannot start
-    its runtime there (rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES), whatever the distribution."""
-    if not host.kernel.is_wsl:
-        return []
-    ctx = rocm_context(host, matrix, system_only=True, allow_latest=False)
-    if ctx.release is None or ctx.release.wsl is not False:
-        return []
-    return [finding(
-        "os.not-supported", Severity.FAIL, f"ROCm {ctx.version} has no WSL build",
-        f"AMD publishes only some ROCm releases for WSL, and {ctx.version} is not one of them "
-        f"({ctx.release.wsl_source}). Its runtime cannot reach the GPU through WSL, so rocminfo and every "
-        "ROCm program fail.",
-        [ctx.why] + ([str(host.os.source)] if host.os.source else []),
-        Fix("Install the ROCm release AMD's WSL matrix lists for your Ubuntu release (amdgpu-install of that "
-            "release, then its WSL usecase), and the matching AMD wheels:",
-            ["sudo apt purge amdgpu-install"], WSL_MATRIX_URL),
-    )]
-
-
-@check("os.not-supported", title="Operating system")
-def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
-    wsl_missing = _wsl_runtime_missing(host, matrix) or _wsl_release(host, matrix) or _native_rocm_under_wsl(host)
-    if wsl_missing:
-        return wsl_missing
-    built_elsewhere = [m for m in host.logs if m.signature == "apt-rocm-depends-not-installable"]
-    if built_elsewhere:  # direct evidence beats the table (and needs no version)
-        return [finding(
-            "os.not-supported", Severity.FAIL,
-            "The ROCm packages being installed were not built for this distribution release",
-            "apt says a ROCm package depends on something this release does not provide at all (not a version held "
-            "back): the repository or installer is the one for another release. Packages will not install.",
-            [str(m.source) if m.source else m.text for m in built_elsewhere[:2]]
-            + ([str(host.os.source)] if host.os.source else []),
-            Fix("Use the ROCm release and repository built for this release (check the codename in the source "
-                "list), or install on the release the packages were built for:",
-                ["lsb_release -cs", "grep -r repo.radeon.com /etc/apt/sources.list.d/"], ROCM_DOCS +
-                "reference/system-requirements.html"),
-        )]
-    if not host.os.id:
-        return [not_captured("os.not-supported", "OS release (/etc/os-release)")]
-    if host.kernel.is_wsl and host.os.id != "ubuntu":
-        return [finding(
-            "os.not-supported", Severity.FAIL, f"{_os_label(host)} under WSL is not a configuration ROCm supports",
-            "AMD's ROCm for WSL supports Ubuntu distributions only (the WSL compatibility matrix); other distributions "
-            "under WSL have no WSL-aware HSA runtime, and rocminfo fails (HSA_STATUS_ERROR_OUT_OF_RESOURCES).",
-            [str(host.os.source)] if host.os.source else [],
-            Fix("Use an Ubuntu release AMD lists for WSL, with ROCm for WSL (amdgpu-install --usecase=wsl,rocm "
-                "--no-dkms):", ["wsl --install -d Ubuntu-22.04"], WSL_URL),
-        )]
-    ctx = rocm_context(host, matrix, system_only=True)
-    if not ctx.version:
-        return [skip("os.not-supported", f"{_os_label(host)}: no installed ROCm version to judge against")]
-    version = host.os.version or host.os.version_id or ""
-    verdict = matrix.os_supported(ctx.version or "", host.os.id, version) if ctx.version else None
-    ev = [str(host.os.source)] if host.os.source else []
-    if verdict is None:
-        return [skip("os.not-supported", f"{_os_label(host)}: no data for ROCm {ctx.version}")]
-    if verdict:
-        return [ok("os.not-supported", f"{_os_label(host)} is supported by ROCm {ctx.version}", ev)]
-    return [finding(
-        "os.not-supported", Severity.WARN, f"{_os_label(host)} is not supported by ROCm {ctx.version}",
-        f"AMD does not validate ROCm {ctx.version} on this OS ({ctx.why}); packages may not install and "
-        "the amdgpu-dkms module may not build. Supported: " + _supported_list(ctx.release.os if ctx.release else ()),
-        ev,
-        Fix("Use a supported distribution release, or a ROCm container on this host.",
-            [f"rocmdoctor matrix show --rocm {ctx.version}"], ROCM_DOCS + "reference/system-requirements.html"),
-    )]
-
-
-def _supported_list(entries: Iterable[OsSupport]) -> str:
-    """One entry per distribution with its releases ("ubuntu 22.04.5/24.04.3"), every distribution shown: a cut
-    alphabetical list of releases hid Ubuntu behind Debian, Oracle Linux and RHEL."""
-    by_os: dict[str, set[str]] = {}
-    for o in entries:
-        by_os.setdefault(o.os_id, set()).add(o.version)
-    return ", ".join(f"{os_id} {'/'.join(sorted(v, key=_vtuple))}" for os_id, v in sorted(by_os.items()))
-
-
-@check("os.wsl", title="Windows Subsystem for Linux")
-def wsl(host: Host, matrix: Matrix) -> list[Finding]:
-    if not host.kernel.is_wsl:
-        return []
-    return [finding(
-        "os.wsl", Severity.INFO, "Running under WSL",
-        "Under WSL there is no /dev/kfd and no amdgpu module: the GPU is reached through /dev/dxg and AMD's "
-        "WSL-specific runtime. Only AMD's Radeon-on-WSL wheels work; download.pytorch.org ROCm wheels fail "
-        "with 'No HIP GPUs are available' / hipErrorNoDevice.",
-        [host.kernel.version_text or ""],
-        Fix("Install ROCm for WSL and the matching AMD wheels, then replace the wheel's bundled HSA runtime "
-            "as AMD's guide says.", [], WSL_URL),
-    )]
-
 
 # the kernels installed beside the running one, in the distribution's own package manager
 _KERNELS_INSTALLED = {
@@ -220,7 +67,7 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
     return [finding(
         "kernel.not-validated", Severity.WARN,
         f"Kernel {release}{' (amdgpu-dkms failed to build for it)' if target else ''} is not one ROCm "
-        f"{ctx.version} was validated with on {_os_label(host)}",
+        f"{ctx.version} was validated with on {os_label(host)}",
         _validated_with(ctx.version or "", host.os.id, version, kernels, matrix.os_family_listed(ctx.version or "",
                                                                                                  host.os.id))
         + "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",

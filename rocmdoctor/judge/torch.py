@@ -239,6 +239,9 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     return [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU", detail=f"per {where}")]
 
 
+COMPANIONS = ("torchvision", "torchaudio")  # wheels built against one exact torch
+
+
 @check("torch.companion-mismatch", "torch.triton-mismatch", title="torchvision / torchaudio / triton")
 def companions(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
@@ -256,8 +259,12 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Remove it, then install xformers from the ROCm index torch came from (or build it against this "
                 "torch):", ["pip uninstall -y xformers"]),
         )]
+    pinned = host.context.get("companion-pinned")
+    if pinned is not None:
+        return [_pinned_elsewhere(pinned, host)]
     ck = host.context.get("xformers-rocm-ops")
-    if t is None or not t.version or not host.packages:
+    shown = {n: host.context[f"companion-{n}"] for n in COMPANIONS if f"companion-{n}" in host.context}
+    if t is None or not t.version or not (host.packages or shown):
         if ck is not None and xformers is None:
             return [ok("torch.companion-mismatch", "xformers is a ROCm build: its Composable Kernel attention ops "
                        "load", [str(ck.source)], detail="xformers.info lists the CUDA-only ops (cutlass, smallk, "
@@ -266,11 +273,11 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
     label = ([*t.version.split("+", 1), ""])[1]
     if re.fullmatch(r"[0-9a-f]{7,40}", label):
         label = ""  # a source build's git hash, not a wheel variant: companions carry their own hashes
-    bad = []
-    for name in ("torchvision", "torchaudio"):
-        v = host.packages.get(name)
-        if v and "+" in v and label and v.split("+", 1)[1].split(".git")[0][:6] != label.split(".git")[0][:6]:
-            bad.append(f"{name} {v}")
+    listed = host.packages or {n: f.value for n, f in shown.items()}  # a package list wins over prose
+    bad = [f"{n} {v}" + ("" if "+" in v else " (no +rocm tag: PyPI's CUDA build)")
+           for n, v in ((n, listed.get(n)) for n in COMPANIONS) if v and label and _other_variant(v, label)]
+    where = [str(host.packages_source)] if host.packages and host.packages_source else \
+        [str(f.source) for n, f in shown.items() if any(b.startswith(n + " ") for b in bad)]
     out = []
     if bad:
         out.append(finding(
@@ -278,7 +285,7 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
             f"{', '.join(bad)} built for another variant than torch {t.version}",
             "Companion wheels must come from the same index as torch; a CUDA torchvision drags in CUDA "
             "libraries or fails to load its C++ ops ('operator torchvision::nms does not exist').",
-            [str(host.packages_source)] if host.packages_source else [],
+            where,
             Fix("Reinstall torch and its companions together from one index:",
                 ["rocmdoctor install torch torchvision torchaudio"]),
         ))
@@ -293,6 +300,29 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Replace it with the pinned ROCm Triton:", ["pip uninstall -y triton", "rocmdoctor install torch"]),
         ))
     return out
+
+
+def _other_variant(version: str, torch_label: str) -> bool:
+    """A companion's build tag that is not torch's ("+cu121" beside "+rocm6.0"), or none beside a ROCm torch: PyPI's
+    own torchvision/torchaudio carry no tag and are CUDA builds on Linux (ROCm/pytorch#3109)."""
+    if "+" not in version:
+        return torch_label.startswith("rocm")
+    return version.split("+", 1)[1].split(".git")[0][:6] != torch_label.split(".git")[0][:6]
+
+
+def _pinned_elsewhere(pinned: Fact[str], host: Host) -> Finding:
+    """pip's own verdict: "torchvision 0.26.0 requires torch==2.11.0, but you have torch 2.12.0.dev...+rocm7.1"."""
+    m = re.match(r"(\S+) (\S+) requires torch==([^,\s]+),?\s+but you have torch (\S+)", pinned.value)
+    name, version, wants, have = m.groups() if m else ("torchvision", "?", "?", "?")
+    return finding(
+        "torch.companion-mismatch", Severity.FAIL,
+        f"{name} {version} was built for torch {wants}, but torch {have} is installed",
+        f"{name} pins the exact torch its C++ ops were compiled against; beside another torch they do not load "
+        f"('operator torchvision::nms does not exist' on import). Reinstalling torch alone leaves the old {name}.",
+        list(dict.fromkeys([str(pinned.source), *_torch_evidence(host)]))[:3],
+        Fix(f"Reinstall {name} from the index torch came from, with torch, in one command:",
+            ["rocmdoctor install torch torchvision torchaudio"]),
+    )
 
 
 def _nvidia_triton(ptx: Fact[str]) -> Finding:

@@ -273,6 +273,13 @@ class Matrix(DerivedLookups):
                      key=lambda o: _vtuple(o.version), default=None)
         return [newest] if newest is not None else []
 
+    def os_ever_listed(self, os_id: str, os_version: str = "") -> bool:
+        """Whether any release lists this distribution (in this version, when one is given): AMD builds its
+        packages for the listed ones only, whatever the release."""
+        want = os_id.strip().lower()
+        return any(o.os_id == want and (not os_version or _os_version_matches(o.version, os_version))
+                   for rel in self.releases.values() for o in rel.os)
+
     def os_family_listed(self, rocm: str, os_id: str) -> bool:
         """Whether the release lists any version of this distribution (its OS list may omit a family entirely)."""
         rel = self.release(rocm)

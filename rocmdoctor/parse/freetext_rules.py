@@ -2,130 +2,29 @@
 
 Data, not code (rocmdoctor.parse.freetext runs them): every regex has bounded quantifiers and looks back at most
 one character (the window memo depends on it; tests/test_needles.py checks), and a comment names the thread a
-rule came from. Split from freetext.py when the table outgrew the module limit.
+rule came from. The PyTorch and pip rules live in ``freetext_rules_torch``; :data:`RULES` runs them first.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass
 
-FREE_TEXT = "free-text"  # Source.kind of every fact found here
-MAX_PER_RULE = 20  # matches kept per rule: a log repeating a line a thousand times needs only a few
+from rocmdoctor.parse.freetext_rule import FREE_TEXT, MAX_PER_RULE, NVIDIA_CUDA_PACKAGE, Rule
+from rocmdoctor.parse.freetext_rule import VER as _VER
+from rocmdoctor.parse.freetext_rule import rule as _r
+from rocmdoctor.parse.freetext_rules_torch import TORCH_RULES
 
-_VER = r"\d{1,3}\.\d{1,3}(?:\.\d{1,5})?"
-# NVIDIA's CUDA libraries on PyPI ("nvidia-cublas-cu12"): PyPI's default Linux torch requires them
-NVIDIA_CUDA_PACKAGE = r"nvidia-[a-z0-9-]{2,40}-cu1[1-3]"
-_TORCH_VER = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc|\.dev|\.post)\d{0,10})?(?:\+[A-Za-z0-9.]{1,40})?"
-
-_CHAR_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")  # a regex's bracket expressions ("[^\n]" spans no line)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A fact's regex and the literal strings every match contains (``needles``): the text is searched for a
-    needle first (``str.find``, C speed) and the regex runs only on the one or two lines around each hit.
-    The regex is compiled on first use: a paste holds the needles of a few rules, not of all seventy."""
-
-    kind: str
-    regex: str
-    needles: tuple[str, ...]
-
-    @functools.cached_property
-    def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.regex, re.MULTILINE)
-
-    @functools.cached_property
-    def lines_after(self) -> int:
-        """Lines after the needle's line the regex may need: two for a rule written across lines (an issue
-        template's heading, a blank line, its answer), else one (a REPL's answer under its prompt)."""
-        return 2 if "\\n" in _CHAR_CLASS.sub("", self.regex) else 1
-
-
-def _r(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
-    return Rule(kind, "".join(pattern), needles)
-
+__all__ = ["CODENAME", "FREE_TEXT", "MAX_PER_RULE", "NVIDIA_CUDA_PACKAGE", "RULES", "Rule"]
 
 # chip codenames the PCI ID Repository names devices by ("Navi 22"): a GPU named this way is the chip, not a board
 _CODENAMES = r"(?:Navi ?[1-4]\d|Vega ?[12]0|Polaris ?[12]\d|Ellesmere|Baffin|Aldebaran|Arcturus|Aqua Vanjaram)"
 CODENAME = re.compile(_CODENAMES)
 
-_TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'"
 
 # One row per fact. The ``v`` group is the value; a rule may match the same fact in many forms.
 RULES: tuple[Rule, ...] = (
-    # --- PyTorch -----------------------------------------------------------------------------------------
-    _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
-    # a `pip freeze` line on its own: "torch==2.6.0.dev20241015+rocm6.2" (ROCm/hipBLASLt#1243)
-    _r("torch.version", ("torch==",), rf"^torch==(?P<v>{_TORCH_VER})[ \t]*$"),
-    # an issue template's "Pytorch: 2.0.0" / "PyTorch：2.0.0" (full-width colon; pytorch/pytorch#96964)
-    _r("torch.version", ("orch:", "orch：", "orch :"),
-       rf"^\s{{0,8}}(?:PyTorch|Pytorch|pytorch|torch|Torch)\s{{0,2}}[:：]\s{{0,4}}(?P<v>{_TORCH_VER})\s*$"),
-    _r("torch.version", ("orch version",),
-       rf"^\s{{0,8}}(?:PyTorch|Pytorch|torch|Torch) version\s{{0,4}}[:=]\s{{0,4}}(?P<v>{_TORCH_VER})"),
-    # ComfyUI's start-up lines: "pytorch version: 2.10.0+rocm7.1", "[INFO] pytorch version: ..."
-    # (utensils/comfyui-nix#46)
-    _r("torch.version", ("pytorch version:",),
-       rf"^[^\n]{{0,40}}?(?<![\w.])pytorch version:[ \t]{{0,4}}(?P<v>{_TORCH_VER})"),
-    # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
-    # install command line: "pip install torch==2.3.1+rocm6.0" is a fix being suggested, not the state)
-    # (and a UI's start-up log: "15:45:16-129105 INFO     Torch 2.3.0+rocm6.0", kohya_ss, SD.Next;
-    # bmaltais/kohya_ss#2667)
-    _r("torch.version", ("torch ", "Torch "),
-       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])[Tt]orch ",
-       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
-    # a markdown environment list or table with bold keys: "- **PyTorch**: 2.7.0+rocm6.3", "| **torch** | 2.7.1 |"
-    _r("torch.version", ("orch**", "orch version**", "orch Version**"),
-       rf"^[\s>*|-]{{0,8}}\*\*(?:PyTorch|Pytorch|pytorch|torch|Torch)(?: [Vv]ersion)?\*\*\s{{0,4}}[:|]\s{{0,4}}v?"
-       rf"(?P<v>{_TORCH_VER})"),
-    # a markdown environment table: "| torch | 2.10.0+rocm7.13.0a20260508 |" (ROCm/TheRock#5543)
-    _r("torch.version", ("| torch", "| PyTorch", "| Torch"),
-       r"^\|\s{0,4}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?: version)?(?:\*\*)?\s{0,4}\|\s{0,4}",
-       rf"(?P<v>{_TORCH_VER})\s{{0,4}}\|"),
-    # PyTorch's old issue template: " - PyTorch Version (e.g., 1.0): 1.6.0" (pytorch/pytorch#51213)
-    _r("torch.version", ("PyTorch Version (e.g.",),
-       rf"^[\s-]{{0,8}}PyTorch Version \(e\.g\., [\d.]{{1,8}}\):\s{{0,4}}(?P<v>{_TORCH_VER})"),
-    # an installer's own check: "AssertionError: Expected a ROCm torch wheel but got: 2.12.1+cu130."
-    _r("torch.version", ("torch wheel but got",),
-       r"torch wheel but got:? (?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10}))"),
-    # an issue's environment list: "- PyTorch: 2.12.0.dev20260408+rocm7.2" (a build tag makes it a torch version)
-    _r("torch.version", ("orch:",),
-       r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
-       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:rocm|cu|cpu)[\w.]{0,30})\s*$"),
-    _r("torch.version", ("+cu", "+rocm", "+cpu"),
-       r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
-    _r("torch.version", ("Successfully installed",),
-       rf"Successfully installed\b[^\n]{{0,2000}}?\btorch-(?P<v>{_TORCH_VER})(?=\s|$)"),
-    _r("torch.wheel", ("torch-",), r"(?P<v>\btorch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.%+-]{0,80}?\.whl)"),
-    _r("torch.hip", ("torch.version.hip",), r"torch\.version\.hip", _TORCH_Q,
-       r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
-    _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
-    _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
-    # also paraphrased: 'the "No Nvidia drivers found on your system" error' (HAMM3REXTREME/ComfyUI-Installer#15)
-    _r("torch.no-nvidia-driver", ("NVIDIA driver", "Nvidia driver", "nvidia driver",
-                                  "Torch not compiled with CUDA",
-                                  "CUDA driver version"),
-       r"(?P<v>(?:Found no|No) (?:NVIDIA|Nvidia|nvidia) drivers? (?:found )?on your system",
-       r"|Torch not compiled with CUDA enabled",
-       r"|CUDA driver version is insufficient for CUDA runtime version)"),
-    _r("torch.arch-list", ("rocm-sdk targets",),
-       r"rocm-sdk targets\s{0,4}\n(?P<v>gfx[0-9a-f]{3,5}(?:;gfx[0-9a-f]{3,5}){0,40})"),
-    _r("torch.arch-list", ("get_arch_list()",),
-       r"get_arch_list\(\)", _TORCH_Q,
-       r"\[?(?P<v>'gfx[0-9a-f]{3,5}[^'\n]{0,20}'(?:, 'gfx[0-9a-f]{3,5}[^'\n]{0,20}'){0,40})"),
-    # a ROCm runtime library inside the torch wheel named in an error: ".../site-packages/torch/lib/rocblas/library/
-    # TensileLibrary.dat" (pytorch/pytorch#96964): only a ROCm build ships those
-    _r("torch.rocm-lib", ("packages/torch/lib",),
-       r"(?P<v>[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\](?:rocblas|hipblaslt|libamdhip64|libMIOpen|libhsa-runtime64)"
-       r"[\w./\\-]{0,120})"),
-    _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
-    _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
-    _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
-    # TheRock's per-family index in a URL or its libraries package: "--index-url=https://.../v2/gfx110X-dgpu",
-    # "rocm-sdk-libraries-gfx110X-all==6.5.0rc..." (ROCm/TheRock#1079): the torch from there has only that family
-    _r("torch.therock-family", ("/v2/gfx", "rocm-sdk-libraries-gfx"),
-       r"(?:/v2/|rocm-sdk-libraries-)(?P<v>gfx\d[0-9a-fA-FX]{1,4}(?:-[a-z]{2,8})?)(?![\w-])"),
+    *TORCH_RULES,
+    # --- other programs and the host, said in their logs ----------------------------------------------------
     # the reporter says the machine has no AMD GPU at all ("a system without any AMD card on purpose",
     # ROCm/rocm-systems#1153)
     _r("gpu.none-said", ("without any AMD", "without an AMD", "no AMD GPU", "no AMD card", "no AMD graphics"),
@@ -157,36 +56,15 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b(?:pacman|yay|paru)\s{1,4}-S\w{0,4}\s[^\n]{0,120}?\b(?:rocm-hip-sdk|rocm-hip-runtime|rocm-opencl-sdk|",
        r"python-pytorch-(?:opt-)?rocm|rocblas|miopen-hip|hip-runtime-amd)\b",
        r"|\bdnf\s{1,4}install\s[^\n]{0,120}?\b(?:rocm-hip|rocm-runtime|rocm-opencl|hipblas|rocblas)\b)"),
-    # xFormers' load failure names the torch it was built for and the one installed (facebookresearch/xformers#1070:
-    # "xFormers was built for:" then "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)")
-    _r("xformers.built-for", ("xFormers was built for",),
-       rf"xFormers was built for:?[ \t]{{0,4}}\n[ \t]{{0,8}}PyTorch (?P<v>{_TORCH_VER}) with CUDA"),
-    # `python -m xformers.info` on a ROCm build: the Composable Kernel attention ops load (ROCm/xformers#21); its
-    # cutlass/smallk lines say "unavailable" on every ROCm build and are not a fault
-    _r("xformers.rocm-ops", ("memory_efficient_attention.ck",),
-       r"^[ \t]{0,8}(?P<v>memory_efficient_attention\.ck\w{1,20}):[ \t]{1,60}available[ \t]{0,8}$"),
+    # AMD's own packages, named in a log or in prose ("apt install rocm-dkms", "dpkg: error processing package
+    # rock-dkms", 'installed "rocm-dkms" from yum repo': ROCm/ROCm#631, #780): built for the distributions AMD lists
+    _r("rocm.amd-packages", ("rocm-dkms", "rock-dkms", "amdgpu-dkms", "amdgpu-install", "repo.radeon.com"),
+       r"(?P<v>\b(?:rocm-dkms|rock-dkms|amdgpu-dkms|amdgpu-install)\b",
+       # the distribution package repositories (not rocm/manylinux/, whose Python wheels fit any distribution)
+       r"|\brepo\.radeon\.com/(?:rocm/(?:apt|yum|rhel\d{0,2}|zyp|sle\w{0,6})|amdgpu(?:-install)?)/)"),
     # vulkaninfo --summary on Mesa: the kernel driver's own ISA for each board, untouched by HSA_OVERRIDE_GFX_VERSION
     # ("GPU id = 1 (Radeon 8060S Graphics (RADV GFX1151))", ROCm/legacy-rocm-build#5696)
     _r("gpu.vulkan", ("(RADV GFX",), r"\((?:RADV|radv) (?P<v>GFX\d{3,4}[A-Fa-f]?)\)"),
-    _r("torch.version", ("(you have ",),
-       rf"^[ \t]{{0,8}}PyTorch {_TORCH_VER} with CUDA (?:None|\d{{1,5}}) \(you have (?P<v>{_TORCH_VER})\)"),
-    # Triton's NVIDIA backend at work (PTX, ptxas): on an AMD GPU, the CUDA triton instead of the ROCm one
-    # ("Internal Triton PTX codegen error" / "ptxas fatal : Value 'sm_110'": gfx1100 as sm_110, ROCm/ROCm#3060)
-    _r("triton.nvidia", ("Triton PTX", "ptxas fatal"),
-       r"(?P<v>Internal Triton PTX codegen error|ptxas fatal\s{0,8}:\s{0,4}Value 'sm_\d{2,3}a?' is not defined)"),
-    # --- pip / uv ----------------------------------------------------------------------------------------
-    _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
-    _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
-    _r("pip.nvidia", ("nvidia-",), rf"(?P<v>\b{NVIDIA_CUDA_PACKAGE}\b)"),
-    _r("pip.no-versions", ("No matching distribution found for",),
-       r"(?P<v>No matching distribution found for \S{1,80})"),
-    _r("pip.no-versions", ("No solution found when resolving",), r"(?P<v>No solution found when resolving \w{1,20})"),
-    # a report's own words that the program ran on the CPU: "it falls back to CPU-only" (VoiceStudio#987), "the CPU
-    # is selected as the torch device" (InvokeAI#7146). Alone it proves nothing about the wheel (a ROCm torch
-    # that sees no GPU runs on the CPU too); beside a failed ROCm-index install it shows which torch stayed.
-    _r("torch.cpu-device", ("back to CPU", "back to the CPU", "CPU is selected", "back to cpu"),
-       r"(?P<v>\b(?:falls?|falling|fell) back to (?:the )?(?:CPU|cpu)\b[\w-]{0,6}"
-       r"|\b(?:the )?CPU is selected as the (?:torch |PyTorch )?device)"),
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
     _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
     _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
@@ -280,8 +158,10 @@ RULES: tuple[Rule, ...] = (
        r"(?<![\w./-])(?P<v>(?:ubuntu|fedora|debian) \d{1,2}(?:\.\d{1,2}){0,2})(?![-\w.~])"),
     # a distribution named in prose with no release: "On Debian with kernels 6.5.0 and 6.6.13, there is this build
     # error" (ROCm/legacy-rocm-build#2451); "on Debian-based" or "Debian 12" are not this rule's
+    # (and a rolling or unreleased one: "On Debian/testing" (ROCm/ROCm#631), "on openSUSE Tumbleweed" (ROCm/ROCm#780))
     _r("os.name", ("On Debian", "on Debian", "On Fedora", "on Fedora", "On openSUSE", "on openSUSE"),
-       r"\b[Oo]n (?P<v>Debian|Fedora|openSUSE)(?![-\w]| \d| GNU| Linux \d)"),
+       r"\b[Oo]n (?P<v>Debian(?:[/ ](?:testing|unstable|sid)\b)?|Fedora|openSUSE(?: Tumbleweed\b)?)",
+       r"(?![-\w]| \d| GNU| Linux \d)"),
     # Arch has no release: "Arch Linux (Linux 6.19.12-arch1-1)" as an issue template's OS answer (ROCm/ROCm#6166)
     _r("os.name", ("Arch Linux",), r"(?:^|\b[Oo]n )(?P<v>Arch Linux)\b(?![-\w])"),
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),

@@ -22,6 +22,7 @@ _PROSE_IDS = (
     ("oracle linux", "ol"),
     ("sles", "sles"),
     ("suse linux enterprise", "sles"),
+    ("opensuse tumbleweed", "opensuse-tumbleweed"),
     ("opensuse", "opensuse-leap"),
     ("centos", "centos"),
     ("fedora", "fedora"),
@@ -90,7 +91,10 @@ def os_from_prose(text: str, file: str, line: Optional[int] = None) -> OsInfo:
     if info.id is None:
         return info
     m = _VERSION_IN_TEXT.search(text)
-    if m:
+    rolling = re.search(r"\b(testing|unstable|sid)\b", low) if info.id == "debian" else None
+    if rolling:  # Debian's rolling suites: no release number, and no ROCm release lists them
+        info.version = info.version_id = rolling.group(1)
+    elif m:
         info.version = m.group(1)
         info.version_id = _major_minor(m.group(1)) if info.id == "ubuntu" else m.group(1)
         if info.id in ("rhel", "rocky", "almalinux", "ol", "centos"):
