@@ -966,8 +966,9 @@ def test_windows_dll_load_failure_is_a_missing_library(tmp_path: Path) -> None:
     its dependencies (libomp140.x86_64.dll was missing)."""
     line = ('OSError: [WinError 126] The specified module could not be found. Error loading '
             '"C:\\venv\\Lib\\site-packages\\torch\\lib\\shm.dll" or one of its dependencies.\n')
-    # another Windows error number is not this
-    _one_problem(tmp_path, line, ("log.missing-shared-library", "fail", "shm.dll"), line.replace("126", "5"))
+    # another Windows error (5, access denied: its own text) is not this
+    _one_problem(tmp_path, line, ("log.missing-shared-library", "fail", "shm.dll"),
+                 line.replace("126] The specified module could not be found.", "5] Access is denied."))
 
 
 def test_an_ollama_issue_template_answered_windows_is_native_windows(tmp_path: Path) -> None:
@@ -1168,3 +1169,73 @@ def test_amds_packages_on_a_distribution_no_release_lists_are_unsupported(tmp_pa
     assert problems(judged(tmp_path, "On Fedora 43 I use the wheels from https://repo.radeon.com/rocm/manylinux/\n",
                            "wheels.txt")) == {}
     assert problems(judged(tmp_path, "Ubuntu 16.04 LTS\nsudo apt install rocm-dkms\n", "old.txt")) == {}
+
+
+def test_ollama_skipping_one_gpu_while_it_supports_another_is_information(tmp_path: Path) -> None:
+    """ollama/ollama#3088: an RX 7900 XTX is used and the Ryzen's gfx1036 iGPU is skipped: a working host."""
+    supported = 'level=INFO source=amd_linux.go:119 msg="amdgpu [0] gfx1100 is supported"\n'
+    skipped = ('level=WARN source=amd_linux.go:114 msg="amdgpu [1] gfx1036 is not supported by /tmp/ollama24/rocm '
+               '[gfx1030 gfx1100 gfx1101 gfx1102 gfx900 gfx906 gfx908 gfx90a gfx940 gfx941 gfx942]"\n')
+    assert problems(judged(tmp_path, supported + skipped)) == {}
+    assert problems(judged(tmp_path, skipped, "alone.txt")) == {"log.unsupported-gpu-target": "fail"}
+
+
+def test_ggml_aborting_on_a_rocm_invalid_argument_is_a_failure(tmp_path: Path) -> None:
+    """ollama/ollama#9302: ggml stops on 'ROCm error: invalid argument' from hipMemGetInfo; HIP's own wording of the
+    same error, with no abort in sight, stays a warning (it may be logged and survived)."""
+    found = problems(judged(tmp_path, "ROCm error: invalid argument\n  current device: 0, in function "
+                                      "ggml_backend_cuda_device_get_memory at ggml-cuda.cu:2740\n"))
+    assert found == {"log.hip-invalid-argument": "fail"}
+    hip = problems(judged(tmp_path, "HIP error: invalid argument\n", "hip.txt"))
+    assert hip == {"log.hip-invalid-argument": "warn"}
+
+
+def test_windows_loader_wording_without_its_error_number_is_a_missing_dll(tmp_path: Path) -> None:
+    """ROCm/TheRock#1167: the paste lost the '[WinError 126]' prefix; the loader's sentence still names the DLL."""
+    _one_problem(tmp_path, 'The specified module could not be found. Error loading "C:\\venv\\Lib\\site-packages\\'
+                           'torch\\lib\\fbgemm.dll" or one of its dependencies.\n',
+                 ("log.missing-shared-library", "fail", "fbgemm.dll"),
+                 "The specified module could not be found in the docs; error loading settings.\n")
+
+
+def test_both_kernel_wordings_of_a_probe_enomem_give_the_bios_advice(tmp_path: Path) -> None:
+    """ROCm/rocm-install-on-linux#615: 'amdgpu: probe of 0000:83:00.0 failed with error -12', fixed in the BIOS."""
+    for line in ("[    9.292551] amdgpu: probe of 0000:83:00.0 failed with error -12\n",
+                 "[    5.408787] amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -12\n"):
+        found = judged(tmp_path, line)
+        assert problems(found) == {"log.amdgpu-init-failed": "fail"}
+        assert "BARs" in found["log.amdgpu-init-failed"][0].title
+    other = judged(tmp_path, "[    9.29] amdgpu: probe of 0000:83:00.0 failed with error -22\n", "o.txt")
+    assert not any("BARs" in f.title for fs in other.values() for f in fs)  # another errno: not the BIOS case
+
+
+def test_the_rocm_a_report_says_it_uses_is_the_systems(tmp_path: Path) -> None:
+    """invoke-ai/InvokeAI#5738: 'I am using ROCm version 6.0.0' beside a torch built for ROCm 5.6."""
+    _one_problem(tmp_path, "torch 2.1.2+rocm5.6\nI am using ROCm version 6.0.0. Here is a trace:\n",
+                 ("torch.rocm-mismatch", "warn", "6.0.0"),
+                 "torch 2.1.2+rocm5.6\nI am using ROCm on this machine. Here is a trace:\n")
+
+
+def test_rocms_enumerator_listing_the_igpu_first_puts_programs_on_it(tmp_path: Path) -> None:
+    """ROCm/ROCm#4390: the HIP SDK's amdgpu-arch printed the Ryzen 5 9600X's gfx1036 for an RX 6800 XT owner."""
+    def report(gfx: str) -> str:
+        return ("With ROCm 6.1 my ASUS TUF 6800XT does not work.\n"
+                f"PS C:\\Users\\b> & 'C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\amdgpu-arch.exe'\n{gfx}\n"
+                "PS C:\\Users\\b> (Get-WmiObject win32_VideoController).Name\nAMD Radeon RX 6800 XT\n")
+    found = judged(tmp_path, report("gfx1036"))
+    assert problems(found) == {"gpu.igpu-visible": "fail"}
+    assert "device 0" in found["gpu.igpu-visible"][0].title
+    assert problems(judged(tmp_path, report("gfx1030"), "dgpu.txt")) == {}
+
+
+def test_no_gpu_inside_distrobox_while_the_host_works_is_the_users_access(tmp_path: Path) -> None:
+    """kyuz0/amd-r9700-vllm-toolboxes#1: Distrobox shares /dev; the container user's groups were not the host's."""
+    error = "RuntimeError: No HIP GPUs are available\n"
+    said = ("Following the README for Distrobox, vllm fails.  LM Studio using rocm engine on host OS is confirmed "
+            "working.\n")
+    found = judged(tmp_path, said + error)
+    assert problems(found) == {"perm.kfd-access": "fail", "log.no-hip-gpus": "fail"}
+    assert "Distrobox" in found["perm.kfd-access"][0].title
+    # without the host's word that the GPU works there, the driver is as likely as the groups: no verdict on access
+    assert problems(judged(tmp_path, "Following the README for Distrobox, vllm fails.\n" + error, "b.txt")) \
+        == {"log.no-hip-gpus": "fail"}

@@ -43,7 +43,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "pip.wheel-refused": "wheel-refused", "kfd.absent-said": "kfd-absent",
                   "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state",
                   "build.isa-unsupported": "isa-build-error", "env.override.works": "override-works",
-                  "companion.pinned": "companion-pinned", "rocm.amd-packages": "amd-packages"}
+                  "companion.pinned": "companion-pinned", "gpu.enumerated": "enumerated",
+                  "container.distrobox": "distrobox", "host.works": "host-works", "rocm.amd-packages": "amd-packages"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
@@ -341,12 +342,13 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
         acc.host.captured.add("app-log")  # the application's runtime enumerated them, in its order
     names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
     if not gpus:
-        for f in facts.all("gpu.gfx"):
-            if f.value in seen:
+        listed = [(gfx, f.source) for f in facts.all("gpu.enumerated") for gfx in f.value.split() if gfx != "gfx000"]
+        for gfx, source in listed + [(f.value, f.source) for f in facts.all("gpu.gfx")]:
+            if gfx in seen:
                 continue
-            seen.add(f.value)
-            g = GpuInfo(index=len(gpus), gfx_by_source={"log": f.value})
-            g.sources.append(f.source)
+            seen.add(gfx)
+            g = GpuInfo(index=len(gpus), gfx_by_source={"log": gfx})
+            g.sources.append(source)
             gpus.append(g)
         if len(gpus) == 1 and len(names) == 1:
             gpus[0].name = names[0]

@@ -57,6 +57,17 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
         commands.append("python -c 'import torch; print([torch.cuda.get_device_name(i) for i in "
                         "range(torch.cuda.device_count())])'")
     ran = _failed_on(host, apus)
+    listed = host.context.get("enumerated")
+    first = (listed.value.split() or [""])[0] if listed is not None else ""
+    if ran is None and first and first in {native_gfx(g) for g in apus}:
+        return [finding(  # ROCm/ROCm#4390: the HIP SDK's amdgpu-arch printed the Ryzen's gfx1036, not the RX 6800 XT
+            "gpu.igpu-visible", Severity.FAIL,
+            f"ROCm's device 0 is the integrated GPU ({first}), not the {discrete}",
+            "The runtime's own device list starts with the iGPU: every program that uses the default device runs on "
+            "it, and ROCm's libraries carry no code for it.",
+            [str(listed.source)] + [str(s) for g in dgpus for s in g.sources[:1]],  # type: ignore[union-attr]
+            Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS):", commands),
+        )]
     if ran is not None:
         return [finding(
             "gpu.igpu-visible", Severity.FAIL,

@@ -94,6 +94,24 @@ def _kfd_absent_on_host(host: Host, said: Optional[Source]) -> Finding:
     )
 
 
+def _distrobox(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
+    """No GPU inside a Distrobox container while the report says it works on the host (kyuz0/amd-r9700-vllm-
+    toolboxes#1): Distrobox shares the host's /dev, so the devices are there and the user's groups are not."""
+    box, host_ok = host.context.get("distrobox"), host.context.get("host-works")
+    if box is None or host_ok is None or not (no_gpu or "no-gpus" in host.context):
+        return None
+    return finding(
+        "perm.kfd-access", Severity.FAIL, "Inside the Distrobox container this user cannot open the GPU",
+        "Distrobox shares the host's /dev, and the GPU works on the host: what differs is the container user's "
+        "groups. A named --group-add resolves to the image's render/video GIDs, not the host's, so /dev/kfd and "
+        "the render nodes stay closed and HIP enumerates no GPU.",
+        [str(box.source), str(host_ok.source)] + [str(m.source) for m in no_gpu[:1] if m.source],
+        Fix("Give the container the host's groups: podman keeps them with keep-groups; with docker pass the host's "
+            "numeric GIDs:", ['distrobox create --additional-flags "--group-add keep-groups" ...',
+                              "stat -c '%g' /dev/kfd /dev/dri/renderD128"], PERM_URL),
+    )
+
+
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
 def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
@@ -123,6 +141,9 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                 ["docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
                  "stat -c '%G %g' /dev/dri/renderD128"], PERM_URL),
         )]
+    inside_box = _distrobox(host, no_gpu) if not nodes else None
+    if inside_box is not None:
+        return [inside_box]
     if not nodes and "root-only" in host.context:
         return [_root_only(host)]
     said = host.context.get("kfd-absent")

@@ -75,6 +75,9 @@ RULES: tuple[Rule, ...] = (
        rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
     _r("rocm.named", (" installed", " to "),
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
+    # "I am using ROCm version 6.0.0." (invoke-ai/InvokeAI#5738), "running rocm 6.2"
+    _r("rocm.named", tuple(f"{v} {r}" for v in ("using", "running", "have") for r in ("ROCm", "rocm", "ROCM")),
+       rf"\b(?:using|running|have) (?:ROCm|rocm|ROCM)(?: version)?[ -]v?(?P<v>{_VER})\b(?![-/])"),
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
     # the reporter says which torch they installed: "then I tried nightly pip install --pre torch ... --index-url
     # <PyTorch's index>/nightly/cu124" (Comfy-Org/ComfyUI#5138); the last such line is the torch in use
@@ -92,6 +95,8 @@ RULES: tuple[Rule, ...] = (
        rf"^\|\s{{0,4}}(?:\*\*)?ROCm(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}\|\s{{0,4}}v?(?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCm Version",),  # ROCm's GitHub issue template: "### ROCm Version\n\nROCm 6.2.0"
        rf"^#{{2,4}} ROCm Version\s{{0,4}}\n\s{{0,4}}\n?\s{{0,4}}(?:[Rr][Oo][Cc][Mm] ?)?v?(?P<v>{_VER})\b"),
+    # `amd-smi version`: "AMDSMI Tool: 24.7.1+8dc45db | AMDSMI Library version: 25.1.0.0 | ROCm version: 6.3.3"
+    _r("rocm.version", ("| ROCm version:",), rf"\| ROCm version: (?P<v>{_VER})\b"),
     _r("rocm.version", ("ROCM_VERSION",), rf"\bROCM_VERSION[=:]\s{{0,2}}['\"]?(?P<v>{_VER})"),
     _r("hip.version", ("HIP version",),
        r"^\s{0,8}HIP version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3}\.\d{1,8}[\w.-]{0,30})"),
@@ -301,6 +306,11 @@ RULES: tuple[Rule, ...] = (
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
+    # ROCm's own device list, printed under its command: "PS C:\\...> & '...\\bin\\amdgpu-arch.exe'" then "gfx1036"
+    # (ROCm/ROCm#4390: the HIP SDK presenting the Ryzen's iGPU, not the RX 6800 XT); the runtime's order
+    _r("gpu.enumerated", ("amdgpu-arch", "offload-arch", "rocm_agent_enumerator"),
+       r"(?:amdgpu-arch|offload-arch|rocm_agent_enumerator)(?:\.exe)?['\"]?[ \t]{0,4}\n",
+       r"(?P<v>[ \t]{0,4}gfx[0-9a-f]{3,5}(?:[ \t]{0,4}\n[ \t]{0,4}gfx[0-9a-f]{3,5}){0,15})[ \t]*$"),
     _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
     _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
@@ -371,6 +381,12 @@ RULES: tuple[Rule, ...] = (
        r"\s{1,3}group\b)"),
     _r("service", ("systemd[1]", "systemctl ", "journalctl", ".service"),
        r"(?P<v>\bsystemd\[1\]|\bsystemctl (?:edit|restart|status|start) [\w.@-]{1,60}|\bjournalctl\b|\.service\b)"),
+    # Distrobox shares the host's /dev with its containers: a GPU missing inside one is the user's access, not a
+    # device flag ("No HIP GPUs are available" in a Distrobox, kyuz0/amd-r9700-vllm-toolboxes#1; judge/perm.py)
+    _r("container.distrobox", ("istrobox",), r"(?P<v>\b[Dd]istrobox\b)"),
+    # the report says the GPU works on the host itself ("LM Studio using rocm engine on host OS is confirmed working")
+    _r("host.works", ("on host", "on the host"),
+       r"(?P<v>\bon (?:the )?host(?: OS| system| machine)?\b[^\n]{0,40}?\b(?:works?|working|runs? fine)\b)"),
     _r("container.run", ("docker ", "podman ", "nerdctl "),
        r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
     _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),

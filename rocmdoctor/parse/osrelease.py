@@ -96,7 +96,9 @@ def os_from_prose(text: str, file: str, line: Optional[int] = None) -> OsInfo:
         info.version = info.version_id = rolling.group(1)
     elif m:
         info.version = m.group(1)
-        info.version_id = _major_minor(m.group(1)) if info.id == "ubuntu" else m.group(1)
+        if info.id == "ubuntu":  # "Ubuntu 24.4 Noble" (ROCm/ROCm#3656): an April release is YY.04
+            info.version = re.sub(r"^(\d{2})\.4(?=\.|$)", r"\1.04", info.version)
+        info.version_id = _major_minor(info.version) if info.id == "ubuntu" else m.group(1)
         if info.id in ("rhel", "rocky", "almalinux", "ol", "centos"):
             info.version_id = _major_minor(m.group(1))
     info.pretty_name = re.sub(r"\s*\([^)]{0,100}\)\s*$", "", text.strip()) or None
