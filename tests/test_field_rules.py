@@ -1239,3 +1239,79 @@ def test_no_gpu_inside_distrobox_while_the_host_works_is_the_users_access(tmp_pa
     # without the host's word that the GPU works there, the driver is as likely as the groups: no verdict on access
     assert problems(judged(tmp_path, "Following the README for Distrobox, vllm fails.\n" + error, "b.txt")) \
         == {"log.no-hip-gpus": "fail"}
+
+
+def test_pip_finding_no_tensorflow_rocm_for_the_reports_python_is_no_rocm_wheel(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#890: no tensorflow-rocm 2.1.0 wheel for Python 3.8 ('from versions: none')."""
+    pip = ("ERROR: Could not find a version that satisfies the requirement tensorflow-rocm==2.1.0 (from versions: "
+           "none)\nERROR: No matching distribution found for tensorflow-rocm==2.1.0\n")
+    found = judged(tmp_path, "There are no packages for Python 3.8, as of yet.\n" + pip)
+    assert problems(found) == {"python.no-rocm-wheel": "fail", "log.no-matching-wheel": "fail"}
+    assert "tensorflow-rocm" in found["python.no-rocm-wheel"][0].title
+
+
+def test_a_dependency_whose_versions_pip_lists_is_not_a_python_without_wheels(tmp_path: Path) -> None:
+    """pytorch/pytorch#118233: a torch wheel file installed without its index; pip lists triton's PyPI versions."""
+    pip = ("Processing ./torch-2.2.0+rocm5.7-cp38-cp38-linux_x86_64.whl\nERROR: Could not find a version that "
+           "satisfies the requirement pytorch-triton-rocm==2.2.0 (from torch==2.2.0+rocm5.7) (from versions: 0.0.1, "
+           "2.0.0, 2.1.0)\nERROR: No matching distribution found for pytorch-triton-rocm==2.2.0\n")
+    assert "python.no-rocm-wheel" not in problems(judged(tmp_path, pip))
+
+
+def test_an_old_python_in_a_repl_that_imports_torch_is_not_a_failure(tmp_path: Path) -> None:
+    """ROCm/pytorch#513: AMD's 2019 container, Python 3.6.9, `import torch` works; no install in the report."""
+    repl = "Python 3.6.9 (default, Jul  3 2019, 15:36:16)\n[GCC 5.4.0 20160609] on linux\n>>> import torch\n"
+    assert problems(judged(tmp_path, repl)) == {}
+    installing = "Looking in indexes: https://download.pytorch.org/whl/rocm6.2\n" + repl
+    assert problems(judged(tmp_path, installing, "pip.txt")) == {"python.no-rocm-wheel": "fail"}
+
+
+def test_cmd_variables_and_an_msvc_build_say_native_windows(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#6509: gfx1103 on Windows: no override is offered where nothing reads it."""
+    text = ("I am using a gfx1103.\nset PATH=%HIP_PATH%\\bin;%PATH%\nmain: built with  for x86_64-pc-windows-msvc\n")
+    found = problems(judged(tmp_path, text))
+    assert "gpu.override-needed" not in found
+    assert "windows" in load_host(_write(tmp_path, text, "w.txt")).context
+    assert "windows" not in load_host(_write(tmp_path, "I am using a gfx1103.\n", "l.txt")).context
+
+
+def test_a_report_that_works_once_the_igpu_is_hidden_names_the_igpu(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#23152: an RX 9070 XT with the iGPU active crashes; hiding the iGPU makes it work."""
+    text = ("With the AMD 9070 XT (and having IGPU active) llama.cpp crashes.\n"
+            "I have to use an environment variable to block the knowledge of the IGPU from llama.cpp and then it "
+            "works.\n")
+    _one_problem(tmp_path, text, ("gpu.igpu-visible", "fail", "integrated"),
+                 "With the AMD 9070 XT llama.cpp crashes.\nI have to block the iGPU fan curve tool and it still "
+                 "fails.\n")
+
+
+def test_an_apu_cpu_beside_a_named_discrete_gpu_warns_of_its_igpu(tmp_path: Path) -> None:
+    """ROCm/ROCm#3401: a Ryzen 5 3400G's Vega iGPU took HIP's device 0 beside an RX 6600."""
+    cpu = "CPU: AMD Ryzen 5 3400G with Radeon Vega Graphics\nGPU: AMD Radeon RX 6800\n"
+    _one_problem(tmp_path, cpu, ("gpu.igpu-visible", "warn", "integrated"),
+                 "CPU: AMD Ryzen 5 3600 6-Core Processor\nGPU: AMD Radeon RX 6800\n")
+
+
+def test_a_crash_told_with_no_override_named_is_a_run_without_it(tmp_path: Path) -> None:
+    """pytorch/pytorch#111355: an RX 6700 XT (gfx1031) and 'demucs causes Python ... to crash', no override named."""
+    gpu = "GPU models and configuration: AMD Radeon RX 6700 XT\n"
+    _one_problem(tmp_path, gpu + "demucs causes Python 3.11 and 3.9 to crash.\n",
+                 ("gpu.override-needed", "fail", "10.3.0"), gpu + "demucs is slow on this machine.\n")
+    assert "gpu.override-needed" not in problems(judged(tmp_path, gpu + "demucs causes Python to crash even with "
+                                                                  "HSA_OVERRIDE_GFX_VERSION=10.3.0 set.\n", "o.txt"))
+
+
+def test_the_gpu_operators_driver_with_a_rejected_memory_query_suspects_the_in_tree_driver(tmp_path: Path) -> None:
+    """ROCm/gpu-operator#330: the KMM worker loads amdgpu, torch.cuda.mem_get_info() fails: blacklist not applied."""
+    kmm = ('I0918 11:09:32.942374  1 modprobe.go:33] "Running modprobe" logger="kmm-worker" '
+           'command="/sbin/modprobe -vd /tmp/opt amdgpu"\n')
+    error = "RuntimeError: HIP error: invalid argument\n"
+    found = problems(judged(tmp_path, kmm + error))
+    assert found == {"rocm.kmd-mismatch": "warn", "log.hip-invalid-argument": "warn"}
+    assert problems(judged(tmp_path, error, "e.txt")) == {"log.hip-invalid-argument": "warn"}
+
+
+def test_a_gpu_amd_said_is_not_on_its_wsl_list_fails_under_wsl(tmp_path: Path) -> None:
+    """ROCm/ROCm#4503: 'Does 6950xt support ROCm via wsl?' AMD: gfx1030 is not on the WSL compatibility matrix."""
+    _one_problem(tmp_path, "Does 6950xt support ROCm via wsl?\nrocminfo can not get amdgpu info.\n",
+                 ("gpu.arch-unsupported", "fail", "WSL"), "Does 7900xtx support ROCm via wsl?\n")

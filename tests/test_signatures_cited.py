@@ -73,10 +73,16 @@ def test_a_signature_does_not_fire_on_other_wording():
 def test_fail_signatures_stay_quiet_on_healthy_field_pastes():
     """A working host's paste must not trip a fail-level signature (false alarms are bugs)."""
     severity = {r["id"]: r.get("severity", "fail") for r in ROWS}
+    quiet_if = {r["id"]: r.get("not_here_if", ()) for r in ROWS}
     healthy = [p for p in sorted((ROOT / "fixtures").glob("field-*"))
                if json.loads((p / "expected.json").read_text())["healthy"]]
     assert healthy
     for fixture in healthy:
         text = (fixture / "paste.txt").read_text(encoding="utf-8")
-        loud = [m.signature for m in scan(text, "paste.txt") if severity[m.signature] == "fail"]
+        found = scan(text, "paste.txt")
+        present = {m.signature for m in found}
+        # a signature whose not_here_if companion is in the same paste is reported as information, not a fail
+        # (ollama's "gfx1036 is not supported" beside "gfx1100 is supported": the iGPU skipped, ollama/ollama#3088)
+        loud = [m.signature for m in found if severity[m.signature] == "fail"
+                and not present & set(quiet_if.get(m.signature, ()))]
         assert not loud, (fixture.name, loud)

@@ -44,7 +44,10 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state",
                   "build.isa-unsupported": "isa-build-error", "env.override.works": "override-works",
                   "companion.pinned": "companion-pinned", "gpu.enumerated": "enumerated",
-                  "container.distrobox": "distrobox", "host.works": "host-works", "rocm.amd-packages": "amd-packages"}
+                  "container.distrobox": "distrobox", "host.works": "host-works",
+                  "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
+                  "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
+                  "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"

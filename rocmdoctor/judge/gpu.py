@@ -32,8 +32,10 @@ from rocmdoctor.judge.gpu_evidence import (
     CODE_ERRORS,
     distribution_build,
     failed_here,
+    gpu_evidence,
     isa_build_error,
     named_only,
+    not_on_wsl,
     override_said_to_work,
     runs_here,
 )
@@ -48,10 +50,6 @@ if TYPE_CHECKING:
     from rocmdoctor.model import GpuInfo, Host, LogMatch
 
 SUPPORT_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html"
-
-
-def _evidence(gpu: GpuInfo) -> list[str]:
-    return [str(s) for s in gpu.sources[:3]] or [f"{k}: {v}" for k, v in gpu.gfx_by_source.items()]
 
 
 @check("gpu.none-found", "gpu.detected", title="GPU inventory")
@@ -85,7 +83,7 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
                 ["lspci -nn -d 1002:", "lsmod | grep amdgpu", "ls -l /dev/kfd /dev/dri"], SUPPORT_URL),
         )]
     names = gpu_summary(host)
-    evidence = [s for g in host.gpus for s in _evidence(g)][:4]
+    evidence = [s for g in host.gpus for s in gpu_evidence(g)][:4]
     return [ok("gpu.detected", f"Found {names}", evidence)]
 
 
@@ -108,10 +106,12 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if not gfx:
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ISA not known")
     if not (ctx.version and matrix.support_status(gfx, ctx.version) == "supported"):
-        said = override_said_to_work(host, gpu, gfx, _evidence(gpu))
+        said = override_said_to_work(host, gpu, gfx, gpu_evidence(gpu))
         if said is not None:
             return said
     target = matrix.gpu(gfx)
+    if (wsl := not_on_wsl(host, gpu, target, gpu_evidence(gpu))) is not None:
+        return wsl
     wheel = _wheel_only_targets(host, matrix, ctx)
     if wheel is not None and gfx in wheel[0] and (wheel_lib_missing(host) or ("",))[0] != gfx:
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is a target of the installed torch wheel, "
@@ -128,7 +128,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     elif target is not None and not matrix.releases_supporting(gfx=gfx):
         status = SupportStatus.NEVER  # whatever the ROCm version, none supports it
     else:
-        return isa_build_error(host, gpu, gfx, _evidence(gpu)) or skip("gpu.arch-unsupported",
+        return isa_build_error(host, gpu, gfx, gpu_evidence(gpu)) or skip("gpu.arch-unsupported",
                                                                           f"{gpu_label(gpu)}: {ctx.why}")
     if status == "supported":
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)} is supported by ROCm {ctx.version}", [ctx.why])
@@ -143,7 +143,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         # working RX 6900 XT under torch 1.13.1+rocm5.2, had been called unsupported)
         return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version}'s GPU list is not in rocmdoctor's "
                     "data, so its support for " + gfx + " is not judged")
-    distro = None if ctx.version else distribution_build(host, gpu, gfx, _first_listing(matrix), _evidence(gpu))
+    distro = None if ctx.version else distribution_build(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu))
     if distro is not None:
         return distro
     if not ctx.version and runs_here(host, gpu):
@@ -152,7 +152,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
             f"{gpu_label(gpu)}: {gfx} is supported by no AMD ROCm release since {_first_listing(matrix)}, but this "
             "host's ROCm runtime enumerated it and the report shows no GPU-code error",
             "A community or older ROCm build that includes the target is in use (ollama#2453: a gfx803 container); "
-            "AMD's current releases and wheels will not run it.", _evidence(gpu))
+            "AMD's current releases and wheels will not run it.", gpu_evidence(gpu))
     lacks = _rocblas_lacks(host, gfx)
     if lacks is not None and not matrix.releases_supporting(gfx=gfx):
         return finding(
@@ -160,7 +160,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
             f"{gpu_label(gpu)}: the ROCm in use ships no rocBLAS kernels for {gfx}",
             f"rocBLAS itself says it has no TensileLibrary for {gfx} (its list of available files lacks it), and no "
             "ROCm release in rocmdoctor's data supports this target: every matrix multiply fails.",
-            [str(lacks.source) if lacks.source else lacks.text, *(_evidence(gpu))],
+            [str(lacks.source) if lacks.source else lacks.text, *(gpu_evidence(gpu))],
             Fix(f"Use a ROCm build that carries {gfx} (AMD's TheRock packages are built per GPU family), or a "
                 "container image built for it:", [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
         )
@@ -172,7 +172,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)) \
             and not _code_missing(host, ctx, gpu, gfx):
         return _unofficial(ctx, gpu, gfx)
-    named = None if ctx.version else named_only(host, gpu, gfx, _first_listing(matrix), _evidence(gpu))
+    named = None if ctx.version else named_only(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu))
     if named is not None:
         return named
     return _unsupported(matrix, ctx, gpu, gfx, status, target)
@@ -263,7 +263,7 @@ def _newer_than_data(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -
         f"{ctx.why}. rocmdoctor's matrix ends at ROCm {matrix.latest_release().version}, so it cannot say "
         f"whether {ctx.version} supports {gfx}"
         + (f" (the data lists it through {_last(matrix, gfx)})." if _last(matrix, gfx) else "."),
-        [ctx.why, *(_evidence(gpu))])
+        [ctx.why, *(gpu_evidence(gpu))])
 
 
 def _deprecated(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
@@ -276,7 +276,7 @@ def _deprecated(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx:
         f"{gpu_label(gpu)} is deprecated in ROCm {ctx.version}",
         f"AMD marks {gfx} as deprecated in ROCm {ctx.version} ({ctx.why}): it still works but receives no "
         "fixes and will be removed in a later release.",
-        [ctx.why, *(_evidence(gpu))],
+        [ctx.why, *(gpu_evidence(gpu))],
         Fix("Pin this ROCm / PyTorch release on this machine; do not upgrade past the last release that "
             "supports it (see `rocmdoctor matrix show --gpu " + gfx + "`).",
             [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
@@ -310,7 +310,9 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
     # a missing-GPU-code error in the input is the process telling that it ran without the override
     code_error = any(m.finding_id in CODE_ERRORS for m in host.logs)
     ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
-    unseen = "env" not in host.captured and not reported_user_space_gfx(gpu) and not mentioned and not code_error
+    # a crash the report tells of, with the override named nowhere in it: it ran without (pytorch/pytorch#111355)
+    told = "crash-said" in host.context and not any(k.startswith("override-") for k in host.context)
+    unseen = "env" not in host.captured and not reported_user_space_gfx(gpu) and not (mentioned or code_error or told)
     if ran_with or unseen:
         return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; " +
                     ("the report ran with it" if ran_with else "whether it is set was not captured"))
@@ -320,14 +322,14 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
         # program's own build carries code for it; ggml-org/llama.cpp#26454, gfx90c on Fedora 44)
         return finding("gpu.override-needed", Severity.OK,
                        f"{gpu_label(gpu)} runs its own {gfx} code: a program ran on it without the override",
-                       "", [str(ran.source), *_evidence(gpu)[:1]])
+                       "", [str(ran.source), *gpu_evidence(gpu)[:1]])
     return finding(
         "gpu.override-needed", Severity.FAIL,
         f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
         f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
         f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
         + (f" Caution: {note}" if flaky and note else "") + _ignored_per_node(host, gpu, ctx.version),
-        _evidence(gpu) + _override_evidence(host),
+        gpu_evidence(gpu) + _override_evidence(host),
         _override_fix(host, gpu, override, ctx.version),
     )
 
@@ -339,7 +341,7 @@ def _no_kfd_chip(gpu: GpuInfo) -> Finding:
         "ROCm release can use it",
         "The kernel's compute driver (kfd) has no case for this chip ('not supported in kfd'), so /dev/kfd never "
         "offers it to ROCm, whatever user space is installed. It still works for display and OpenGL/Vulkan.",
-        _evidence(gpu),
+        gpu_evidence(gpu),
         Fix("Use a GPU ROCm supports, or a non-ROCm backend (Vulkan, OpenCL from Mesa) for this one:",
             ["rocmdoctor matrix show"], SUPPORT_URL),
     )
@@ -364,7 +366,7 @@ def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
             f"{gfx} is in no ROCm release of rocmdoctor's data (AMD's compatibility matrix, which lists no Ryzen "
             "APU; AMD's Radeon and Ryzen pages may list it), and PyTorch's ROCm wheels include code objects for "
             f"it ({ctx.why}).",
-            [ctx.why, *(_evidence(gpu))],
+            [ctx.why, *(gpu_evidence(gpu))],
             Fix("No action needed if it works; use `rocmdoctor smoke` to prove it.", ["rocmdoctor smoke"],
                 SUPPORT_URL),
         )
@@ -373,7 +375,7 @@ def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:
         f"{gpu_label(gpu)} is not officially supported by ROCm {ctx.version}",
         f"{gfx} is not in AMD's support list for ROCm {ctx.version}, but PyTorch's ROCm wheels include "
         "code objects for it: it usually works, without AMD's validation.",
-        [ctx.why, *(_evidence(gpu))],
+        [ctx.why, *(gpu_evidence(gpu))],
         Fix("No action needed if it works; use `rocmdoctor smoke` to prove it.", ["rocmdoctor smoke"], SUPPORT_URL),
     )
 
@@ -396,7 +398,7 @@ def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, statu
         f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}" if ctx.version
         else f"{gpu_label(gpu)} is supported by no ROCm release since {_first_listing(matrix)}",
         f"{why[:1].upper()}{why[1:]} ({ctx.why}). {broken}".strip(),
-        _evidence(gpu),
+        gpu_evidence(gpu),
         Fix((f"Use ROCm {first} or newer, which supports it" if status == "never" and first and ctx.version else
              f"Use a ROCm release that still supports it (last: {last[0]})" if last else
              "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "

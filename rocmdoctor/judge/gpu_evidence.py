@@ -14,6 +14,7 @@ from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
+    from rocmdoctor.matrix.types import GpuTarget
     from rocmdoctor.model import GpuInfo, Host
 
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
@@ -25,6 +26,11 @@ CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-
                "log.unsupported-gpu-target")
 # the kernel refused the GPU before any program ran
 KERNEL_FAILURES = ("log.pcie-atomics-missing", "log.kfd-unsupported-device", "log.amdgpu-init-failed")
+
+
+def gpu_evidence(gpu: GpuInfo) -> list[str]:
+    """The lines that named this GPU (or, when none were kept, which source said which gfx)."""
+    return [str(s) for s in gpu.sources[:3]] or [f"{k}: {v}" for k, v in gpu.gfx_by_source.items()]
 
 
 def failed_here(host: Host) -> bool:
@@ -111,4 +117,19 @@ def override_said_to_work(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str
         [str(said.source), *evidence],
         Fix("Set it for the process that uses the GPU (the container's or service's environment, not only a shell):",
             [f"export HSA_OVERRIDE_GFX_VERSION={said.value}"]),
+    )
+
+
+def not_on_wsl(host: Host, gpu: GpuInfo, target: Optional[GpuTarget], evidence: list[str]) -> Optional[Finding]:
+    """Under WSL only the GPUs on AMD's WSL list run, a narrower list than native Linux's: a target AMD said is not
+    on it fails whatever the Linux tables say (ROCm/ROCm#4503: an RX 6950 XT, gfx1030)."""
+    if target is None or target.wsl is not False or not (host.kernel.is_wsl or "wsl" in host.context):
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)}: ROCm on WSL does not support {target.gfx}",
+        "ROCm under WSL reaches the GPU through the Windows driver, and only the GPUs on AMD's WSL compatibility "
+        f"list are exposed; {target.gfx} is not on it (native Linux supports it).",
+        [*evidence, target.wsl_source],
+        Fix("Use native Linux for this GPU (or a GPU on AMD's WSL list):", [],
+            "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html"),
     )

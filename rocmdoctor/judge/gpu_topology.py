@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
     apus = [g for g in host.gpus if g.is_apu]
     dgpus = [g for g in host.gpus if not g.is_apu]
+    said = _igpu_said(host, apus, dgpus)
+    if said is not None:
+        return [said]
     if not (apus and dgpus):
         unknown = [g for g in host.gpus if not (native_gfx(g) or g.name or g.pci_device_id)]
         if unknown:  # an application's device count alone: which of them is an iGPU cannot be told
@@ -86,6 +89,39 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
         Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS)"
             + ("" if ordered else "; the device list below gives the discrete GPU's index") + ":", commands),
     )]
+
+
+def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optional[Finding]:
+    """An iGPU no enumeration shows, known from the report's words: hiding it made the program work (FAIL,
+    ggml-org/llama.cpp#23152), or the CPU is an APU by its name beside a named discrete GPU (WARN, ROCm/ROCm#3401:
+    a 3400G's Vega iGPU took HIP's device 0 beside an RX 6600)."""
+    if apus or not dgpus:
+        return None
+    dgpu = gpu_label(dgpus[0])
+    hidden = host.context.get("igpu-hiding-works")
+    if hidden is not None:
+        return finding(
+            "gpu.igpu-visible", Severity.FAIL, f"The integrated GPU beside the {dgpu} breaks the run",
+            "The report says the program works once the iGPU is hidden from it: the runtime enumerates the iGPU too, "
+            "and the program (or a library) trips on it even when asked for the discrete GPU.",
+            [str(hidden.source)] + [str(s) for s in dgpus[0].sources[:1]],
+            Fix("Hide the iGPU for good (or disable it in the BIOS):",
+                ['$env:HIP_VISIBLE_DEVICES="<index of the discrete GPU>"' if "windows" in host.context
+                 else "export HIP_VISIBLE_DEVICES=<index of the discrete GPU>"]),
+        )
+    apu_cpu = host.context.get("apu-cpu")
+    if apu_cpu is None or gpu_sources_captured(host) or "app-log" in host.captured:
+        return None
+    return finding(
+        "gpu.igpu-visible", Severity.WARN, f"The CPU's integrated GPU is likely visible beside the {dgpu}",
+        f"{apu_cpu.value} is an APU: unless the firmware disables its iGPU, ROCm enumerates it too, and it may be "
+        "device 0 (programs then run on a GPU ROCm's libraries have no code for). Nothing in the report lists what "
+        "ROCm sees.",
+        [str(apu_cpu.source)] + [str(s) for s in dgpus[0].sources[:1]],
+        Fix("List the GPUs ROCm sees; expose only the discrete one if the iGPU is among them:",
+            ["rocminfo | grep -E 'Marketing Name|Name: +gfx'",
+             "export HIP_VISIBLE_DEVICES=<index of the discrete GPU>"]),
+    )
 
 
 def _failed_on(host: Host, apus: list[GpuInfo]) -> Optional[LogMatch]:

@@ -186,6 +186,27 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     return [ok("torch.rocm-mismatch", f"torch's ROCm {tr} agrees with the system")]
 
 
+def _operator_driver_not_in_use(host: Host) -> Optional[Finding]:
+    """AMD's GPU operator loads its own amdgpu through the KMM worker, yet HIP's free-memory query is rejected (the
+    triage of that error: a driver that does not match the user space): the kernel's in-tree amdgpu may still be the
+    one loaded, when its blacklist never reached the initramfs (ROCm/gpu-operator#330, 'blacklist not applied')."""
+    kmm = host.context.get("kmm-amdgpu")
+    rejected = [m for m in host.logs if m.finding_id == "log.hip-invalid-argument"]
+    if kmm is None or not rejected:
+        return None
+    return finding(
+        "rocm.kmd-mismatch", Severity.WARN,
+        "The GPU operator loads its amdgpu, but HIP's memory query is rejected: the in-tree driver may still be in use",
+        "The operator's driver matches its ROCm user space; the kernel's own amdgpu does not. modprobe of the "
+        "operator's module does nothing while the in-tree one is loaded, which happens when its blacklist is not in "
+        "the initramfs.",
+        [str(kmm.source)] + [str(m.source) if m.source else m.text for m in rejected[:1]],
+        Fix("On the node: see which amdgpu is loaded; blacklist the in-tree one in the initramfs and reboot:",
+            ["lsmod | grep amdgpu", "modinfo -F filename amdgpu", "cat /sys/module/amdgpu/version",
+             "sudo update-initramfs -u"], ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+    )
+
+
 @check("rocm.kmd-mismatch", title="ROCm user space vs kernel driver")
 def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     """System ROCm user space must be within the supported window of the amdgpu kernel driver's release. The
@@ -204,6 +225,9 @@ def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                 "kernel driver supports):", ["sudo amdgpu-install --usecase=dkms"],
                 ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
         )]
+    operator = _operator_driver_not_in_use(host)
+    if operator is not None:
+        return [operator]
     sr = system_rocm(host)
     amdgpu = [e for e in (host.dkms.entries if host.dkms else []) if e.module == "amdgpu"]
     if not sr or not amdgpu:

@@ -22,6 +22,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Fact, Finding, Fix, Severity, TorchBuild, TorchInfo
+from rocmdoctor.parse.freetext_rule import FREE_TEXT
 from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.words import plural
 
@@ -240,6 +241,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
 
 
 COMPANIONS = ("torchvision", "torchaudio")  # wheels built against one exact torch
+# what says the report installs (or tried to install) torch: pip's index lines, its "from versions: none"
+_INSTALL_CONTEXT = ("pip-index", "pip-no-versions", "rocm-wheels", "wheel-refused")
 
 
 @check("torch.companion-mismatch", "torch.triton-mismatch", title="torchvision / torchaudio / triton")
@@ -402,11 +405,13 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     mm = major_minor(version) or version
     ev = [str(host.python.source)] if host.python.source else [f"Python {version}"]
     none = host.context.get("pip-no-versions")
-    if none is not None:
+    if none is not None and "pip-versions-listed" not in host.context:  # listed versions: the index serves this Python
         index = host.context.get("pip-index")
+        wanted = re.search(r"found for ([A-Za-z][\w.-]{0,60}?)(?:[=<>!~\[ ]|$)", none.value)
+        package = wanted.group(1) if wanted else "torch"
         return [finding(
-            "python.no-rocm-wheel", Severity.FAIL, f"pip found no torch wheel for Python {mm} on this platform",
-            f"pip saw no torch release at all for Python {mm} here ('from versions: none'): the index has no wheel "
+            "python.no-rocm-wheel", Severity.FAIL, f"pip found no {package} wheel for Python {mm} on this platform",
+            f"pip saw no {package} release at all for Python {mm} here ('from versions: none'): the index has no wheel "
             "for this Python (and OS)." + (" Windows wheels exist only for the Python versions AMD builds them for."
                                            if "windows" in host.context else ""),
             [*ev, str(none.source)] + ([str(index.source)] if index else []),
@@ -438,8 +443,15 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     if not any_for_python:
         pythons = sorted({p for v in matrix.torch_variants() for p in v.pythons if p.replace(".", "").isdigit()},
                          key=lambda s: tuple(int(x) for x in s.split(".")))
+        # with no install in the report and no torch to judge, a Python older than the data's releases may well have
+        # had wheels then (ROCm/pytorch#513: torch imports in AMD's 2019 container on Python 3.6): not a failure
+        said = host.python.source is not None and host.python.source.kind == FREE_TEXT  # a pasted banner, not a capture
+        installing = not said or host.torch is not None or host.packages or any(k in host.context
+                                                                                for k in _INSTALL_CONTEXT)
         return [finding(
-            "python.no-rocm-wheel", Severity.FAIL, f"No PyTorch ROCm wheel exists for Python {mm}",
+            "python.no-rocm-wheel", Severity.FAIL if installing else Severity.INFO,
+            f"No PyTorch ROCm wheel exists for Python {mm}" + ("" if installing else " in the releases rocmdoctor "
+                                                                                       "knows"),
             f"PyTorch publishes ROCm wheels for Python {', '.join(pythons)}; pip then silently falls back to "
             "another index or a CPU build.",
             ev,

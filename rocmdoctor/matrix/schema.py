@@ -68,6 +68,8 @@ GPU: dict[str, tuple[Spec, bool]] = {
     "pci_ids": (STR_LIST, False),
     "source": ("str", True),
     "note": ("str", False),
+    "wsl": ("bool", False),  # false: AMD said ROCm on WSL does not support this target
+    "wsl_source": ("str", False),
     "product": (("list", PRODUCT), False),
 }
 

@@ -101,6 +101,8 @@ class GpuTarget:
     source: str = ""
     override_source: str = ""
     pci_ids: tuple[str, ...] = ()  # device ids known for this target without a product row (APUs)
+    wsl: Optional[bool] = None  # False: AMD said ROCm on WSL does not support it; None: not in the data
+    wsl_source: str = ""
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,9 @@ RULES: tuple[Rule, ...] = (
     # prose: "an AMD/ROCm host running Python 3.11 via ..." (vllm#44660)
     _r("python.minor", ("running Python 3.", "on Python 3.", "using Python 3.", "with Python 3."),
        r"\b(?:running|on|using|with) Python (?P<v>3\.\d{1,2})\b(?![.\d])"),
+    # "There are no packages for Python 3.8, as of yet" (ROCm/tensorflow-upstream#890): the Python the report uses
+    _r("python.minor", ("for Python 3.",),
+       r"\b(?:no|any|missing) (?:packages|wheels|builds|binaries) for Python (?P<v>3\.\d{1,2})\b(?![.\d])"),
     # pip refusing a torch/ROCm wheel file for this interpreter: "ERROR: torch-2.0.1+gite19229c-cp310-cp310-
     # linux_x86_64.whl is not a supported wheel on this platform." (evshiron/rocm_lab#6: Python 3.11)
     _r("pip.wheel-refused", ("is not a supported wheel",),
@@ -178,18 +181,20 @@ RULES: tuple[Rule, ...] = (
     # People write it in lower case ("support for wsl2 Ubuntu 24.04", an issue template's "### Operating System"
     # answered "wsl2"); amdgpu-install's WSL usecase is only ever run inside WSL.
     _r("wsl", ("wsl", "Wsl", "Operating System"),
-       r"(?P<v>\b(?:on|for|in|under|with) [Ww]sl2?\b|",
+       r"(?P<v>\b(?:on|for|in|under|with|via) [Ww]sl2?\b|",
        r"^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?[^\n]{0,40}\b[Ww]sl2?\b|--usecase[= ][\w,]{0,60}\bwsl\b)"),
     # (an issue template's "### OS" answered "Windows" (ollama's); ollama's own Windows GPU discovery,
     # "source=amd_windows.go:90" (ollama/ollama#4962))
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
-                   "win_amd64", "Operating System", "### OS", "_windows.go:"),
+                   "win_amd64", "Operating System", "### OS", "_windows.go:", "%HIP_PATH%", "-pc-windows-msvc"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
        r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
        r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b",
        r"|^#{2,4} OS[ \t]{0,4}\n[ \t]{0,4}\n?[ \t]{0,4}Windows(?: 1[01])?[ \t]{0,4}$",
        r"|\bsource=(?:amd|gpu)_windows\.go:\d",
+       # cmd.exe's variables and an MSVC build (llama.cpp's "main: built with  for x86_64-pc-windows-msvc", #6509)
+       r"|%HIP_PATH%|\b\w{1,12}-pc-windows-msvc\b",
        r"|^\|\s{0,4}(?:OS|Operating System)\s{0,4}\|\s{0,4}(?:\*\*)?Windows 1[01]\b)"),  # a markdown table row
     # a markdown heading: a variable listed under "## What doesn't work" was tried, not set (ollama/ollama#14855)
     _r("md.heading", ("\n#",), r"^#{1,4}[ \t]{1,4}(?P<v>[^\n#]{1,100})$"),
@@ -275,6 +280,19 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b[Aa]fter (?:about |around |roughly )?\d{1,5} ?(?:s|sec|secs|seconds|min|mins|minutes)\b,? "
        r"(?:the )?(?:performance|throughput|speed) (?:starts? to |begins? to )?(?:drop|decrease|degrade|fall)s?\b"
        r"[^.\n]{0,60})"),
+    # an APU named by AMD's marketing name, "AMD Ryzen 5 3400G with Radeon Vega Graphics" (ROCm/ROCm#3401): its iGPU
+    # is there beside any discrete GPU unless the firmware hides it
+    _r("cpu.apu", ("with Radeon",),
+       r"(?P<v>\bRyzen(?: AI)?(?: [3579]| Threadripper)? [\w+-]{2,12}(?: [\w+-]{1,8})? with Radeon(?: Vega)? ",
+       r"Graphics)\b"),
+    # the report telling of a crash: "demucs causes Python 3.11 and 3.9 to crash" (pytorch/pytorch#111355)
+    _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing"),
+       r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b)"),
+    # the report says the program works once the iGPU is hidden: "I have to use an environment variable to block the
+    # knowledge of the IGPU from llama.cpp and then it works" (ggml-org/llama.cpp#23152)
+    _r("igpu.hiding-works", ("GPU", "gpu", "integrated"),
+       r"(?i:(?P<v>\b(?:block|hid|hiding|disabl|exclud)\w{0,4}\b[^\n]{0,60}?\b(?:igpu|integrated (?:gpu|graphics))\b",
+       r"[^\n]{0,80}?\b(?:then it works|it works|works fine|fixe[sd] it|solved it)\b))"),
     _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
     _r("gpu.app", ("inference compute",),
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
@@ -285,7 +303,7 @@ RULES: tuple[Rule, ...] = (
     _r("gpu.app", ("_CudaDeviceProperties",),
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
     _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", "rx4", "rx5", "rx6", "rx7", "rx9",
-                    " xt", "0M", "Navi", "Vega", "Polaris", "Ellesmere", "Baffin", "Aldebaran", "Arcturus",
+                    " xt", "0xt", "0M", "Navi", "Vega", "Polaris", "Ellesmere", "Baffin", "Aldebaran", "Arcturus",
                     "Aqua Vanjaram"),
        r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
        r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
@@ -387,6 +405,10 @@ RULES: tuple[Rule, ...] = (
     # the report says the GPU works on the host itself ("LM Studio using rocm engine on host OS is confirmed working")
     _r("host.works", ("on host", "on the host"),
        r"(?P<v>\bon (?:the )?host(?: OS| system| machine)?\b[^\n]{0,40}?\b(?:works?|working|runs? fine)\b)"),
+    # AMD's GPU operator loading its amdgpu through Kubernetes' KMM worker ('"Running modprobe" logger="kmm-worker"
+    # command="/sbin/modprobe -vd /tmp/opt amdgpu"', ROCm/gpu-operator#330)
+    _r("k8s.kmm-amdgpu", ("Running modprobe",),
+       r"(?P<v>\"Running modprobe\"[^\n]{0,200}?\bmodprobe\b[^\n]{0,60}?\bamdgpu\b)"),
     _r("container.run", ("docker ", "podman ", "nerdctl "),
        r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
     _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),

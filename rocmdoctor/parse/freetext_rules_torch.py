@@ -115,6 +115,9 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("pip.no-versions", ("No matching distribution found for",),
        r"(?P<v>No matching distribution found for \S{1,80})"),
     _r("pip.no-versions", ("No solution found when resolving",), r"(?P<v>No solution found when resolving \w{1,20})"),
+    # pip listing the versions the index has ("(from versions: 0.0.1, ..., 2.1.0)"): the index serves this Python,
+    # only not the pinned version (a dependency of a wheel file installed without its index, pytorch/pytorch#118233)
+    _r("pip.versions-listed", ("(from versions: ",), r"\(from versions: (?P<v>(?!none\))[^)\n]{1,400})\)"),
     # a report's own words that the program ran on the CPU: "it falls back to CPU-only" (VoiceStudio#987), "the CPU
     # is selected as the torch device" (InvokeAI#7146). Alone it proves nothing about the wheel (a ROCm torch
     # that sees no GPU runs on the CPU too); beside a failed ROCm-index install it shows which torch stayed.
