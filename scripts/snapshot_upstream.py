@@ -58,12 +58,17 @@ def write(dest: Path, repo: str, path: str, commit: str, ref: str, spans: list[t
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--test-infra", required=True)
-    ap.add_argument("--builder", required=True)
+    ap.add_argument("--test-infra")
+    ap.add_argument("--builder")
     ap.add_argument("--therock", help="a ROCm/TheRock mirror (RELEASES.md multi-arch tables)")
+    ap.add_argument("--windows-docs", help="a ROCm/rocm-install-on-windows mirror (the HIP SDK's GPU tables)")
     a = ap.parse_args()
     if a.therock:
         therock(a.therock)
+    if a.windows_docs:
+        windows_docs(a.windows_docs)
+    if not (a.test_infra and a.builder):
+        return
     for rel in [*TI_RELEASES, "main"]:
         ref = "HEAD" if rel == "main" else f"release/{rel}"
         commit = git(a.test_infra, "rev-parse", ref).strip()
@@ -103,6 +108,23 @@ def therock(repo: str) -> None:
     pys = block(legacy, r"^We currently support Python", r"^We currently support Python")
     write(ROOT / "ROCm" / "TheRock" / f"main-{commit[:8]}" / "legacy_per_family_releases.md.excerpt",
           "ROCm/TheRock", "docs/packaging/legacy_per_family_releases.md", commit, "main", [cut, pys], legacy)
+
+
+WINDOWS_PATH = "docs/reference/system-requirements.rst"
+WINDOWS_RELEASES = ["6.0.0", "6.0.2", "6.1.0", "6.1.1", "6.1.2", "6.2.0", "6.2.1", "6.2.2", "6.2.4"]
+
+
+def windows_docs(repo: str) -> None:
+    """The HIP SDK for Windows' GPU tables (Name, Architecture, LLVM target, Runtime, HIP SDK) of each release's
+    documentation branch (``docs/X.Y.Z``): the input of ``matrices/windows.toml``. The branches before 6.0 live in
+    ROCm/ROCm's own docs and the ones after 6.2.4 are not in the mirror."""
+    for rel in WINDOWS_RELEASES:
+        ref = f"docs/{rel}"
+        commit = git(repo, "rev-parse", ref).strip()
+        text = git(repo, "show", f"{commit}:{WINDOWS_PATH}").splitlines()
+        tables = block(text, r"^\.\. tab-set::", r'^      "AMD Radeon(?:™)? RX 6600",')
+        write(ROOT / "ROCm" / "rocm-install-on-windows" / f"docs-{rel}" / "system-requirements.rst.excerpt",
+              "ROCm/rocm-install-on-windows", WINDOWS_PATH, commit, ref, [tables], text)
 
 
 if __name__ == "__main__":

@@ -797,13 +797,15 @@ def test_a_rocblas_error_for_the_igpu_beside_a_named_discrete_gpu(tmp_path: Path
 
 def test_the_windows_hip_sdk_path_names_the_release(tmp_path: Path) -> None:
     """githubcto/FramePack-ZLUDA#4: 'C:\\Program Files\\AMD\\ROCm\\6.2\\bin' is the HIP SDK 6.2; with rocBLAS
-    lacking the RX 9070 XT's gfx1201 (the line's first letter lost in the paste) it predates that GPU."""
+    lacking the RX 9070 XT's gfx1201 (the line's first letter lost in the paste) it predates that GPU: AMD's Windows
+    list for the HIP SDK 6.2 (matrices/windows.toml) has no gfx1201 row."""
     line = ("> ocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\/rocblas/library/TensileLibrary.dat: "
             "No such file or directory for GPU arch : gfx1201\n")
     found = judged(tmp_path, line)
     unsupported = [f for f in found["gpu.arch-unsupported"] if f.severity == Severity.FAIL]
-    assert unsupported and "predates support for gfx1201" in unsupported[0].detail, found["gpu.arch-unsupported"]
-    assert "ROCm 6.4.1 or newer" in (unsupported[0].fix.explanation if unsupported[0].fix else "")
+    assert unsupported and "gfx1201 is not on AMD's Windows list for the HIP SDK 6.2" in unsupported[0].title
+    assert "HIP SDK release whose Windows list includes this GPU" in (unsupported[0].fix.explanation
+                                                                       if unsupported[0].fix else "")
 
 
 def test_an_issue_templates_os_answer_and_wsls_own_rocminfo(tmp_path: Path) -> None:
@@ -1315,3 +1317,30 @@ def test_a_gpu_amd_said_is_not_on_its_wsl_list_fails_under_wsl(tmp_path: Path) -
     """ROCm/ROCm#4503: 'Does 6950xt support ROCm via wsl?' AMD: gfx1030 is not on the WSL compatibility matrix."""
     _one_problem(tmp_path, "Does 6950xt support ROCm via wsl?\nrocminfo can not get amdgpu info.\n",
                  ("gpu.arch-unsupported", "fail", "WSL"), "Does 7900xtx support ROCm via wsl?\n")
+
+
+def _windows_list_titles(tmp_path: Path, text: str, name: str) -> list[str]:
+    found = judged(tmp_path, text, name)
+    return [f.title for f in found.get("gpu.arch-unsupported", []) if "Windows list" in f.title]
+
+
+@pytest.mark.parametrize(("path", "gfx", "verdict"), [
+    ("C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\", "gfx1200", "is not on"),  # githubcto/FramePack-ZLUDA: RX 9060 XT
+    ("C:\\Program Files\\AMD\\ROCm\\6.0\\bin\\", "gfx1101", None),  # the RX 7800 XT row arrives in 6.0.2
+    ("C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\", "gfx1101", None),
+    ("C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\", "gfx1100", None),
+    ("C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\", "gfx1031", None),  # Runtime only: left to the other checks
+    ("C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\", "gfx906", "is marked unsupported on"),  # Radeon PRO VII: ❌ ❌
+    ("C:\\Program Files\\AMD\\ROCm\\6.4\\bin\\", "gfx1200", None),  # newer than the pinned lists: no verdict
+    ("C:\\Program Files\\AMD\\ROCm\\5.7\\bin\\", "gfx1200", None),  # older: ROCm/ROCm's own docs, not pinned
+    ("/opt/rocm-6.2.0/lib/", "gfx1200", None),  # Linux: judged by Linux's lists
+])
+def test_native_windows_is_judged_by_the_hip_sdks_windows_list(tmp_path: Path, path: str, gfx: str,
+                                                                verdict: str) -> None:
+    """A HIP SDK install path on native Windows names the release; AMD's Windows list for it decides (matrices/
+    windows.toml). The rocBLAS line is githubcto/FramePack-ZLUDA's shape with its path and target varied."""
+    line = (f'"rocBLAS error: Cannot read {path}/rocblas/library/TensileLibrary.dat: No such file or directory '
+            f"for GPU arch : {gfx}\n")
+    titles = _windows_list_titles(tmp_path, line, "w.txt")
+    assert titles == ([f"GPU 0 (GPU, {gfx}): {gfx} {verdict} AMD's Windows list for the HIP SDK "
+                       f"{path.split(chr(92))[-3]}"] if verdict else [])

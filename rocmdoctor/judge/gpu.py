@@ -35,7 +35,7 @@ from rocmdoctor.judge.gpu_evidence import (
     gpu_evidence,
     isa_build_error,
     named_only,
-    not_on_wsl,
+    not_on_platform_list,
     override_said_to_work,
     runs_here,
 )
@@ -110,8 +110,8 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
         if said is not None:
             return said
     target = matrix.gpu(gfx)
-    if (wsl := not_on_wsl(host, gpu, target, gpu_evidence(gpu))) is not None:
-        return wsl
+    if (listed := not_on_platform_list(host, matrix, gpu, gfx, target)) is not None:
+        return listed
     wheel = _wheel_only_targets(host, matrix, ctx)
     if wheel is not None and gfx in wheel[0] and (wheel_lib_missing(host) or ("",))[0] != gfx:
         return ok("gpu.arch-unsupported", f"{gpu_label(gpu)}: {gfx} is a target of the installed torch wheel, "

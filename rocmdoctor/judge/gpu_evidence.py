@@ -14,8 +14,11 @@ from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
+    from rocmdoctor.matrix import Matrix
     from rocmdoctor.matrix.types import GpuTarget
     from rocmdoctor.model import GpuInfo, Host
+
+WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/reference/system-requirements.html"
 
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
 RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
@@ -132,4 +135,35 @@ def not_on_wsl(host: Host, gpu: GpuInfo, target: Optional[GpuTarget], evidence: 
         [*evidence, target.wsl_source],
         Fix("Use native Linux for this GPU (or a GPU on AMD's WSL list):", [],
             "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html"),
+    )
+
+
+def not_on_platform_list(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str,
+                         target: Optional[GpuTarget]) -> Optional[Finding]:
+    """WSL and native Windows have their own GPU lists, narrower than Linux's: judged by them first."""
+    return not_on_wsl(host, gpu, target, gpu_evidence(gpu)) or not_on_windows_list(host, matrix, gpu, gfx)
+
+
+def not_on_windows_list(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """Native Windows with a HIP SDK release known from its install path (``C:\\Program Files\\AMD\\ROCm\\6.2``):
+    AMD's Windows list for that release decides, not Linux's. A target with Runtime ✅ on no row of it fails: the
+    SDK's libraries carry no code for it (an RX 9060 XT, gfx1200, under the HIP SDK 6.2: rocBLAS has no
+    TensileLibrary for it). Runtime-only targets (gfx1031, gfx1032) and releases outside the data are left to the
+    other checks."""
+    if "windows" not in host.context or host.kernel.release or host.kernel.is_wsl or "wsl" in host.context:
+        return None
+    sdk = next((i for i in host.rocm_installs if i.version and "\\ROCm\\" in i.path), None)
+    listed = matrix.windows_list(sdk.version) if sdk is not None and sdk.version else None
+    if sdk is None or listed is None or gfx in listed[0]:
+        return None
+    where = "is marked unsupported on" if gfx in listed[1] else "is not on"
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL,
+        f"{gpu_label(gpu)}: {gfx} {where} AMD's Windows list for the HIP SDK {sdk.version}",
+        f"The HIP SDK for Windows supports only the GPUs its own list names (narrower than Linux's); its libraries "
+        f"(rocBLAS, MIOpen) carry no code for {gfx}, and HSA_OVERRIDE_GFX_VERSION does nothing on Windows. AMD: "
+        "'If a GPU is not listed on this table, it is not officially supported by AMD.'",
+        list(dict.fromkeys([str(sdk.source) if sdk.source else sdk.path, *gpu_evidence(gpu), listed[2][-1]])),
+        Fix("Install a HIP SDK release whose Windows list includes this GPU, or use Linux, whose list differs:", [],
+            WINDOWS_LIST_URL),
     )

@@ -1,5 +1,6 @@
-"""Lookups into the tables derived from pinned upstream excerpts (matrices/pci_chips.toml, the TheRock families of
-matrices/torch_builds.toml): split from matrix/query.py, which holds the compatibility lookups."""
+"""Lookups into the tables derived from pinned upstream excerpts (matrices/pci_chips.toml, matrices/windows.toml,
+the TheRock families of matrices/torch_builds.toml): split from matrix/query.py, which holds the compatibility
+lookups."""
 
 from __future__ import annotations
 
@@ -43,3 +44,14 @@ class DerivedLookups(MatrixData):
     def therock_family(self, name: str) -> Optional[tuple[tuple[str, ...], str]]:
         """(gfx targets, source) of one of TheRock's per-family indexes ("gfx110X-dgpu"), None when unknown."""
         return self.therock_families.get(name.strip().strip("/").lower())
+
+    def windows_list(self, version: str) -> Optional[tuple[frozenset[str], frozenset[str], tuple[str, ...]]]:
+        """The HIP SDK for Windows' GPU list for a release named by major.minor ('6.2', from 'C:\\...\\ROCm\\6.2')
+        or in full: (targets with Runtime ✅ in any of that series' releases, targets on any row, sources); None when
+        no release of the series is in the data (before 6.0, after 6.2.4)."""
+        series = ".".join(version.split(".")[:2])
+        rows = [(v, row) for v, row in self.windows_sdk.items() if v == version or v.rsplit(".", 1)[0] == series]
+        if not rows:
+            return None
+        return (frozenset(g for _, row in rows for g in row[0]), frozenset(g for _, row in rows for g in row[2]),
+                tuple(row[3] for _, row in rows))

@@ -1,14 +1,15 @@
 """`rocmdoctor matrix update --offline`: re-derive every generated table from matrices/upstream/ and diff it.
 
-The torch build table (derive.py) and the PCI chip table (derive_pci.py) are independent derivations; this module
-runs both so one command (and one review) keeps every generated file in sync with its pinned sources.
+The torch build table (derive.py), the PCI chip table (derive_pci.py) and the Windows HIP SDK lists
+(derive_windows.py) are independent derivations; this module runs them all so one command (and one review) keeps
+every generated file in sync with its pinned sources.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rocmdoctor.matrix import derive, derive_pci
+from rocmdoctor.matrix import derive, derive_pci, derive_windows
 
 
 def run_offline(write: bool = False) -> tuple[str, str]:
@@ -16,7 +17,8 @@ def run_offline(write: bool = False) -> tuple[str, str]:
     from rocmdoctor.paths import MATRICES_DIR
 
     diffs, counts = [], []
-    for name, text in (("torch_builds.toml", derive.derive_text), ("pci_chips.toml", derive_pci.derive_text)):
+    for name, text in (("torch_builds.toml", derive.derive_text), ("pci_chips.toml", derive_pci.derive_text),
+                       ("windows.toml", derive_windows.derive_text)):
         path = Path(MATRICES_DIR) / name
         old = path.read_text(encoding="utf-8") if path.is_file() else ""
         new = text()
@@ -29,5 +31,5 @@ def run_offline(write: bool = False) -> tuple[str, str]:
         counts.append(new)
     diff = "".join(diffs)
     state = "in sync" if not diff else ("rewritten" if write else f"{diff.count(chr(10))} diff lines to review")
-    return diff, (f"derived {counts[0].count('[[build]]')} torch builds and {counts[1].count('[[chip]]')} PCI chips "
-                  f"from matrices/upstream/: {state}")
+    return diff, (f"derived {counts[0].count('[[build]]')} torch builds, {counts[1].count('[[chip]]')} PCI chips and "
+                  f"{counts[2].count('[[hip_sdk]]')} Windows HIP SDK lists from matrices/upstream/: {state}")

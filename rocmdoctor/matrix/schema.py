@@ -213,6 +213,14 @@ PCI_NAME: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/deriv
     "products": (STR_LIST, True),
 }
 
+WINDOWS_SDK: dict[str, tuple[Spec, bool]] = {  # generated: rocmdoctor/matrix/derive_windows.py
+    "version": ("str", True),
+    "runtime": (STR_LIST, True),
+    "hip_sdk": (STR_LIST, True),
+    "listed": (STR_LIST, True),
+    "source": ("str", True),
+}
+
 FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "releases": {"schema": ("int", True), "release": (("list", RELEASE), True)},
     "gpus": {"schema": ("int", True), "gpu": (("list", GPU), True)},
@@ -230,6 +238,7 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
     "health": {"schema": ("int", True), "threshold": (("list", HEALTH_THRESHOLD), True)},
     "channels": {"schema": ("int", True), "channel": (("map", CHANNEL), True)},
     "apps": {"schema": ("int", True), "app": (("list", APP), True)},
+    "windows": {"schema": ("int", True), "hip_sdk": (("list", WINDOWS_SDK), True)},
 }
 
 

@@ -41,7 +41,7 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b(?:tensorflow(?:-rocm)?|TensorFlow|jaxlib|jax_plugins|jax-rocm\w{0,10}|onnxruntime|migraphx|MIGraphX)\b)"),
     # the report runs vLLM: AMD's image ("DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_...", ROCm/legacy-rocm-build#4447),
     # vLLM's own ROCm image, its server module or CLI ("vllm serve" only as a command, not in prose)
-    _r("app.vllm", ("vllm",),
+    _r("app.vllm", ("rocm/vllm", "vllm/vllm-openai-rocm", "-m vllm.entrypoints", "vllm serve"),
        r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
        r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),
     # apt fetching a package: "Get:1 http://archive.ubuntu.com/ubuntu noble/universe amd64 rocminfo amd64 5.7.1-3build1"
@@ -290,7 +290,7 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b)"),
     # the report says the program works once the iGPU is hidden: "I have to use an environment variable to block the
     # knowledge of the IGPU from llama.cpp and then it works" (ggml-org/llama.cpp#23152)
-    _r("igpu.hiding-works", ("GPU", "gpu", "integrated"),
+    _r("igpu.hiding-works", ("iGPU", "igpu", "IGPU", "integrated", "Integrated", "INTEGRATED"),
        r"(?i:(?P<v>\b(?:block|hid|hiding|disabl|exclud)\w{0,4}\b[^\n]{0,60}?\b(?:igpu|integrated (?:gpu|graphics))\b",
        r"[^\n]{0,80}?\b(?:then it works|it works|works fine|fixe[sd] it|solved it)\b))"),
     _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
