@@ -1344,3 +1344,43 @@ def test_native_windows_is_judged_by_the_hip_sdks_windows_list(tmp_path: Path, p
     titles = _windows_list_titles(tmp_path, line, "w.txt")
     assert titles == ([f"GPU 0 (GPU, {gfx}): {gfx} {verdict} AMD's Windows list for the HIP SDK "
                        f"{path.split(chr(92))[-3]}"] if verdict else [])
+
+
+_FA_STEPS = ("2. Install PyTorch 2.5.1: `pip install -v torch==2.5.1+rocm6.2 --index-url "
+             "https://download.pytorch.org/whl/rocm6.2`\n")
+_FA_HIPCC = ("HIP version: 5.7.31921-1949b1621\n"
+             "AMD clang version 17.0.0 (https://github.com/RadeonOpenCompute/llvm-project roc-5.7.1 23382 "
+             "f3e174a1d286158c06e4cc8276366b1d4bc0c914)\nTarget: x86_64-unknown-linux-gnu\nThread model: posix\n"
+             "InstalledDir: /opt/rocm-5.7.1/llvm/bin\n")
+_FA_BUILD = "5. Try compiling: `BUILD_TARGET=rocm python setup.py install`\n"
+
+
+def test_an_extension_built_with_another_major_rocm_than_torchs_fails(tmp_path: Path) -> None:
+    """Dao-AILab/flash-attention#1307: a pinned rocm6.2 torch, the system's ROCm 5.7 hipcc, and setup.py install."""
+    found = judged(tmp_path, _FA_STEPS + _FA_BUILD + _FA_HIPCC)
+    assert problems(found) == {"torch.rocm-mismatch": "fail"}
+    assert "system's ROCm 5.7.1 for a torch built with ROCm 6.2" in found["torch.rocm-mismatch"][0].title
+    # no extension compiled here: the wheel runs its own bundled ROCm, a warning as before
+    assert problems(judged(tmp_path, _FA_STEPS + _FA_HIPCC, "run.txt")) == {"torch.rocm-mismatch": "warn"}
+    # the same major release (6.0 system, 6.2 torch): a warning, not a failure
+    same = _FA_HIPCC.replace("5.7.1", "6.0.2").replace("5.7.31921", "6.0.32831")
+    assert problems(judged(tmp_path, _FA_STEPS + _FA_BUILD + same, "same.txt")) == {"torch.rocm-mismatch": "warn"}
+
+
+def test_a_pin_beside_a_cuda_torchs_own_error_is_the_fix_being_told(tmp_path: Path) -> None:
+    """LykosAI/StabilityMatrix (fixture stabilitymatrix-comfyui-cuda-torch-rx7900xt): 'I fix this ... pip install
+    torch==2.3.1+rocm6.0': the torch that failed is the CUDA one its error names, not the pin."""
+    text = ("> RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+            "installed a driver from\n\nI fix this from the console:\n\npip install torch==2.3.1+rocm6.0 "
+            "--index-url https://download.pytorch.org/whl/rocm6.0\n")
+    host = load_host(_write(tmp_path, text))
+    assert host.torch is not None and host.torch.version is None and host.torch.proven_build == "cuda"
+    pinned = load_host(_write(tmp_path, text.split("\n\n", 1)[1], "pin.txt"))
+    assert pinned.torch is not None and pinned.torch.version == "2.3.1+rocm6.0"
+
+
+def test_nvcc_flags_rejected_by_rocms_clang_are_a_toolchain_failure(tmp_path: Path) -> None:
+    """facebookresearch/xformers#1162: a CUDA toolkit beside a ROCm torch sent setup.py down its CUDA path."""
+    _one_problem(tmp_path, "clang++: error: unknown argument: '--use_fast_math'\n",
+                 ("log.hip-toolchain", "fail", "nvcc"),
+                 "clang++: warning: argument unused during compilation: '-fno-gpu-rdc'\n")

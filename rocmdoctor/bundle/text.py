@@ -47,7 +47,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "container.distrobox": "distrobox", "host.works": "host-works",
                   "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
                   "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
-                  "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages"}
+                  "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
+                  "build.extension": "extension-build"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
@@ -200,6 +201,12 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     stayed = _failed_rocm_install(facts)
     said = facts.all("torch.installed-from")
     installed = max(said, key=lambda f: f.source.line or 0) if said else None  # the reporter's last install
+    pins = facts.all("torch.pinned")
+    if version is None and pins and not (hip or cuda or avail or nvidia or no_driver or installed or stayed
+                                         or facts.first("pip.no-versions")):
+        # an install step's pin, when nothing else tells the build: the torch the report runs (a pin beside a CUDA
+        # torch's own error is the fix being told, StabilityMatrix: 'I fix this ... pip install torch==...+rocm6.0')
+        version, source = pins[-1].value, pins[-1].source
     family = facts.first("torch.therock-family")
     first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family or installed
     if not (version or first):

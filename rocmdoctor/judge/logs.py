@@ -110,7 +110,11 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
 
 def _register() -> None:
     """One check per known error (so each can be selected or skipped by its id)."""
-    titles = {s.finding: s.title for s in load_signatures()}
+    titles: dict[str, str] = {}
+    # the first signature with a whole title (no {placeholder}) names the check: the table lists the generic wording
+    # first and the special cases (bitsandbytes', ollama's) after it
+    for sig in sorted(load_signatures(), key=lambda sig: "{" in sig.title):
+        titles.setdefault(sig.finding, sig.title)
     for fid in _ids():
 
         def run(host: Host, matrix: Matrix, fid: str = fid) -> list[Finding]:

@@ -139,6 +139,25 @@ def _extension_built_elsewhere(host: Host) -> Optional[Finding]:
     return None
 
 
+def _extension_for_other_rocm(host: Host, tr: str, sr: tuple[str, object]) -> Finding:
+    """An extension compiled here for a torch of another ROCm major release: torch's cpp_extension compiles with the
+    system's hipcc (ROCM_HOME), whose clang and HIP headers are not the ones torch was built with; the flags torch's
+    ROCm needs are unknown to the older compiler (Dao-AILab/flash-attention#1307: ROCm 5.7's hipcc for a rocm6.2
+    torch). PyTorch itself refuses a CUDA toolkit of another major release than torch's for the same reason."""
+    build = host.context["extension-build"]
+    return finding(
+        "torch.rocm-mismatch", Severity.FAIL,
+        f"An extension is compiled with the system's ROCm {sr[0]} for a torch built with ROCm {tr}",
+        "torch's cpp_extension compiles with the system's hipcc (ROCM_HOME), not with the ROCm the wheel bundles: a "
+        "compiler and HIP headers from another major release reject torch's flags or build code its runtime "
+        "cannot load.",
+        [str(build.source), str(sr[1]), f"torch {host.torch.version if host.torch else tr}"],
+        Fix(f"Build with a ROCm {tr} toolkit (ROCM_HOME/PATH pointing at it), or install the torch for the system's "
+            "ROCm and rebuild:", ["which hipcc && hipcc --version", f"rocmdoctor install torch --rocm "
+                                  f"{major_minor(sr[0])}"]),
+    )
+
+
 @check("torch.rocm-mismatch", title="PyTorch's ROCm vs the system")
 def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     tr = torch_rocm(host)
@@ -149,7 +168,9 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("torch.rocm-mismatch", "No ROCm build of torch to compare")]
     out: list[Finding] = [built_elsewhere] if built_elsewhere else []
     sr = system_rocm(host)
-    if sr and major_minor(sr[0]) != major_minor(tr):
+    if sr and sr[0].split(".")[0] != tr.split(".")[0] and "extension-build" in host.context:
+        out.append(_extension_for_other_rocm(host, tr, sr))
+    elif sr and major_minor(sr[0]) != major_minor(tr):
         out.append(finding(
             "torch.rocm-mismatch", Severity.WARN,
             f"torch bundles ROCm {tr} but the system has ROCm {sr[0]}",

@@ -213,6 +213,12 @@ RULES: tuple[Rule, ...] = (
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
     # the compiler refusing a program's GPU code for the target it builds for (vllm-project/vllm#6565, an MI50)
+    # a Python extension compiled here (with the system's hipcc): "BUILD_TARGET=rocm python setup.py install"
+    # (Dao-AILab/flash-attention#1307), "Building wheel for flash_attn (setup.py)", "pip install --no-build-isolation ."
+    _r("build.extension", ("setup.py ", "Building wheel for ", "--no-build-isolation"),
+       r"(?P<v>\bsetup\.py\s{1,4}(?:install|build|build_ext|develop|bdist_wheel)\b",
+       r"|\bBuilding wheels? for [\w.-]{1,60} \((?:setup\.py|pyproject\.toml)\)",
+       r"|\bpip3? install\b[^\n]{0,60}?--no-build-isolation\b)"),
     _r("build.isa-unsupported", ("instruction not supported on this GPU",),
        r"(?P<v>\berror: instruction not supported on this GPU\b)"),
     # a GPU passed through to a virtual machine ("I passthrough a MI 100 GPU to a virtual machine powered by libvirt",

@@ -18,6 +18,11 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
     # a `pip freeze` line on its own: "torch==2.6.0.dev20241015+rocm6.2" (ROCm/hipBLASLt#1243)
     _r("torch.version", ("torch==",), rf"^torch==(?P<v>{_TORCH_VER})[ \t]*$"),
+    # an install step pinning a tagged torch: "pip install -v torch==2.5.1+rocm6.2 --index-url ..." (Dao-AILab/
+    # flash-attention#1307): the torch the report runs when nothing prints its version
+    _r("torch.pinned", ("torch==",),
+       r"\bpip3? install\b[^\n]{0,120}?(?<![\w-])torch==(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.dev\d{8})?",
+       r"\+(?:rocm|cu|cpu)[\w.]{0,20})(?![\w.+])"),
     # an issue template's "Pytorch: 2.0.0" / "PyTorch：2.0.0" (full-width colon; pytorch/pytorch#96964)
     _r("torch.version", ("orch:", "orch：", "orch :"),
        rf"^\s{{0,8}}(?:PyTorch|Pytorch|pytorch|torch|Torch)\s{{0,2}}[:：]\s{{0,16}}(?P<v>{_TORCH_VER})\s*$"),
