@@ -1384,3 +1384,53 @@ def test_nvcc_flags_rejected_by_rocms_clang_are_a_toolchain_failure(tmp_path: Pa
     _one_problem(tmp_path, "clang++: error: unknown argument: '--use_fast_math'\n",
                  ("log.hip-toolchain", "fail", "nvcc"),
                  "clang++: warning: argument unused during compilation: '-fno-gpu-rdc'\n")
+
+
+def test_a_model_load_out_of_rocm_memory_fails(tmp_path: Path) -> None:
+    """antirez/ds4#475: a Strix Halo's GTT too small for the model; a CPU allocation failing is not the GPU's."""
+    line = "ds4: ROCm model arena alloc failed for tensor-span:105 (1792.00 MiB chunk): out of memory\n"
+    _one_problem(tmp_path, line, ("log.gpu-out-of-memory", "fail", "too small for the model"),
+                 "ds4: model arena alloc failed for tensor-span:105 (1792.00 MiB chunk): out of memory\n")
+
+
+_LMS = ("GPU: AMD Radeon RX 9070 (RADV GFX1201)\n\nROCm llama.cpp (Linux) appears compatible in the download list, but "
+        "after downloading it, an “Error surveying hardware” message appears, making it unusable. The Vulkan version "
+        "functions normally.\n")
+
+
+def test_lm_studios_rocm_engine_failing_its_survey_is_the_engine_lacking_the_gpu(tmp_path: Path) -> None:
+    """lmstudio-ai/lmstudio-bug-tracker#1306 (RX 9070) and #1004 (Radeon 8060S): the engine's own GPU list."""
+    found = judged(tmp_path, _LMS)
+    assert problems(found) == {"gpu.arch-unsupported": "fail"}
+    assert "LM Studio's ROCm engine cannot run on gfx1201" in found["gpu.arch-unsupported"][0].title
+    # the Vulkan engine's survey, or the ROCm engine named without a failed survey: no verdict from it
+    assert problems(judged(tmp_path, _LMS.replace("ROCm llama.cpp", "Vulkan llama.cpp"), "v.txt")) == {}
+    ok = "GPU: AMD Radeon RX 9070 (RADV GFX1201)\nROCm llama.cpp (Linux) v1.50.2 runs the model at 40 tok/s.\n"
+    assert problems(judged(tmp_path, ok, "ok.txt")) == {}
+
+
+_AB = ("On a APU (PCI ID 1002:150e, gfx11), ROCr init fails with:\n\nhsa api call failure at .../rocminfo.cc:1304\n"
+       "HSA_STATUS_ERROR_OUT_OF_RESOURCES\n\nwhen using AMDGPU 6.14.14 + amdgpu-dkms-firmware 30.10.1 on Ubuntu "
+       "24.04.\n"
+       "The same hardware and ROCm user-space works when the kernel module/firmware is AMDGPU 6.12.12.\n")
+
+
+def test_the_reports_own_test_of_two_driver_releases_names_the_breakage(tmp_path: Path) -> None:
+    """ROCm/ROCm#5433: the runtime fails under amdgpu 6.14.14 and works under 6.12.12 on the same host."""
+    found = judged(tmp_path, _AB)
+    assert problems(found) == {"driver.dkms-breakage": "fail", "log.hsa-out-of-resources": "fail"}
+    assert found["driver.dkms-breakage"][0].title.startswith("amdgpu 6.14.14 breaks ROCm on this host")
+    # no failure shown, or one release named twice: nothing to blame on the driver
+    calm = _AB.replace("ROCr init fails with:\n\nhsa api call failure at .../rocminfo.cc:1304\n"
+                       "HSA_STATUS_ERROR_OUT_OF_RESOURCES\n", "everything runs\n")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, calm, "calm.txt"))
+    same = _AB.replace("AMDGPU 6.12.12", "AMDGPU 6.14.14")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, same, "same.txt"))
+
+
+def test_a_pastes_device_lines_are_no_gpu_count_for_the_visibility_mask(tmp_path: Path) -> None:
+    """crickett-hpe/hpc-ai-envs#13: rccl-tests' device list cut after one of eight MI250X GCDs beside
+    CUDA_VISIBLE_DEVICES=0,...,7 (a healthy run). With an enumeration the count holds: tests/test_judge.py."""
+    text = ("CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728\n# Using devices\n"
+            "#   Rank  0 Pid 993996 on pinoak0003 device  0 [0000:c1:00.0] AMD Instinct MI250X\n")
+    assert "env.visible-devices" not in problems(judged(tmp_path, text))

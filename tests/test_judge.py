@@ -332,6 +332,13 @@ def test_visible_devices_hiding_everything(m):
     assert sev(judge_host(h, matrix=m), "env.visible-devices") == ["fail"]
 
 
+def test_visible_devices_past_the_count_need_an_enumeration(m):
+    h = Host(gpus=[gpu("gfx90a")], env={"CUDA_VISIBLE_DEVICES": "0,1"}, captured={"env", "kfd"})
+    assert sev(judge_host(h, matrix=m), "env.visible-devices") == ["warn"]
+    h.captured = {"env", "logs"}  # GPUs only named in log lines (a cut rccl-tests device list): no count
+    assert sev(judge_host(h, matrix=m), "env.visible-devices") == []
+
+
 def test_log_signatures_become_findings(m):
     lm = LogMatch("no-binary-for-gpu", "log.no-binary-for-gpu",
                   "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",

@@ -48,7 +48,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
                   "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
                   "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
-                  "build.extension": "extension-build"}
+                  "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
+                  "driver.works-with": "driver-works-with", "driver.version-named": "driver-named"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from rocmdoctor.judge.facts import finding, not_captured, ok
+from rocmdoctor.judge.facts import finding, gpu_sources_captured, not_captured, ok
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity, TorchBuild
 from rocmdoctor.words import plural
@@ -50,7 +50,9 @@ def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
     if chained is not None:
         return [chained]
     out = []
-    n = len(host.gpus)
+    # the GPU count is the host's only when an enumeration (rocminfo, kfd topology, smi) listed them: a paste's
+    # device lines may show a few of eight (rccl-tests' '# Using devices' cut off; crickett-hpe/hpc-ai-envs#13)
+    n = len(host.gpus) if gpu_sources_captured(host) else 0
     for key in MASKS:
         if key not in host.env:
             continue

@@ -140,8 +140,29 @@ def not_on_wsl(host: Host, gpu: GpuInfo, target: Optional[GpuTarget], evidence: 
 
 def not_on_platform_list(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str,
                          target: Optional[GpuTarget]) -> Optional[Finding]:
-    """WSL and native Windows have their own GPU lists, narrower than Linux's: judged by them first."""
-    return not_on_wsl(host, gpu, target, gpu_evidence(gpu)) or not_on_windows_list(host, matrix, gpu, gfx)
+    """WSL, native Windows and an application's own ROCm engine have their own GPU lists, narrower than Linux's:
+    judged by them first."""
+    return (not_on_wsl(host, gpu, target, gpu_evidence(gpu)) or not_on_windows_list(host, matrix, gpu, gfx)
+            or not_in_app_engine(host, gpu, gfx))
+
+
+def not_in_app_engine(host: Host, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """LM Studio's ROCm engine bundles its own ROCm and llama.cpp, built for a fixed list of targets: on a GPU outside
+    it the engine's hardware survey fails while the Vulkan engine runs (lmstudio-ai/lmstudio-bug-tracker#1306, an
+    RX 9070's gfx1201; #1004, a Radeon 8060S's gfx1151 beside a working system ROCm 6.4.3)."""
+    survey = host.context.get("lmstudio-rocm-survey")
+    if survey is None:
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL,
+        f"{gpu_label(gpu)}: LM Studio's ROCm engine cannot run on {gfx} (its hardware survey failed)",
+        "LM Studio's ROCm llama.cpp engine carries its own ROCm libraries and code for a fixed list of GPU targets, "
+        f"whatever ROCm the system has; its survey finds no GPU it can use when {gfx} is not on that list. The "
+        "Vulkan engine is built for any GPU and keeps working.",
+        list(dict.fromkeys([str(survey.source), *gpu_evidence(gpu)])),
+        Fix("Use LM Studio's Vulkan engine on this GPU, or update the ROCm engine (its runtime's release notes list "
+            "the GPU targets each release adds):", []),
+    )
 
 
 def not_on_windows_list(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> Optional[Finding]:

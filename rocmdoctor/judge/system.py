@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.distro import os_label
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
+from rocmdoctor.judge.gpu_evidence import KERNEL_FAILURES, RUN_FAILURES
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import DkmsEntry, Finding, Fix, Severity
 from rocmdoctor.sanitize import command, word
@@ -160,11 +161,37 @@ def _breakages(host: Host, matrix: Matrix, info: DkmsInfo, amdgpu: list[DkmsEntr
     return out
 
 
+RUNTIME_FAILURES = frozenset(RUN_FAILURES) | frozenset(KERNEL_FAILURES) | {"log.hsa-init-failed", "log.rock-not-loaded"}
+
+
+def _driver_release_tested(host: Host) -> Optional[Finding]:
+    """The report's own test of two kernel driver releases beats any table: the ROCm runtime fails with the one it
+    installed and works with the other on the same hardware and user space (ROCm/ROCm#5433: amdgpu 6.14.14 on a
+    gfx1150 APU, where 6.12.12 works)."""
+    good, bad = host.context.get("driver-works-with"), host.context.get("driver-named")
+    failed = [m for m in host.logs if m.finding_id in RUNTIME_FAILURES]
+    if good is None or bad is None or good.value == bad.value or not failed:
+        return None
+    debian = host.os is not None and host.os.id in ("ubuntu", "debian")
+    return finding(
+        "driver.dkms-breakage", Severity.FAIL,
+        f"amdgpu {bad.value} breaks ROCm on this host; the report shows amdgpu {good.value} working",
+        f"The ROCm runtime fails under the kernel driver amdgpu {bad.value}, and the report says the same hardware and "
+        f"ROCm user space work under amdgpu {good.value}: the driver release is the cause, not the GPU or ROCm.",
+        [str(bad.source), str(good.source), *(str(m.source) if m.source else m.text for m in failed[:1])],
+        Fix(f"Go back to the driver that works (amdgpu {good.value}, or the kernel's own amdgpu: ROCm installed "
+            "without DKMS):", ["sudo apt remove --purge amdgpu-dkms amdgpu-dkms-firmware",
+                                "sudo amdgpu-install --usecase=rocm --no-dkms"] if debian else [],
+            ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+    )
+
+
 @check("driver.dkms-failed", "driver.dkms-breakage", title="amdgpu-dkms")
 def dkms(host: Host, matrix: Matrix) -> list[Finding]:
     info = host.dkms
+    tested = _driver_release_tested(host)
     if info is None:
-        return [not_captured("driver.dkms-failed", "dkms status")]
+        return [tested] if tested else [not_captured("driver.dkms-failed", "dkms status")]
     out: list[Finding] = []
     kernel = host.kernel.release
     for err in info.errors:

@@ -41,6 +41,19 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b(?:tensorflow(?:-rocm)?|TensorFlow|jaxlib|jax_plugins|jax-rocm\w{0,10}|onnxruntime|migraphx|MIGraphX)\b)"),
     # the report runs vLLM: AMD's image ("DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_...", ROCm/legacy-rocm-build#4447),
     # vLLM's own ROCm image, its server module or CLI ("vllm serve" only as a command, not in prose)
+    # the report's own test of two kernel driver releases: "ROCr init fails ... when using AMDGPU 6.14.14 + ...
+    # The same hardware and ROCm user-space works when the kernel module/firmware is AMDGPU 6.12.12." (ROCm/ROCm#5433)
+    _r("driver.works-with", ("works when the", "works with the", "worked with the", "works fine with the"),
+       r"\b(?:works|worked)(?: fine| again)? (?:when|with) the (?:kernel module(?:/firmware)?|kernel driver|driver|",
+       r"amdgpu driver) (?:is |was )?(?:AMDGPU |amdgpu(?:-dkms)? )?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\b"),
+    _r("driver.version-named", ("using AMDGPU", "using amdgpu", "installs amdgpu", "installed amdgpu", "with AMDGPU"),
+       r"\b(?:using|installs|installed|with) (?:AMDGPU|amdgpu-dkms|amdgpu) (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\b"),
+    # LM Studio's ROCm engine failing its hardware survey: "ROCm llama.cpp (Linux) ... an “Error surveying hardware”
+    # message appears" (lmstudio-ai/lmstudio-bug-tracker#1306), "ROCm llama.cpp (Linux)\nv1.50.2\nGPU survey
+    # unsuccessful" (#1004)
+    _r("app.lmstudio-rocm-survey", ("ROCm llama.cpp",),
+       r"(?P<v>\bROCm llama\.cpp\b[^\n]{0,200}?(?:\n[^\n]{0,80}){0,2}?[^\n]{0,200}?",
+       r"\b(?:GPU survey unsuccessful|Error surveying hardware)\b)"),
     _r("app.vllm", ("rocm/vllm", "vllm/vllm-openai-rocm", "-m vllm.entrypoints", "vllm serve"),
        r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
        r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),
