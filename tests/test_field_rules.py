@@ -717,6 +717,10 @@ def test_a_gpu_fault_on_a_host_mixing_an_override_gpu_with_a_native_one(tmp_path
     assert "gpu.override-mismatch" not in alone, alone
     sibling = problems(judged(tmp_path, "### GPU\n\nAMD Radeon RX 6800, AMD Radeon RX 6600\n\n" + fault, "s.txt"))
     assert "gpu.override-mismatch" not in sibling, sibling
+    # an iGPU needing the override beside a native GPU: nobody exports it for the iGPU (ROCm/ROCm#6137, a W7900 beside
+    # a Raphael iGPU hanging with no override anywhere): gpu.igpu-visible's business, not this rule's
+    igpu = problems(judged(tmp_path, "### GPU\n\nAMD Radeon Pro W7900, AMD Radeon 610M\n\n" + fault, "i.txt"))
+    assert "gpu.override-mismatch" not in igpu, igpu
 
 
 def test_a_working_programs_log_is_evidence_not_an_unreadable_paste(tmp_path: Path) -> None:
@@ -1434,3 +1438,42 @@ def test_a_pastes_device_lines_are_no_gpu_count_for_the_visibility_mask(tmp_path
     text = ("CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728\n# Using devices\n"
             "#   Rank  0 Pid 993996 on pinoak0003 device  0 [0000:c1:00.0] AMD Instinct MI250X\n")
     assert "env.visible-devices" not in problems(judged(tmp_path, text))
+
+
+_UPGRADED = ("/opt/rocm/bin/rocminfo: error while loading shared libraries: libhsa-runtime64.so.1: cannot open shared "
+             "object file: No such file or directory\n\nI don't know how this error reproduce.but when  i updated  "
+             "rocm 3.8 to 3.9,this error has happened.\n")
+
+
+def test_an_in_place_upgrade_with_rocms_own_libraries_missing_is_a_mixed_install(tmp_path: Path) -> None:
+    """ROCm/ROCm#1302: rocminfo cannot load libhsa-runtime64 after 'updated rocm 3.8 to 3.9'."""
+    found = judged(tmp_path, _UPGRADED)
+    assert problems(found) == {"rocm.multiple-versions": "fail", "log.missing-shared-library": "fail"}
+    assert "after the upgrade (3.8 to 3.9)" in found["rocm.multiple-versions"][0].title
+    # the same library error with no upgrade told, or an upgrade told beside another program's library: no verdict
+    alone = _UPGRADED.split("\n\n")[0] + "\n"
+    assert "rocm.multiple-versions" not in problems(judged(tmp_path, alone, "alone.txt"))
+    other = _UPGRADED.replace("libhsa-runtime64.so.1", "libpng16.so.16")
+    assert "rocm.multiple-versions" not in problems(judged(tmp_path, other, "other.txt"))
+
+
+def test_a_rocm_tree_missing_its_own_compiler_after_an_upgrade_is_a_mixed_install(tmp_path: Path) -> None:
+    """ROCm/ROCm#1260: llvm-amdgpu stayed in /opt/rocm-3.7.0, so /opt/rocm-3.8.0's clang-ocl finds no clang; MIOpen
+    then cannot compile its kernels."""
+    said = "with the release of 3.8.0 not all packages have been updated to reflect the version change\n"
+    tree = "/opt/rocm-3.8.0/bin/clang-ocl: line 49: /opt/rocm-3.8.0/llvm/bin/clang: No such file or directory\n"
+    miopen = ("MIOpen Error: /root/driver/MLOpen/src/tmp_dir.cpp:47: Can't execute cd /tmp/miopen-Im2d2Col.cl-a714"
+              "; /opt/rocm-3.8.0/bin/clang-ocl  -mcpu=gfx900 MIOpenIm2d2Col.cl\n")
+    assert problems(judged(tmp_path, said + tree + miopen)) == {"rocm.multiple-versions": "fail",
+                                                                 "log.miopen-error": "fail"}
+    # the missing file alone (no upgrade told) is no evidence of two releases
+    assert problems(judged(tmp_path, tree + miopen, "tree.txt")) == {"log.miopen-error": "fail"}
+
+
+@pytest.mark.parametrize(("line", "read"), [
+    ("- podman run by **user**, all `/dev/dri/renderD*` devices passed in\n", False),  # ROCm/ROCm#3144: prose
+    ("The docker run command fails on this host\n", False),
+    ("$ podman run --device /dev/dri rocm/dev-ubuntu-22.04 rocminfo\n", True),
+])
+def test_prose_about_a_container_run_is_no_command(tmp_path: Path, line: str, read: bool) -> None:
+    assert ("container.no-kfd-device" in problems(judged(tmp_path, line))) is read

@@ -49,7 +49,9 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
                   "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
                   "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
-                  "driver.works-with": "driver-works-with", "driver.version-named": "driver-named"}
+                  "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
+                  "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
+                  "rocm.packages-behind": "rocm-packages-behind"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"

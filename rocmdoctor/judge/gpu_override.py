@@ -99,13 +99,16 @@ def _relabelled_override(host: Host, missing: list[str], extra: list[str]) -> Fi
 def _fault_on_a_mixed_host(host: Host, matrix: Matrix) -> Optional[Finding]:
     """A GPU fault on a host that mixes a GPU needing an override with a natively supported one, environment not
     captured: the usual cause is the override exported for the first, which re-targets the second (an MI210 beside
-    an RX 6600 faulting under a forgotten HSA_OVERRIDE_GFX_VERSION=10.3.0, ROCm/legacy-rocm-build#5238). A warning
+    an RX 6600 faulting under a forgotten HSA_OVERRIDE_GFX_VERSION=10.3.0, ROCm/legacy-rocm-build#5238); a discrete
+    GPU needing it, not an iGPU. A warning
     that names what to look for, not a verdict: the variable itself is not in the report."""
     fault = next((m for m in host.logs if m.finding_id in ("log.gpu-memory-access-fault", "log.gpu-hang")), None)
     if fault is None or len(host.gpus) < 2:
         return None
+    # an iGPU is not what people export the override for beside a discrete GPU (its visibility is
+    # gpu.igpu-visible's: ROCm/ROCm#6137, a W7900 hanging beside a Raphael iGPU, no override anywhere)
     needy = [(g, t.override) for g in host.gpus
-             if (t := matrix.gpu(native_gfx(g) or "")) is not None and t.override
+             if (t := matrix.gpu(native_gfx(g) or "")) is not None and t.override and not g.is_apu
              and not matrix.releases_supporting(gfx=native_gfx(g))]
     if not needy:
         return None

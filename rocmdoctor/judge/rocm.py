@@ -41,6 +41,34 @@ def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+_ROCM_LIB = re.compile(r"\blib(?:hsa-runtime64|hsakmt|amdhip64|hip\w{0,20}|roc\w{0,20}|MIOpen|rccl|amd_comgr)\.so")
+
+
+def _mixed_by_upgrade(host: Host) -> Optional[Finding]:
+    """An in-place upgrade that left two releases mixed (AMD: the removal of the old one 'did not go well'): ROCm's
+    own tools cannot load ROCm's libraries after "updated rocm 3.8 to 3.9" (ROCm/ROCm#1302), or a tool of the new
+    tree finds no file of that tree while the report says not all packages were updated (ROCm/ROCm#1260)."""
+    upgraded, tree = host.context.get("rocm-upgraded"), host.context.get("rocm-tree-incomplete")
+    behind = host.context.get("rocm-packages-behind")
+    broken = [m for m in host.logs if m.finding_id == "log.missing-shared-library" and _ROCM_LIB.search(m.text)]
+    if upgraded is not None and broken:
+        told = f"the upgrade ({upgraded.value})"
+        evidence = [str(upgraded.source), str(broken[0].source or broken[0].text)]
+    elif tree is not None and (said := behind or upgraded) is not None:
+        told, evidence = "an upgrade", [str(tree.source), str(said.source)]
+    else:
+        return None
+    return finding(
+        "rocm.multiple-versions", Severity.FAIL, f"ROCm is a mix of two releases after {told}",
+        "An upgrade in place replaced some of ROCm's packages and left others from the old release (in its own "
+        "/opt/rocm-X tree, or missing): ROCm's own tools then miss libraries or files of their release.",
+        evidence,
+        Fix("Remove every ROCm package, then install the release you want cleanly:",
+            ["sudo amdgpu-install --uninstall", "sudo apt autoremove", "ls -d /opt/rocm*",
+             "sudo amdgpu-install --usecase=rocm"]),
+    )
+
+
 def _two_sources(host: Host) -> list[Finding]:
     """apt choosing the distribution's ROCm packages over AMD's repository (ROCm/legacy-rocm-build#1899): two
     sources of ROCm on one system, even before either is fully installed."""
@@ -97,6 +125,9 @@ def _void_pin(host: Host) -> list[Finding]:
 
 @check("rocm.multiple-versions", title="Several ROCm installs")
 def multiple(host: Host, matrix: Matrix) -> list[Finding]:
+    mixed = _mixed_by_upgrade(host)
+    if mixed is not None:
+        return [mixed]
     sources = _two_sources(host)
     if sources:
         return sources

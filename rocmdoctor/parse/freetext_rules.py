@@ -48,6 +48,18 @@ RULES: tuple[Rule, ...] = (
        r"amdgpu driver) (?:is |was )?(?:AMDGPU |amdgpu(?:-dkms)? )?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\b"),
     _r("driver.version-named", ("using AMDGPU", "using amdgpu", "installs amdgpu", "installed amdgpu", "with AMDGPU"),
        r"\b(?:using|installs|installed|with) (?:AMDGPU|amdgpu-dkms|amdgpu) (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\b"),
+    # an in-place upgrade told in prose: "when i updated rocm 3.8 to 3.9,this error has happened" (ROCm/ROCm#1302)
+    _r("rocm.upgraded", ("updated ", "upgraded ", "updating ", "upgrading "),
+       rf"\b(?:updated|upgraded|updating|upgrading)\s{{1,3}}(?:from\s)?(?:the\s)?(?:ROCm|rocm|ROCM)[ -]?v?(?P<v>{_VER}",
+       rf"\s{{1,3}}to\s{{1,3}}(?:ROCm[ -]|rocm[ -]|ROCM[ -])?v?{_VER})\b"),
+    # a ROCm tool that cannot find a file of its own tree: "/opt/rocm-3.8.0/bin/clang-ocl: line 49:
+    # /opt/rocm-3.8.0/llvm/bin/clang: No such file or directory" (ROCm/ROCm#1260: llvm-amdgpu left in /opt/rocm-3.7.0)
+    _r("rocm.tree-incomplete", ("/bin/",),
+       rf"(?P<v>/opt/rocm-{_VER}/bin/[\w.-]{{1,40}}: line \d{{1,5}}: /opt/rocm-{_VER}/[\w./+-]{{1,160}}: ",
+       r"No such file or directory)"),
+    # the report saying an upgrade left packages behind: "with the release of 3.8.0 not all packages have been updated"
+    _r("rocm.packages-behind", ("packages have been", "packages were", "packages got"),
+       r"(?P<v>\bnot all (?:the )?(?:rocm |ROCm )?packages (?:have been|were|got) (?:updated|upgraded)\b)"),
     # LM Studio's ROCm engine failing its hardware survey: "ROCm llama.cpp (Linux) ... an “Error surveying hardware”
     # message appears" (lmstudio-ai/lmstudio-bug-tracker#1306), "ROCm llama.cpp (Linux)\nv1.50.2\nGPU survey
     # unsuccessful" (#1004)
@@ -429,7 +441,10 @@ RULES: tuple[Rule, ...] = (
     _r("k8s.kmm-amdgpu", ("Running modprobe",),
        r"(?P<v>\"Running modprobe\"[^\n]{0,200}?\bmodprobe\b[^\n]{0,60}?\bamdgpu\b)"),
     _r("container.run", ("docker ", "podman ", "nerdctl "),
-       r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b[^\n]{0,1500})"),
+       # not prose about a run ("podman run by **user**, all /dev/dri/renderD* devices passed in", ROCm/ROCm#3144)
+       r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b",
+       r"(?! (?:by|with|as|in|on|from|is|was|and|or|for|to|the|a|an|command|commands|fails?|failed|works?|worked)\b)",
+       r"[^\n]{0,1500})"),
     _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),
        r"(?P<v>^\s{0,8}(?:devices|group_add|runtime|deploy):)"),
     _r("container.compose-item", ("/dev/kfd", "/dev/dri", "video", "render"),
