@@ -1477,3 +1477,16 @@ def test_a_rocm_tree_missing_its_own_compiler_after_an_upgrade_is_a_mixed_instal
 ])
 def test_prose_about_a_container_run_is_no_command(tmp_path: Path, line: str, read: bool) -> None:
     assert ("container.no-kfd-device" in problems(judged(tmp_path, line))) is read
+
+
+@pytest.mark.parametrize(("device", "words"), [
+    ("Device 0: AMD Radeon Graphics, gfx1151 (0x1151), VMM: no, Wave Size: 32", "which lists no Ryzen APU"),
+    ("Device 0: Radeon RX 570 Series, gfx803 (0x803), VMM: no, Wave Size: 64", "supported by no AMD ROCm release"),
+])
+def test_a_target_outside_amds_matrix_that_runs_here_is_worded_by_kind(tmp_path: Path, device: str,
+                                                                       words: str) -> None:
+    """kyuz0/amd-strix-halo-toolboxes#62: ROCm 7.2 runs a Radeon 8060S that AMD's matrix does not list (it lists no
+    Ryzen APU: silence, not a verdict); robertrosenbusch/gfx803_rocm#2: a community build runs an RX 570."""
+    found = judged(tmp_path, "ggml_cuda_init: found 1 ROCm devices:\n  " + device + "\n")
+    info = [f for f in found["gpu.arch-unsupported"] if f.severity == Severity.INFO]
+    assert info and words in info[0].title, [f.title for f in found["gpu.arch-unsupported"]]

@@ -38,6 +38,7 @@ from rocmdoctor.judge.gpu_evidence import (
     not_on_platform_list,
     override_said_to_work,
     runs_here,
+    unlisted_words,
 )
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
@@ -147,12 +148,9 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if distro is not None:
         return distro
     if not ctx.version and runs_here(host, gpu):
-        return finding(
-            "gpu.arch-unsupported", Severity.INFO,
-            f"{gpu_label(gpu)}: {gfx} is supported by no AMD ROCm release since {_first_listing(matrix)}, but this "
-            "host's ROCm runtime enumerated it and the report shows no GPU-code error",
-            "A community or older ROCm build that includes the target is in use (ollama#2453: a gfx803 container); "
-            "AMD's current releases and wheels will not run it.", gpu_evidence(gpu))
+        words, why = unlisted_words(gpu, _first_listing(matrix))
+        return finding("gpu.arch-unsupported", Severity.INFO, f"{gpu_label(gpu)}: {gfx} is {words}, but this host's "
+                       "ROCm runtime enumerated it and the report shows no GPU-code error", why, gpu_evidence(gpu))
     lacks = _rocblas_lacks(host, gfx)
     if lacks is not None and not matrix.releases_supporting(gfx=gfx):
         return finding(

@@ -188,3 +188,16 @@ def not_on_windows_list(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> O
         Fix("Install a HIP SDK release whose Windows list includes this GPU, or use Linux, whose list differs:", [],
             WINDOWS_LIST_URL),
     )
+
+
+def unlisted_words(gpu: GpuInfo, first: str) -> tuple[str, str]:
+    """How to say that AMD's matrix lacks a GPU's target, and what a host running it anyway shows. For a Ryzen APU the
+    matrix is silent (it lists none), not a verdict: ROCm 7 runs a Radeon 8060S (gfx1151) that it does not list
+    (kyuz0/amd-strix-halo-toolboxes#62)."""
+    if gpu.is_apu:
+        return ("not in AMD's ROCm compatibility matrix (which lists no Ryzen APU)",
+                "A ROCm build that includes the target is in use (a distribution's, a community one, or a release "
+                "whose Radeon and Ryzen pages list the APU).")
+    return (f"supported by no AMD ROCm release since {first}",
+            "A community or older ROCm build that includes the target is in use (ollama#2453: a gfx803 container); "
+            "AMD's current releases and wheels will not run it.")
