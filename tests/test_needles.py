@@ -270,3 +270,29 @@ def test_extract_equals_the_plain_algorithm_on_a_long_repetitive_paste() -> None
     got = [(f.kind, f.value, f.source.line) for f in extract(text, "paste.txt").facts]
     assert got == _plain_extract(text)
     assert len(got) > 50
+
+
+def test_the_ascii_folds_are_every_non_ascii_character_ignorecase_matches_to_ascii() -> None:
+    """The exact any-case test rests on this table: checked over all of Unicode on the running Python."""
+    any_ascii = re.compile(r"[\x00-\x7f]", re.I)
+    found = {chr(cp) for cp in range(128, 0x110000) if any_ascii.fullmatch(chr(cp))}
+    assert {c.decode("utf-8") for c, _ in needles._ASCII_FOLDS} == found
+    for char, ascii_char in needles._ASCII_FOLDS:
+        assert re.fullmatch(re.escape(ascii_char.decode()), char.decode("utf-8"), re.I)
+
+
+_FOLDED = st.text(alphabet=st.sampled_from(list("abKkSsIi .:-\u0130\u0131\u017f\u212a\u00e9\u00df")), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_FOLDED, min_size=1, max_size=8), st.integers(1, 3000), st.data())
+def test_any_case_is_decided_exactly_on_non_ascii_text(lines: list[str], repeat: int, data) -> None:
+    """A pasted log with accents, dotted capitals or a Kelvin sign: the any-case test still answers exactly,
+    short text or long (the long one through the digest), as a case-insensitive regex search would."""
+    needles._last = None
+    text = "\n".join(lines * repeat)
+    samples = [data.draw(st.text(alphabet=st.sampled_from(list("abKkSsIi .:-")), min_size=1, max_size=6))
+               for _ in range(6)]
+    for sample in samples + [s.upper() for s in samples]:
+        found = re.search(re.escape(sample), text, re.I) is not None
+        assert needles._occurs_any_case(text, sample) == found, (sample, len(text))

@@ -142,11 +142,12 @@ def _h_pip_show(acc: Acc, text: str, file: str) -> None:
         return
     acc.saw("pip-show")
     acc.packages("pip-show", {n: v for n, v, _, _ in shown}, shown[0][3])
+    requires: Optional[dict[str, list[str]]] = None  # read once: a paste can show torch many times
     for name, version, location, where in shown:
         if name == "torch":
             t = TorchInfo(version=version, location=location, source=where)
-            cuda_deps = [r for r in pip.pip_show_requires(text).get("torch", [])
-                         if re.fullmatch(NVIDIA_CUDA_PACKAGE, r)]
+            requires = pip.pip_show_requires(text) if requires is None else requires
+            cuda_deps = [r for r in requires.get("torch", []) if re.fullmatch(NVIDIA_CUDA_PACKAGE, r)]
             if cuda_deps and "+" not in version:  # PyPI's default Linux wheel: the CUDA build
                 t.proven_build = "cuda"
                 t.proof = f"pip show torch: it requires {cuda_deps[0]} (PyPI's CUDA build)"

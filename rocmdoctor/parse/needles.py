@@ -26,6 +26,20 @@ from typing import Any, Optional
 MIN_DIGEST = 64 * 1024  # below this a full pass costs microseconds: search the text itself
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")  # the shape of a text: every ASCII digit read as 0
 _HAS_DIGIT = re.compile(rb"[0-9]")
+# The only non-ASCII characters ``re.IGNORECASE`` matches to an ASCII one (checked over all of Unicode on
+# Python 3.11; tests/test_needles.py checks it again on the running Python): İ and ı to i, ſ to s, the Kelvin sign
+# to k.
+_ASCII_FOLDS = tuple((c.encode("utf-8"), a) for c, a in (("\u0130", b"i"), ("\u0131", b"i"), ("\u017f", b"s"),
+                                                          ("\u212a", b"k")))
+
+
+def _ascii_folded(data: bytes) -> bytes:
+    """UTF-8 ``data`` lowered as ``re.IGNORECASE`` matches it to ASCII: the characters of :data:`_ASCII_FOLDS`
+    replaced, then the ASCII letters lowered (``bytes.lower`` touches nothing else)."""
+    if not data.isascii():
+        for char, ascii_char in _ASCII_FOLDS:
+            data = data.replace(char, ascii_char)
+    return data.lower()
 
 
 def _shape(s: str) -> bytes:
@@ -91,9 +105,11 @@ class _Digest:
         return encoded.translate(_DIGITS) in self.shape and needle in self.distinct
 
     def may_hold_any_case(self, needle: str) -> bool:
-        """False only when the ASCII ``needle`` occurs in the ASCII text in no letter case."""
+        """False only when the ASCII ``needle`` occurs in the text in no letter case. Exact for any text: under
+        ``re.IGNORECASE`` only four non-ASCII characters match an ASCII one (:data:`_ASCII_FOLDS`), so with them
+        replaced, lowering the UTF-8 bytes (``bytes.lower`` touches ASCII only) decides it."""
         if not self._lowered:
-            self._lower, self._lowered = (self.shape.lower() if self.shape.isascii() else None), True
+            self._lower, self._lowered = _ascii_folded(self.shape), True
         return self._lower is None or _shape(needle.lower()) in self._lower
 
 
@@ -133,12 +149,12 @@ def occurs(text: str, needle: str) -> bool:
 
 
 def _occurs_any_case(text: str, needle: str) -> bool:
-    """``needle`` occurs in ``text`` ignoring case (True, i.e. "maybe", where that cannot be told cheaply and
-    exactly: Unicode case folding matches 'ſ' to 's' and the Kelvin sign to 'k', so only ASCII is decided)."""
+    """``needle`` occurs in ``text`` ignoring case as ``re.IGNORECASE`` does (True, i.e. "maybe", for a needle
+    with a newline or a non-ASCII character, and for one with digits in a long text: see :func:`_ascii_folded`)."""
     if "\n" in needle or not needle.isascii():
         return True
     if len(text) < MIN_DIGEST:
-        return not text.isascii() or needle.lower() in text.lower()
+        return needle.lower().encode() in _ascii_folded(text.encode("utf-8", "surrogatepass"))
     return _digest(text).may_hold_any_case(needle)
 
 

@@ -7,7 +7,7 @@ import re
 from typing import Optional
 
 from rocmdoctor.model import Source
-from rocmdoctor.parse.text import MAX_CHARS, lines, src, strip_prompt
+from rocmdoctor.parse.text import MAX_CHARS, lines, lines_holding, src, strip_prompt
 
 _FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*(?:===?|@)\s*(\S.*)$")
 _COLUMNS = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)\s+(\d[\w.+!\-]*)(?:\s+\S.*)?$")
@@ -62,10 +62,13 @@ def parse_pip_list_json(text: str) -> dict[str, str]:
     return out
 
 
+_SHOW_NEEDLES = ("Name:", "Version:", "Location:", "Requires:")
+
+
 def _show_blocks(text: str) -> list[tuple[int, str, dict[str, str]]]:
     """``pip show``'s package blocks: (line number, the "Name:" line, its fields: Name, Version, Location, Requires)."""
     out: list[tuple[int, str, dict[str, str]]] = []
-    for n, line in lines(text):
+    for n, line in lines_holding(text, _SHOW_NEEDLES):  # each field's line holds "<key>:"
         body, _ = strip_prompt(line)
         key, sep, value = body.partition(":")
         if not sep or key not in ("Name", "Version", "Location", "Requires"):
