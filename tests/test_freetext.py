@@ -373,3 +373,48 @@ def test_a_templates_example_os_is_not_the_os(tmp_path: Path) -> None:
     """TensorFlow's issue template: 'OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 20.04'."""
     host = host_of(tmp_path, "-   **OS Platform and Distribution (e.g., Linux Ubuntu 16.04)**: Ubuntu 20.04\n")
     assert host.os.version_id == "20.04" or host.os.version == "20.04"
+
+
+def _with_lines_after(rule, lines: int):
+    """A copy of ``rule`` whose windows take ``lines`` lines after the needle's line."""
+    import dataclasses
+
+    copy = dataclasses.replace(rule)
+    copy.__dict__["lines_after"] = lines  # the cached property's slot
+    return copy
+
+
+def test_a_rule_that_takes_no_newline_finds_the_same_on_its_needles_line_alone() -> None:
+    """Most rules read only the needle's line (``lines_after == 0``): exact only if no match can reach the next
+    line. On every field paste, each such rule finds what it finds with one line more (the same values at the
+    same offsets, where neither hits the per-rule cap; the cap keeps whichever it met first)."""
+    from rocmdoctor.parse.freetext import MAX_PER_RULE, _rule_facts
+
+    root = Path(__file__).resolve().parent.parent / "fixtures"
+    pastes = [p.read_text(encoding="utf-8", errors="replace").replace("`", " ")
+              for p in sorted(root.glob("field-*/paste.txt"))]
+    single = [r for r in RULES if r.lines_after == 0]
+    assert len(single) > len(RULES) // 2, "most rules read one line"
+    compared = 0
+    for rule in single:
+        wider = _with_lines_after(rule, 1)
+        for text in pastes:
+            got, want = sorted(_rule_facts(text, rule)), sorted(_rule_facts(text, wider))
+            if max(len(got), len(want)) < MAX_PER_RULE:
+                assert got == want, (rule.kind, rule.needles)
+                compared += bool(want)
+    assert compared > 300  # facts were found, and compared
+    across = [r for r in RULES if r.lines_after > 0]
+    assert any("\\s" in r.regex for r in across)  # the analysis keeps a rule whose \s can take the newline
+
+
+@pytest.mark.parametrize(("regex", "takes"), [
+    (r"a\sb", True), (r"[^x]", True), (r"\D", True), (r"\W", True), (r"(?s).", True), (r"a(?s:.)", True),
+    (r"x(?=\s)", True), (r"(?<!\s)x", True), (r"(?P<v>x)(?P=v)", True), (r"[^a-z]", True), (r"[\x00-\x20]", True),
+    (r".", False), (r"a[^\n]b", False), (r"\S", False), (r"[a-z]", False), (r"(a|b\d)+", False),
+    (r"[^a-z\n]", False), (r"(?i:rx \d{3})", False), (r"\bRX ?\d{4}\b", False), (r"^x$", False),
+])
+def test_takes_newline(regex: str, takes: bool) -> None:
+    from rocmdoctor.parse.freetext_rule import takes_newline
+
+    assert takes_newline(regex) is takes
