@@ -319,7 +319,8 @@ class Host:
     commands_missing: list[str] = field(default_factory=list)  # tools the capture found absent
     parse_notes: list[str] = field(default_factory=list)  # what a parser could not understand
     # Where the report was written and what ran the failing process, from free text: "wsl", "windows",
-    # "container", "venv", "service" (a systemd unit), "rocminfo-failed". Each with the line that says so.
+    # "container", "venv", "service" (a systemd unit), "rocminfo-failed",
+    # "rocm-runtime-started" (rocminfo's system attributes: hsa_init succeeded here). Each with the line that says so.
     context: dict[str, Fact[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -41,6 +41,14 @@ def _one_problem(tmp_path: Path, text: str, want: tuple[str, str, str], look_ali
     assert problems(judged(tmp_path, look_alike, "look-alike.txt")) == {}
 
 
+def _fires_unless(tmp_path: Path, text: str, want: tuple[str, str], change: tuple[str, str]) -> None:
+    """``text`` gives problem ``want`` (id, severity) among any others; ``text`` with ``change`` made does not."""
+    fid, severity = want
+    assert problems(judged(tmp_path, text)).get(fid) == severity
+    assert change[0] in text
+    assert fid not in problems(judged(tmp_path, text.replace(*change), "look-alike.txt"))
+
+
 def test_a_source_built_bitsandbytes_looking_for_torchs_rocm_library_is_a_rocm_mismatch(tmp_path: Path) -> None:
     """ROCm/bitsandbytes#82: built with the system's ROCm 6.4, asked at run time for the rocm63 library."""
     line = ("Could not find the bitsandbytes ROCm binary at PosixPath('/home/u/src/bitsandbytes/bitsandbytes/"
@@ -554,9 +562,8 @@ def test_lspci_block_without_a_driver_in_use_is_unbound(tmp_path: Path) -> None:
     use:' line: amdgpu did not take it. With the driver line it is bound."""
     block = ("23:00.0 Display controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 738c (rev 01)\n"
              "\tSubsystem: Advanced Micro Devices, Inc. [AMD/ATI] Device 0c34\n\tKernel modules: amdgpu\n")
-    assert problems(judged(tmp_path, block)).get("driver.not-bound") == "fail"
-    bound = block.replace("\tKernel modules", "\tKernel driver in use: amdgpu\n\tKernel modules")
-    assert "driver.not-bound" not in problems(judged(tmp_path, bound, "b.txt"))
+    _fires_unless(tmp_path, block, ("driver.not-bound", "fail"),
+                  ("\tKernel modules", "\tKernel driver in use: amdgpu\n\tKernel modules"))
 
 
 def test_rocminfo_listing_an_old_target_is_evidence_it_runs(tmp_path: Path) -> None:
@@ -1490,3 +1497,71 @@ def test_a_target_outside_amds_matrix_that_runs_here_is_worded_by_kind(tmp_path:
     found = judged(tmp_path, "ggml_cuda_init: found 1 ROCm devices:\n  " + device + "\n")
     info = [f for f in found["gpu.arch-unsupported"] if f.severity == Severity.INFO]
     assert info and words in info[0].title, [f.title for f in found["gpu.arch-unsupported"]]
+
+
+_WSL_642 = ("### Operating System\n\nUbuntu 24.04.2 LTS (Noble Numbat) (WSL2 through Windows 11 24H2 26100.4652)\n\n"
+            "### GPU\n\nAMD Radeon 9070 XT\n\n### ROCm Version\n\nROCm 6.4.2\n\n")
+
+
+def test_a_wsl_runtime_that_starts_beats_amds_list_of_wsl_releases(tmp_path: Path) -> None:
+    """ROCm/AMDMIGraphX#4164: ROCm 6.4.2 is no WSL release AMD lists, but the report's rocminfo printed the
+    runtime's system attributes under WSL (it does so only once hsa_init succeeded): no fail. Look-alike: the same
+    report whose rocminfo stops at the WSL line keeps AMD's verdict."""
+    started = ("/opt/rocm/bin/rocminfo --support\nWSL environment detected.\n=====================\n"
+               "HSA System Attributes\n=====================\nRuntime Version:         1.1\n"
+               "Runtime Ext Version:     1.7\n")
+    found = judged(tmp_path, _WSL_642 + started)
+    assert [f.severity for f in found["os.not-supported"]] == [Severity.INFO]
+    assert "starts here" in found["os.not-supported"][0].title
+    failed = "/opt/rocm/bin/rocminfo --support\nWSL environment detected.\nhsa api call failure at: rocminfo.cc:1304\n"
+    assert problems(judged(tmp_path, _WSL_642 + failed, "f.txt")).get("os.not-supported") == "fail"
+
+
+def test_a_torch_version_stated_as_what_an_install_produced_is_the_installed_torch(tmp_path: Path) -> None:
+    """deepspeedai/DeepSpeed#2796: 'This line causes the following version of torch to be installed on our CI
+    nodes:' then '`1.13.1+cu117`' on an AMD CI: a CUDA torch. Look-alike: a version without a build tag."""
+    text = ("pip install torch torchvision --extra-index-url https://download.pytorch.org/whl/rocm5.3\n"
+            "This line causes the following version of torch to be installed on our CI nodes:\n`1.13.1+cu117`\n")
+    _fires_unless(tmp_path, text, ("torch.not-rocm-build", "fail"), ("`1.13.1+cu117`", "`1.13.1`"))
+
+
+def test_amds_own_tensorflow_wheel_keeps_amds_verdict_on_a_gpu_named_in_prose(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#1305: an RX 570 (gfx803) named in the template beside 'pip install tensorflow-rocm
+    --upgrade': AMD built that wheel with its release, so AMD's list is the verdict (fail). Look-alike: the same GPU
+    under a plain 'pip install tensorflow' is an application's own build: information."""
+    text = "- GPU model and memory: RX 570\n\n`pip install tensorflow-rocm --upgrade`\n"
+    assert problems(judged(tmp_path, text)) == {"gpu.arch-unsupported": "fail"}
+    other = text.replace("tensorflow-rocm", "tensorflow")
+    found = judged(tmp_path, other, "o.txt")
+    assert problems(found) == {} and found["gpu.arch-unsupported"][0].severity == Severity.INFO
+
+
+_VMWARE_LSPCI = ("00:0f.0 VGA compatible controller: VMware SVGA II Adapter\n"
+                 "00:15.0 PCI bridge: VMware PCI Express Root Port (rev 01)\n"
+                 "00:15.1 PCI bridge: VMware PCI Express Root Port (rev 01)\n")
+
+
+def test_a_gpu_passed_through_to_a_vmware_guest_is_a_pcie_atomics_warning(tmp_path: Path) -> None:
+    """ROCm/ROCm#307: a GPU passed through to an ESXi guest (VMware's PCIe root ports in lspci): AMD found ESXi gave
+    it no PCIe atomics (warn: newer ESXi validated for Instinct may differ). The reporter says the GPU shows in
+    lspci, so an excerpt that stops before its line is no 'no GPU'. Look-alikes: a VMware guest without
+    passthrough; a VMware lspci with no GPU and no such sentence is a listing without a GPU."""
+    prose = ("I'm trying to use OpenCL on a GPU that's available in a VM through PCI passthrough, and the GPU shows "
+             "up in dmesg and lspci:\n")
+    found = judged(tmp_path, prose + _VMWARE_LSPCI)
+    assert problems(found) == {"driver.pcie-atomics": "warn"}
+    assert "VMware" in found["driver.pcie-atomics"][0].title
+    assert "driver.pcie-atomics" not in problems(judged(tmp_path, "A VMware guest.\n" + _VMWARE_LSPCI, "v.txt"))
+    assert problems(judged(tmp_path, _VMWARE_LSPCI, "n.txt")).get("gpu.none-found") == "fail"
+
+
+@pytest.mark.parametrize(("line", "version"), [
+    ("- ROCm/MIOpen version: 4.2.0", "4.2.0"),  # TensorFlow's issue template (ROCm/tensorflow-upstream#1398)
+    ("- ROCm version: 6.1.2", "6.1.2"),
+    ("- ROCm/MIOpen version: N/A", None),
+])
+def test_tensorflows_template_names_the_installed_rocm(line: str, version: str | None) -> None:
+    from rocmdoctor.parse.freetext import extract
+
+    got = [f.value for f in extract(line + "\n", "p.txt").facts if f.kind == "rocm.version"]
+    assert got == ([version] if version else [])

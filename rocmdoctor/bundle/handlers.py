@@ -39,11 +39,20 @@ def _h_rocminfo(acc: Acc, text: str, file: str) -> None:
         line = failed.group(0).strip()
         acc.host.context.setdefault("rocminfo-failed", Fact(line, src(file, text.count("\n", 0, failed.start()) + 1,
                                                                       line)))
+    started = _ROCMINFO_STARTED.search(text) if not failed and "HSA System Attributes" in text else None
+    if started:  # rocminfo prints its system attributes only once hsa_init succeeded
+        line = started.group(0).strip()
+        acc.host.context.setdefault("rocm-runtime-started",
+                                    Fact(line, src(file, text.count("\n", 0, started.start()) + 1, line)))
 
 
 # rocminfo ran and the HSA runtime did not initialise (the GPU may well be there: see rocm.runtime-failed).
 _ROCMINFO_FAILED = re.compile(r"hsa api call failure[^\n]{0,200}|Unable to open /dev/kfd[^\n]{0,200}|"
                               r"HSA_STATUS_ERROR\w{0,60}[^\n]{0,200}|Failed to get user name[^\n]{0,100}")
+
+
+# rocminfo's first line after its "HSA System Attributes" header, printed only once the runtime initialised
+_ROCMINFO_STARTED = re.compile(r"^[ \t]{0,8}Runtime Version:[ \t]{1,40}\d{1,3}\.\d{1,3}[^\n]{0,40}", re.M)
 
 
 def _h_rocm_smi(acc: Acc, text: str, file: str) -> None:

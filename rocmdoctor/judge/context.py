@@ -259,6 +259,20 @@ def pcie_atomics(host: Host, matrix: Matrix) -> list[Finding]:
                 ["sudo dmesg | grep -i atomic", "lspci -vvv | grep -i atomic"],
                 "https://rocm.docs.amd.com/en/latest/conceptual/pcie-atomics.html"),
         )]
+    vmware = host.context.get("vmware-guest")
+    if not lines and vm is not None and vmware is not None:
+        return [finding(
+            "driver.pcie-atomics", Severity.WARN,
+            "A GPU passed through to a VMware guest: its virtual PCIe root port may offer no atomics",
+            "ROCm's kfd needs PCIe atomics on the path to most GPUs; AMD found that ESXi did not pass them to a "
+            "passed-through GPU (ROCm/ROCm#307), so kfd skips the device and nothing runs. Newer ESXi releases AMD "
+            "validates for Instinct GPUs may differ: the guest's kernel log tells.",
+            [str(vm.source), str(vmware.source)],
+            Fix("Check what the guest's kernel says about atomics; if kfd skipped the GPU, run on the host or on a "
+                "hypervisor configuration AMD lists for this GPU:",
+                ["sudo dmesg | grep -iE 'atomic|kfd'", "lspci -vvv | grep -i atomic"],
+                "https://rocm.docs.amd.com/en/latest/conceptual/pcie-atomics.html"),
+        )]
     if not lines:
         return []
     return [finding(

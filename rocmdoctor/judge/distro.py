@@ -80,6 +80,14 @@ def _wsl_release(host: Host, matrix: Matrix) -> list[Finding]:
     ctx = rocm_context(host, matrix, system_only=True, allow_latest=False)
     if ctx.release is None or ctx.release.wsl is not False:
         return []
+    started = host.context.get("rocm-runtime-started")
+    if started is not None:  # direct evidence beats AMD's list: rocminfo's runtime initialised here
+        return [finding(
+            "os.not-supported", Severity.INFO,
+            f"ROCm {ctx.version} is not a WSL release AMD lists, but its runtime starts here",
+            f"AMD said {ctx.version} has no WSL build ({ctx.release.wsl_source}); this report's rocminfo printed the "
+            "runtime's system attributes under WSL, which it does only once the runtime has started.",
+            [ctx.why, str(started.source)])]
     return [finding(
         "os.not-supported", Severity.FAIL, f"ROCm {ctx.version} has no WSL build",
         f"AMD publishes only some ROCm releases for WSL, and {ctx.version} is not one of them "

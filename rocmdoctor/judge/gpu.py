@@ -74,6 +74,8 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
             return [skip("gpu.detected", "rocminfo failed before listing GPUs (see rocm.runtime-failed)")]
     if not seen:
         return [not_captured("gpu.detected", "GPU enumeration (rocminfo, kfd topology, drm sysfs, rocm-smi)")]
+    if not host.gpus and (shown := host.context.get("gpu-shown-said")) is not None:  # an excerpt, not the list
+        return [skip("gpu.detected", f"The report says '{shown.value}', but its excerpt lists none: not judged")]
     if not host.gpus:
         return [finding(
             "gpu.none-found", Severity.FAIL, "No AMD GPU found",

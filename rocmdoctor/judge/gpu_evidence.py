@@ -67,9 +67,11 @@ def distribution_build(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence:
 def named_only(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[str]) -> Optional[Finding]:
     """A GPU only named in a report, with no installed ROCm and nothing failing on it: AMD's list is no verdict on an
     application's own ROCm build (ollama/ollama#7723: an RX 5700 XT under ollama; the failure was /dev/kfd's
-    permissions). A GPU from this host's own capture keeps AMD's verdict."""
+    permissions). A GPU from this host's own capture keeps AMD's verdict, and so does one beside AMD's own framework
+    wheel (``pip install tensorflow-rocm``: AMD built it with its release, ROCm/tensorflow-upstream#1305)."""
     prose = bool(gpu.sources) and all(s.kind == "free-text" for s in gpu.sources)
-    if not prose or failed_here(host) or any(m.finding_id in KERNEL_FAILURES for m in host.logs):
+    if not prose or failed_here(host) or any(m.finding_id in KERNEL_FAILURES for m in host.logs) \
+            or "amd-framework-wheel" in host.context:
         return None
     return finding("gpu.arch-unsupported", Severity.INFO,
                    f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {since}; no installed ROCm or failure "

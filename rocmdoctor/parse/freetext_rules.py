@@ -39,6 +39,10 @@ RULES: tuple[Rule, ...] = (
     _r("framework.other", ("tensorflow", "TensorFlow", "jaxlib", "jax_plugins", "jax-rocm", "onnxruntime", "migraphx",
                            "MIGraphX"),
        r"(?P<v>\b(?:tensorflow(?:-rocm)?|TensorFlow|jaxlib|jax_plugins|jax-rocm\w{0,10}|onnxruntime|migraphx|MIGraphX)\b)"),
+    # the report installs AMD's own framework wheel ("pip install tensorflow-rocm --upgrade", ROCm/tensorflow-upstream
+    # #1305): AMD builds it with its ROCm release, so AMD's GPU list is the verdict on it
+    _r("app.amd-wheel", ("tensorflow-rocm",),
+       r"\bpip3? install\b[^\n]{0,80}?(?<![\w.-])(?P<v>tensorflow-rocm)(?![\w.-])"),
     # the report runs vLLM: AMD's image ("DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_...", ROCm/legacy-rocm-build#4447),
     # vLLM's own ROCm image, its server module or CLI ("vllm serve" only as a command, not in prose)
     # the report's own test of two kernel driver releases: "ROCr init fails ... when using AMDGPU 6.14.14 + ...
@@ -111,9 +115,11 @@ RULES: tuple[Rule, ...] = (
        r"[^\n]{0,160}?",
        r"--(?:extra-)?index-url[ =]https://download\.pytorch\.org/whl/(?:nightly/|test/)?(?P<v>cu\d{3}|cpu|rocm[\d.]{1,8})\b"),
     _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
+    # (TensorFlow's issue template asks "- ROCm/MIOpen version: 4.2.0", ROCm/tensorflow-upstream#1398)
     _r("rocm.version", tuple(f"{p}{s}" for p in ("ROCm", "ROCM", "Rocm", "rocm")
-                             for s in (":", " :", "=", "**", " version", " Version")),
-       rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?\s{{0,4}}v?"
+                             for s in (":", " :", "=", "**", " version", " Version", "/MIOpen version")),
+       rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?:/MIOpen)?(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?"
+       rf"\s{{0,4}}v?"
        rf"(?P<v>{_VER})\b"),
     # a markdown table row: "| **ROCm** | 7.1.1 (Docker: ...) |" (ROCm/amdgpu#213)
     _r("rocm.version", ("| **ROCm**", "| ROCm |", "| ROCm Version", "| **ROCm Version**", "| ROCm version"),
@@ -252,6 +258,14 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b[Pp]ass(?:ed|ing)?[ -]?through\b[^\n]{0,80}?",
        r"\b(?:virtual machine|VM|libvirt|KVM|QEMU|VFIO|Proxmox|ESXi)\b",
        r"|\b(?:virtual machine|VM|libvirt|KVM|Proxmox|ESXi)\b[^\n]{0,60}?\b[Pp]ass(?:ed)?[ -]?through\b)"),
+    # the guest's PCI tree is VMware's: lspci's "00:15.0 PCI bridge: VMware PCI Express Root Port (rev 01)"
+    # (ROCm/ROCm#307: ESXi gave the passed-through GPU no PCIe atomics)
+    _r("vm.vmware", ("VMware PCI Express Root Port",),
+       r"^[0-9a-f:.]{7,13}[ \t]{1,4}PCI bridge: (?P<v>VMware PCI Express Root Port)\b"),
+    # the report says its GPU is on the bus: "the GPU shows up in dmesg and lspci:" above an excerpt that stops
+    # before the GPU's line (ROCm/ROCm#307)
+    _r("gpu.shown-said", ("shows up in", "show up in", "is listed in", "is visible in", "appears in"),
+       r"(?P<v>\b(?:GPU|gpu|card|Card)s? (?:shows? up|is listed|is visible|appears) in (?:both )?(?:dmesg|lspci)\b)"),
     # HIP's hipErrorIllegalState on a kernel launch: "HIP error: the operation cannot be performed in the present state"
     _r("hip.illegal-state", ("present state", "hipErrorIllegalState"),
        r"(?P<v>\bHIP error: the operation cannot be performed in the present state|\bhipErrorIllegalState\b)"),

@@ -59,6 +59,12 @@ TORCH_RULES: tuple[Rule, ...] = (
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:rocm|cu|cpu)[\w.]{0,30})\s*$"),
     _r("torch.version", ("+cu", "+rocm", "+cpu"),
        r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
+    # prose naming what an install produced: "This line causes the following version of torch to be installed on
+    # our CI nodes:" then "`1.13.1+cu117`" (deepspeedai/DeepSpeed#2796); a build tag makes it a torch version
+    _r("torch.version", ("version of torch", "version of PyTorch", "torch version", "PyTorch version"),
+       r"\b(?:version of (?:torch|PyTorch)|(?:torch|PyTorch) version)\b[^\n]{0,80}?\b(?:installed|got|pulled)\b",
+       r"[^\n]{0,60}?:?[ \t]{0,4}\n?[ \t>]{0,8}",
+       r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10}))(?![\w.+])"),
     _r("torch.version", ("Successfully installed",),
        rf"Successfully installed\b[^\n]{{0,2000}}?\btorch-(?P<v>{_TORCH_VER})(?=\s|$)"),
     _r("torch.wheel", ("torch-",), r"(?P<v>\btorch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.%+-]{0,80}?\.whl)"),
