@@ -1565,3 +1565,20 @@ def test_tensorflows_template_names_the_installed_rocm(line: str, version: str |
 
     got = [f.value for f in extract(line + "\n", "p.txt").facts if f.kind == "rocm.version"]
     assert got == ([version] if version else [])
+
+
+def test_a_diffs_removed_lines_are_not_what_the_report_ran(tmp_path: Path) -> None:
+    """deepspeedai/DeepSpeed#2796: a ```diff block's '-pip install ... rocm5.1.1' is what the change took out; only
+    its '+' line is the install. Outside a diff block a line starting with '-' is read as usual."""
+    from rocmdoctor.parse.text import without_removed_lines
+
+    diff = ("```diff\n@@ -29,7 +29,7 @@ jobs:\n"
+            "-          pip install torch --extra-index-url https://download.pytorch.org/whl/rocm5.1.1\n"
+            "+          pip install torch --extra-index-url https://download.pytorch.org/whl/rocm5.3\n```\n")
+    blanked = without_removed_lines(diff)
+    assert len(blanked) == len(diff) and blanked.count("\n") == diff.count("\n")
+    assert "rocm5.1.1" not in blanked and "rocm5.3" in blanked
+    found = judged(tmp_path, diff)["log.pip-extra-index-url"]
+    assert [e for f in found for e in f.evidence if "rocm5.1.1" in e] == []
+    bullet = "- pip install torch --extra-index-url https://download.pytorch.org/whl/rocm5.1.1\n"
+    assert without_removed_lines("```\n" + bullet + "```\n") == "```\n" + bullet + "```\n"
