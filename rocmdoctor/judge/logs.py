@@ -14,7 +14,7 @@ from rocmdoctor.judge.facts import finding, override_value
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, LogMatch, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
-from rocmdoctor.parse.signatures import Signature, by_id, load_signatures
+from rocmdoctor.parse.signatures import Signature, by_id, finding_titles, load_signatures
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
@@ -110,18 +110,13 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
 
 def _register() -> None:
     """One check per known error (so each can be selected or skipped by its id)."""
-    titles: dict[str, str] = {}
-    # the first signature with a whole title (no {placeholder}) names the check: the table lists the generic wording
-    # first and the special cases (bitsandbytes', ollama's) after it
-    for sig in sorted(load_signatures(), key=lambda sig: "{" in sig.title):
-        titles.setdefault(sig.finding, sig.title)
+    titles = finding_titles()  # the table's [titles]: one per finding id (tests/test_docs.py: docs match)
     for fid in _ids():
 
         def run(host: Host, matrix: Matrix, fid: str = fid) -> list[Finding]:
             return log_matches(host, matrix, fid)
 
-        label = titles.get(fid) or fid.split(".", 1)[1].replace("-", " ")
-        check(fid, title=f"Known error: {label.split('{')[0].strip()}")(run)
+        check(fid, title=titles.get(fid) or f"Known error: {fid.split('.', 1)[1].replace('-', ' ')}")(run)
 
 
 _register()

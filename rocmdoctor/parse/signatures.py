@@ -154,6 +154,16 @@ def by_id(path: Optional[str] = None) -> Mapping[str, Signature]:
     return _by_id(str(path or SIGNATURES_FILE))
 
 
+_TITLES: dict[str, Mapping[str, str]] = {}  # per table path: its [titles], read with its rows
+
+
+def finding_titles(path: Optional[str] = None) -> Mapping[str, str]:
+    """Each finding id's title from the table's ``[titles]`` (the check's name in ``--list-checks`` and in
+    docs/checks.md); a signature's own ``title`` words one match, placeholders filled."""
+    load_signatures(path)
+    return _TITLES.get(str(path or SIGNATURES_FILE), MappingProxyType({}))
+
+
 @lru_cache(maxsize=4)
 def _load(path: str) -> tuple[Signature, ...]:
     try:  # the shipped table's parse comes from the data-only cache when a trusted one matches the file
@@ -163,6 +173,9 @@ def _load(path: str) -> tuple[Signature, ...]:
         LOAD_ERRORS.append(f"signature table unreadable: {exc}")
         return ()
     rows = data.get("signature", [])
+    titles = data.get("titles", {})
+    _TITLES[path] = MappingProxyType({k: v for k, v in titles.items() if isinstance(k, str) and isinstance(v, str)}
+                                     if isinstance(titles, dict) else {})
     out = []
     # the shipped table's patterns were compiled when its needles were cached (same table, same code): a fresh
     # cache entry proves they compile, so they are compiled lazily, on first use
