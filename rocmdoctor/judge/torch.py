@@ -132,7 +132,8 @@ def _wheel_lacks(host: Host) -> Optional[Finding]:
     gpu = next((g for g in discrete_gpus(host) if native_gfx(g) == gfx), None)
     return finding(
         "torch.arch-missing", Severity.FAIL,
-        f"torch {t.version if t else ''} ships no rocBLAS kernels for {gpu_label(gpu) if gpu else gfx}",
+        f"{f'torch {t.version}' if t and t.version else 'The installed torch'} ships no rocBLAS kernels for "
+        f"{gpu_label(gpu) if gpu else gfx}",
         f"The wheel's own rocBLAS (under site-packages/torch/lib) reports no TensileLibrary for {gfx}: every "
         "matrix multiply aborts, whatever the wheel's list of compiled targets says.",
         [str(m.source) if m.source else m.text],

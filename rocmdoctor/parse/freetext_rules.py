@@ -288,6 +288,10 @@ RULES: tuple[Rule, ...] = (
        r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|with sudo|using sudo|under sudo)\b))"),
     # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"
     _r("rocm.version", ("compute-rocm-rel-",), rf"/compute-rocm-rel-(?P<v>{_VER})/"),
+    # rocminfo's own source path in its error line names the release it was built in: "file: /data/jenkins_workspace/
+    # sandbox-centos/rocm-rel-2.1/rocm-2.1-96-20190201/centos/rocminfo/rocminfo.cc" (ROCm/legacy-rocm-build#804)
+    _r("rocm.version", ("/rocminfo.cc",),
+       rf"/rocm-rel-(?P<v>{_VER})/rocm-[\d.]{{3,12}}-\d{{1,6}}-\d{{8}}/[^\s/]{{1,40}}/rocminfo/rocminfo\.cc\b"),
     # --- prompts ----------------------------------------------------------------------------------------------
     _r("prompt.venv", ("\n(",),
        r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
