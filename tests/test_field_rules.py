@@ -1582,3 +1582,41 @@ def test_a_diffs_removed_lines_are_not_what_the_report_ran(tmp_path: Path) -> No
     assert [e for f in found for e in f.evidence if "rocm5.1.1" in e] == []
     bullet = "- pip install torch --extra-index-url https://download.pytorch.org/whl/rocm5.1.1\n"
     assert without_removed_lines("```\n" + bullet + "```\n") == "```\n" + bullet + "```\n"
+
+
+def test_a_missing_nvidia_library_on_an_amd_host_is_a_cuda_build_not_a_missing_library(tmp_path: Path) -> None:
+    """tile-ai/tilelang#90, gpustack/gpustack#1238: 'libnvrtc.so.12' / 'libcudart.so.12: cannot open shared object
+    file' means the program is a CUDA build (the fix is its ROCm build), not that a library should be installed.
+    Look-alike: a missing ROCm library stays log.missing-shared-library."""
+    cuda = "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory\n"
+    assert problems(judged(tmp_path, cuda)) == {"log.cuda-build-on-amd": "fail"}
+    rocm = "OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n"
+    assert problems(judged(tmp_path, rocm, "r.txt")) == {"log.missing-shared-library": "fail"}
+
+
+def test_a_self_built_rocm_is_not_judged_by_amds_os_list(tmp_path: Path) -> None:
+    """lamikr/rocm_sdk_builder#246: ROCm built on the host under /opt/rocm_sdk_612, on Ubuntu 24.04: AMD's OS list is
+    for its packages. Look-alike: AMD's /opt/rocm-6.1.2 on the same release keeps the warning."""
+    text = "I'm running Ubuntu 24.04 LTS.\n$ /opt/rocm_sdk_612/bin/hipcc hello_world.o -fPIE -o hello_world\n"
+    found = judged(tmp_path, text)
+    assert "os.not-supported" not in problems(found)
+    assert any("built on this host" in f.title for f in found["os.not-supported"])
+    amd = text.replace("/opt/rocm_sdk_612/", "/opt/rocm-6.1.2/")
+    assert problems(judged(tmp_path, amd, "a.txt")).get("os.not-supported") == "warn"
+
+
+@pytest.mark.parametrize(("line", "version"), [
+    ("I'm using Ubuntu 20.04.1, ROCM 3.7, RX570.", "3.7"),  # ROCm/rocHPCG#22
+    ("running on Ubuntu 22.04 and ROCm 6.1.2", "6.1.2"),
+    ("hsa api call failure at line 900, file: /data/jenkins_workspace/sandbox-centos/rocm-rel-2.1/"
+     "rocm-2.1-96-20190201/centos/rocminfo/rocminfo.cc. Call returned 4104", "2.1"),  # ROCm/legacy-rocm-build#804
+    ("I am on ROCm 6.2 and want to upgrade to ROCm 6.3", None),
+    ("with torch, rocm 6.2 wheels are slow", None),
+    ("wget http://repo.radeon.com/rocm/manylinux/rocm-rel-6.1/torch-2.1.2%2Brocm6.1-cp310-cp310-linux_x86_64.whl",
+     None),
+])
+def test_the_installed_rocm_from_an_environment_list_or_rocminfos_build_path(line: str, version: str | None) -> None:
+    from rocmdoctor.parse.freetext import extract
+
+    got = [f.value for f in extract(line + "\n", "p.txt").facts if f.kind in ("rocm.named", "rocm.version")]
+    assert got == ([version] if version else [])

@@ -135,6 +135,10 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     if not ctx.version:
         return _amd_packages_elsewhere(host, matrix, version) or [
             skip("os.not-supported", f"{os_label(host)}: no installed ROCm version to judge against")]
+    built = [i for i in host.rocm_installs if i.path.startswith("/opt/rocm_sdk_")]
+    if built and len(built) == len(host.rocm_installs):  # lamikr/rocm_sdk_builder#246: built on this host
+        return [skip("os.not-supported", f"{os_label(host)}: the ROCm here ({built[0].path}) was built on this host "
+                     "(ROCm SDK Builder), not installed from AMD's packages: AMD's OS list is not its verdict")]
     verdict = matrix.os_supported(ctx.version or "", host.os.id, version) if ctx.version else None
     ev = [str(host.os.source)] if host.os.source else []
     if verdict is None:

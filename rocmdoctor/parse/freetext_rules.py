@@ -107,6 +107,11 @@ RULES: tuple[Rule, ...] = (
     # "I am using ROCm version 6.0.0." (invoke-ai/InvokeAI#5738), "running rocm 6.2"
     _r("rocm.named", tuple(f"{v} {r}" for v in ("using", "running", "have") for r in ("ROCm", "rocm", "ROCM")),
        rf"\b(?:using|running|have) (?:ROCm|rocm|ROCM)(?: version)?[ -]v?(?P<v>{_VER})\b(?![-/])"),
+    # one item of the environment the report lists after its verb: "I'm using Ubuntu 20.04.1, ROCM 3.7, RX570."
+    # (ROCm/rocHPCG#22)
+    _r("rocm.named", (", ROCm ", ", rocm ", ", ROCM ", "and ROCm ", "and rocm "),
+       r"\b(?:using|running|on|with)\b[^\n]{0,60}?(?:,|\band\b)[ \t]{1,2}(?:ROCm|rocm|ROCM)[ -]v?",
+       rf"(?P<v>{_VER})(?=[ \t]{{0,2}}(?:,|\.(?!\d)|\band\b|$))"),
     _r("rocm.index", ("/whl/",), rf"/whl/(?:nightly/|test/)?rocm(?P<v>{_VER})\b"),
     # the reporter says which torch they installed: "then I tried nightly pip install --pre torch ... --index-url
     # <PyTorch's index>/nightly/cu124" (Comfy-Org/ComfyUI#5138); the last such line is the torch in use
