@@ -418,3 +418,55 @@ def test_takes_newline(regex: str, takes: bool) -> None:
     from rocmdoctor.parse.freetext_rule import takes_newline
 
     assert takes_newline(regex) is takes
+    assert _exact_takes_newline(regex) is takes  # the oracle agrees on these
+
+
+def _exact_takes_newline(regex: str) -> bool:
+    """The oracle: can any node of the parsed regex (MULTILINE) consume or assert on a newline?"""
+    import re
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+    newline, no_newline_categories = ord("\n"), {"CATEGORY_NOT_SPACE", "CATEGORY_DIGIT", "CATEGORY_WORD",
+                                                  "CATEGORY_NOT_LINEBREAK"}
+
+    def in_class(kind: str, value) -> bool:
+        if kind == "LITERAL":
+            return value == newline
+        if kind == "RANGE":
+            return value[0] <= newline <= value[1]
+        return kind != "CATEGORY" or str(value) not in no_newline_categories
+
+    def item(op: str, av) -> bool:
+        if op == "LITERAL":
+            return av == newline
+        if op == "NOT_LITERAL":
+            return av != newline
+        if op in ("AT", "ANY"):
+            return False
+        if op == "IN":
+            items = list(av)
+            negate = bool(items) and str(items[0][0]) == "NEGATE"
+            return any(in_class(str(k), v) for k, v in items[negate:]) != negate
+        if op == "SUBPATTERN":
+            return bool(av[1] & re.DOTALL) or seq(av[-1])
+        if op == "BRANCH":
+            return any(seq(b) for b in av[1])
+        if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            return seq(av[2])
+        if op in ("ASSERT", "ASSERT_NOT"):
+            return seq(av[1])
+        return True  # back-references and anything else: may
+
+    def seq(items) -> bool:
+        return any(item(str(op), av) for op, av in items)
+
+    parsed = sre_parse.parse(regex, re.MULTILINE)
+    return bool(parsed.state.flags & re.DOTALL) or seq(list(parsed))
+
+
+def test_the_cheap_newline_reading_never_under_reads_a_shipped_rule() -> None:
+    """Each rule's span comes from its regex's text (no parse on every run); where the parsed regex can take a
+    newline, the text reading must say so too (it may say so where it cannot: then the rule reads a line more)."""
+    under = [r.regex for r in RULES if _exact_takes_newline(r.regex) and r.lines_after == 0]
+    assert under == []
+    assert sum(r.lines_after == 0 for r in RULES) > len(RULES) // 2  # and most rules read one line

@@ -47,65 +47,25 @@ class Rule:
         return 1 if takes_newline(self.regex) else 0
 
 
-_NEWLINE = ord("\n")
-# what a class's category item says of a newline (an unknown category: it may take one)
-_CATEGORY_TAKES_NEWLINE = {"CATEGORY_SPACE": True, "CATEGORY_NOT_SPACE": False, "CATEGORY_DIGIT": False,
-                           "CATEGORY_NOT_DIGIT": True, "CATEGORY_WORD": False, "CATEGORY_NOT_WORD": True,
-                           "CATEGORY_LINEBREAK": True, "CATEGORY_NOT_LINEBREAK": False}
+# What can take a newline, read from the regex's text (cheap: a rule's span is needed on every paste): the
+# escapes \s \W \D \Z (and \x.. \u.... \N{..} and back-references, which may), a DOTALL flag, a negated class
+# without \n, a class holding any of those. Conservative: tests/test_freetext.py checks it never says no where an
+# exact reading of the parsed regex says yes, for every shipped rule.
+_TAKES_NEWLINE = re.compile(r"\\(?:[sWDZ]|x|u|U|N|[1-9])|\(\?P=|\(\?[a-zA-Z]*s")
+_CLASS_TAKES_NEWLINE = re.compile(r"\\(?:[sWDn]|x|u|U|N|t-)")
 
 
 def takes_newline(regex: str) -> bool:
-    """Whether some part of ``regex`` (compiled MULTILINE) can match or look at a newline: False only when
-    every character it consumes or asserts on is known not to be one (lookarounds count as looking)."""
-    try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
-
-        parsed = sre_parse.parse(regex, re.MULTILINE)
-    except Exception:  # pragma: no cover - any parser quirk: assume it can
+    """Whether some part of ``regex`` may match or look at a newline (False only when none can)."""
+    if _TAKES_NEWLINE.search(_CHAR_CLASS.sub("", regex)):
         return True
-    return bool(parsed.state.flags & re.DOTALL) or _seq_takes_newline(list(parsed))
-
-
-def _seq_takes_newline(items: list[tuple[object, object]]) -> bool:
-    return any(_item_takes_newline(str(op), av) for op, av in items)
-
-
-def _item_takes_newline(op: str, av: object) -> bool:
-    if op == "LITERAL":
-        return av == _NEWLINE
-    if op == "NOT_LITERAL":
-        return av != _NEWLINE
-    if op in ("AT", "GROUPREF"):
-        return op == "GROUPREF"  # ^, $, \\b assert on a position; a back-reference repeats what a group took
-    if op == "ANY":
-        return False  # '.' takes no newline without DOTALL (set for the whole regex or a group: see above)
-    if op == "IN":
-        items = list(av)  # type: ignore[call-overload]
-        negate = bool(items) and str(items[0][0]) == "NEGATE"
-        holds = any(_class_item_holds_newline(str(k), v) for k, v in items[negate:])
-        return holds != negate
-    if op == "SUBPATTERN":  # (group, flags added, flags removed, items): a scoped (?s:...) may take one
-        return bool(av[1] & re.DOTALL) or _seq_takes_newline(list(av[-1]))  # type: ignore[index]
-    if op == "BRANCH":
-        return any(_seq_takes_newline(list(b)) for b in av[1])  # type: ignore[index]
-    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-        return _seq_takes_newline(list(av[2]))  # type: ignore[index]
-    if op in ("ASSERT", "ASSERT_NOT"):
-        return _seq_takes_newline(list(av[1]))  # type: ignore[index]
-    if op == "ATOMIC_GROUP":
-        return _seq_takes_newline(list(av))  # type: ignore[call-overload]
-    return True  # anything else: assume it can
-
-
-def _class_item_holds_newline(kind: str, value: object) -> bool:
-    if kind == "LITERAL":
-        return value == _NEWLINE
-    if kind == "RANGE":
-        bounds: tuple[int, int] = value  # type: ignore[assignment]
-        return bounds[0] <= _NEWLINE <= bounds[1]
-    if kind == "CATEGORY":
-        return _CATEGORY_TAKES_NEWLINE.get(str(value), True)
-    return True
+    for cls in _CHAR_CLASS.findall(regex):
+        inner = cls[1:-1]
+        if inner.startswith("^") and "\\n" not in inner:
+            return True
+        if not inner.startswith("^") and _CLASS_TAKES_NEWLINE.search(inner):
+            return True
+    return False
 
 
 def rule(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
