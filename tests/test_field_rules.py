@@ -1620,3 +1620,26 @@ def test_the_installed_rocm_from_an_environment_list_or_rocminfos_build_path(lin
 
     got = [f.value for f in extract(line + "\n", "p.txt").facts if f.kind in ("rocm.named", "rocm.version")]
     assert got == ([version] if version else [])
+
+
+def test_a_root_only_kfd_node_listed_by_name_fails_when_rocm_runs_for_root_only(tmp_path: Path) -> None:
+    """ROCm/ROCT-Thunk-Interface#36: 'ls -la /dev | grep kfd' prints 'crw-------   1 root    root    234,   0 Mai 21
+    05:13 kfd' beside 'ROCm only runs for root': /dev/kfd keeps everyone else out. Look-alike: a render-owned 0660
+    node."""
+    text = ("my `/dev/kfd` device has the wrong permissions, which means that ROCm only runs for root.\n"
+            "$ ls -la /dev | grep kfd\ncrw-------   1 root    root    234,   0 Mai 21 05:13 kfd\n")
+    _fires_unless(tmp_path, text, ("perm.kfd-access", "fail"),
+                  ("crw-------   1 root    root  ", "crw-rw----   1 root    render"))
+
+
+def test_a_windows_build_for_other_targets_has_no_code_for_the_gpu(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#6509: a gfx1103 on native Windows, llama.cpp configured with -DAMDGPU_TARGETS=gfx1100 and
+    HSA_OVERRIDE_GFX_VERSION=11.0.0, which the Windows HIP runtime does not read: the program has no code for the
+    GPU. Look-alike: the same build with gfx1103 among its targets."""
+    text = ("I am using a gfx1103 and try to run llama.cpp on Windows.\n"
+            "PS C:\\llama.cpp\\build> cmake -G Ninja -DAMDGPU_TARGETS=gfx1100 -DLLAMA_HIPBLAS=ON ..\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("gpu.arch-unsupported") == "fail"
+    assert "built for gfx1100 only" in found["gpu.arch-unsupported"][0].title
+    both = text.replace("TARGETS=gfx1100", "TARGETS=gfx1100;gfx1103")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, both, "b.txt"))

@@ -52,7 +52,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
                   "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
                   "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",
-                  "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said"}
+                  "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
+                  "build.targets": "build-targets"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"

@@ -30,6 +30,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.gpu_evidence import (
     CODE_ERRORS,
+    built_without,
     distribution_build,
     failed_here,
     gpu_evidence,
@@ -183,9 +184,9 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
     """A target that runs another ISA's code under HSA_OVERRIDE_GFX_VERSION: judged on the override (never
     offered where nothing reads it), or unsupported where the override demonstrably did not help."""
     if "windows" in host.context:
-        return skip("gpu.override-needed", f"{gpu_label(gpu)}: on native Windows nothing reads "
-                    "HSA_OVERRIDE_GFX_VERSION (the HIP runtime there does not go through HSA, ROCm/TheRock#1719): "
-                    f"{gfx} runs only with a build that includes it")
+        return built_without(host, gpu, gfx) or skip(
+            "gpu.override-needed", f"{gpu_label(gpu)}: on native Windows nothing reads HSA_OVERRIDE_GFX_VERSION (the "
+            f"HIP runtime there bypasses HSA, ROCm/TheRock#1719): {gfx} runs only with a build that includes it")
     if host.kernel.is_wsl or "wsl" in host.context:
         if status == "never" and not matrix.releases_supporting(gfx=gfx):  # WSL's list is a subset of these
             return _unsupported(matrix, ctx, gpu, gfx, status, target, under_wsl=True)

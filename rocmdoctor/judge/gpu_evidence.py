@@ -203,3 +203,21 @@ def unlisted_words(gpu: GpuInfo, first: str) -> tuple[str, str]:
     return (f"supported by no AMD ROCm release since {first}",
             "A community or older ROCm build that includes the target is in use (ollama#2453: a gfx803 container); "
             "AMD's current releases and wheels will not run it.")
+
+
+def built_without(host: Host, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """On native Windows, a program the report built for other targets only (``-DAMDGPU_TARGETS=gfx1100``) has no
+    code for this GPU, and the override that would run another target's code is not read there
+    (ggml-org/llama.cpp#6509: a gfx1103 with a gfx1100 build and HSA_OVERRIDE_GFX_VERSION=11.0.0)."""
+    targets = host.context.get("build-targets")
+    if targets is None or gfx in targets.value.replace(",", ";").split(";"):
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL,
+        f"{gpu_label(gpu)}: the program was built for {targets.value} only, and Windows does not read the override",
+        f"Its GPU code is for {targets.value}; {gfx} runs none of it. On Linux HSA_OVERRIDE_GFX_VERSION can make the "
+        "runtime load another target's code; on native Windows the HIP runtime does not read it (ROCm/TheRock#1719).",
+        [str(targets.source), *gpu_evidence(gpu)[:1]],
+        Fix(f"Build for {gfx} itself if the HIP SDK in use supports it (-DAMDGPU_TARGETS={gfx}), or use a backend "
+            "that does not need ROCm's target list (Vulkan):", []),
+    )

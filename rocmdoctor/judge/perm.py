@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import finding, groups_of_user, not_captured, ok
 from rocmdoctor.judge.registry import check
-from rocmdoctor.model import DeviceNode, Finding, Fix, LogMatch, Severity
+from rocmdoctor.model import DeviceNode, Fact, Finding, Fix, LogMatch, Severity
 from rocmdoctor.sanitize import command, plausible, word
 
 if TYPE_CHECKING:
@@ -41,16 +41,19 @@ def _foreign_kfd(kfd: Optional[DeviceNode]) -> Optional[str]:
     return kfd.group if other.isdigit() and int(other) & 6 != 6 else None
 
 
-def _kfd_group_finding(kfd: DeviceNode, group: str, symptoms: list[LogMatch]) -> Finding:
+def _kfd_group_finding(kfd: DeviceNode, group: str, symptoms: list[LogMatch],
+                       root_only: Optional[Fact[str]] = None) -> Finding:
     """/dev/kfd owned by another group (a container or LXC whose device node lost its udev rule): only that
-    group's members (often only root) can open it. With the runtime seeing no GPU it is the cause."""
+    group's members (often only root) can open it. With the runtime seeing no GPU, or the report saying ROCm runs
+    for root only (ROCm/ROCT-Thunk-Interface#36), it is the cause."""
     return finding(
-        "perm.kfd-access", Severity.FAIL if symptoms else Severity.WARN,
+        "perm.kfd-access", Severity.FAIL if symptoms or root_only is not None else Severity.WARN,
         f"/dev/kfd belongs to group {group} (mode {kfd.mode}): render and video members cannot open it",
         "ROCm's users get the GPU through the render (or video) group; a node owned by another group — typically "
         "root:root in a container or LXC whose node was recreated without udev's rule — lets only root in, and "
         "every other process sees no GPU.",
-        [str(kfd.source)] + [str(m.source) for m in symptoms[:1] if m.source],
+        [str(kfd.source)] + [str(m.source) for m in symptoms[:1] if m.source]
+        + ([str(root_only.source)] if root_only is not None else []),
         Fix("Give the node to the render group, and make it survive a reboot (a udev rule on a host; the "
             "container's device configuration otherwise):",
             ["sudo chgrp render /dev/kfd && sudo chmod 660 /dev/kfd",
@@ -170,7 +173,7 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     groups = groups_of_user(host)
     foreign = _foreign_kfd(kfd)
     if groups is None and kfd is not None and foreign is not None:
-        return [_kfd_group_finding(kfd, foreign, no_gpu + denied_logs)]
+        return [_kfd_group_finding(kfd, foreign, no_gpu + denied_logs, host.context.get("root-only"))]
     if groups is None:
         return [not_captured("perm.kfd-access", "User and groups (id)")]
     uid = host.user.uid if host.user else None

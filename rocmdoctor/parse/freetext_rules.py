@@ -246,6 +246,16 @@ RULES: tuple[Rule, ...] = (
     _r("dev.kfd-ls", ("/dev/kfd",),
        r"^(?=[^\n]{0,300}/dev/kfd\b)[^\n]{0,200}?\b(?P<v>c[r-][w-][x-][r-][w-][x-][r-][w-][x-][.+]?",
        r"[ \t]{1,8}(?:\d{1,4}[ \t]{1,8})?[a-z_][\w-]{0,31}[ \t]{1,8}[a-z_][\w-]{0,31})\b"),
+    # the GPU targets a program is built for, from its configure line: "cmake -G Ninja -DAMDGPU_TARGETS=gfx1100
+    # -DLLAMA_HIPBLAS=ON ..." (ggml-org/llama.cpp#6509), "--offload-arch=gfx1030"
+    _r("build.targets", ("AMDGPU_TARGETS=", "GPU_TARGETS=", "HIP_ARCHITECTURES=", "--offload-arch="),
+       r"(?:-D(?:AMDGPU_TARGETS|GPU_TARGETS|CMAKE_HIP_ARCHITECTURES)=|--offload-arch=)['\"]?",
+       r"(?P<v>gfx[0-9a-f]{3,5}(?:[;,]gfx[0-9a-f]{3,5}){0,15})\b"),
+    # the same node listed by name only: "ls -la /dev | grep kfd" prints "crw-------   1 root    root    234,   0 Mai 21
+    # 05:13 kfd" (ROCm/ROCT-Thunk-Interface#36: a root-only node without ROCm's udev rule)
+    _r("dev.kfd-ls", (" kfd",),
+       r"^[ \t]{0,4}(?P<v>c[r-][w-][x-][r-][w-][x-][r-][w-][x-][.+]?[ \t]{1,8}\d{1,4}[ \t]{1,8}[a-z_][\w-]{0,31}",
+       r"[ \t]{1,8}[a-z_][\w-]{0,31})[ \t]{1,8}\d{1,4},[ \t]{0,8}\d{1,4}[ \t][^\n/]{1,40}[ \t]kfd[ \t]*$"),
     _r("container.kfd-missing", ("custom device",),
        r"(?P<v>adding custom device \"/dev/(?:kfd|dri)[^\"\n]{0,40}\": no such file or directory)"),
     # the compiler refusing a program's GPU code for the target it builds for (vllm-project/vllm#6565, an MI50)
@@ -290,7 +300,7 @@ RULES: tuple[Rule, ...] = (
        r"the container)"),
     # "rocm only works when using sudo" (ROCm/ROCm-docker#36): the GPU answers root only, said in one sentence
     _r("perm.root-only", ("only works", "only work", "only runs"),
-       r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|with sudo|using sudo|under sudo)\b))"),
+       r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|for root|with sudo|using sudo|under sudo)\b))"),
     # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"
     _r("rocm.version", ("compute-rocm-rel-",), rf"/compute-rocm-rel-(?P<v>{_VER})/"),
     # rocminfo's own source path in its error line names the release it was built in: "file: /data/jenkins_workspace/
