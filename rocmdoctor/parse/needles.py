@@ -59,7 +59,6 @@ class _Digest:
         self._words: Optional[bytes] = None
         self._worded = False
         self._lower: Optional[bytes] = None
-        self._lowered = False
 
     @property
     def distinct(self) -> str:
@@ -108,9 +107,9 @@ class _Digest:
         """False only when the ASCII ``needle`` occurs in the text in no letter case. Exact for any text: under
         ``re.IGNORECASE`` only four non-ASCII characters match an ASCII one (:data:`_ASCII_FOLDS`), so with them
         replaced, lowering the UTF-8 bytes (``bytes.lower`` touches ASCII only) decides it."""
-        if not self._lowered:
-            self._lower, self._lowered = _ascii_folded(self.shape), True
-        return self._lower is None or _shape(needle.lower()) in self._lower
+        if self._lower is None:
+            self._lower = _ascii_folded(self.shape)
+        return _shape(needle.lower()) in self._lower
 
 
 _last: Optional[_Digest] = None  # the scanners of one paste share one digest

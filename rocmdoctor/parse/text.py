@@ -94,7 +94,7 @@ def _numbered(plain: str, rows: list[str], starts: list[int]) -> Iterator[tuple[
         yield number, clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
 
 
-_DIFF_BLOCK = re.compile(r"^[ \t]{0,3}```[ \t]{0,4}diff[ \t]*\n(.{0,200000}?)(?:^[ \t]{0,3}```|\Z)", re.M | re.S)
+_DIFF_BLOCK = re.compile(r"(^[ \t]{0,3}```[ \t]{0,4}diff[ \t]*\n)(.{0,200000}?)(^[ \t]{0,3}```|\Z)", re.M | re.S)
 _REMOVED_LINE = re.compile(r"^-[^\n]*", re.M)
 
 
@@ -104,11 +104,8 @@ def without_removed_lines(text: str) -> str:
     (deepspeedai/DeepSpeed#2796). Offsets and line numbers stay those of the paste."""
     if "```" not in text or "diff" not in text:
         return text
-    def blank(m: re.Match[str]) -> str:
-        body = _REMOVED_LINE.sub(lambda r: " " * len(r.group(0)), m.group(1))
-        return m.group(0)[:m.start(1) - m.start(0)] + body + m.group(0)[m.end(1) - m.start(0):]
-
-    return _DIFF_BLOCK.sub(blank, text)
+    return _DIFF_BLOCK.sub(lambda m: m.group(1) + _REMOVED_LINE.sub(lambda r: " " * len(r.group(0)), m.group(2))
+                           + m.group(3), text)
 
 
 def strip_prompt(line: str) -> tuple[str, bool]:
