@@ -1643,3 +1643,79 @@ def test_a_windows_build_for_other_targets_has_no_code_for_the_gpu(tmp_path: Pat
     assert "built for gfx1100 only" in found["gpu.arch-unsupported"][0].title
     both = text.replace("TARGETS=gfx1100", "TARGETS=gfx1100;gfx1103")
     assert "gpu.arch-unsupported" not in problems(judged(tmp_path, both, "b.txt"))
+
+
+def test_an_override_the_report_ran_with_that_takes_the_only_gpu_to_another_generation_fails(tmp_path: Path) -> None:
+    """ROCm/rocm-systems#3531: a Strix Halo (gfx1151) run with HSA_OVERRIDE_GFX_VERSION=12.0.1 crashed the kernel;
+    AMD's thunk now refuses an override across generations (ROCm/rocm-systems#5686). The rocminfo lines and the
+    sentence are the report's; the 11.0.0 variant (same generation) is derived from it."""
+    text = ("  Name:                    gfx1151\n"
+            "  Marketing Name:          Radeon 8060S Graphics\n"
+            "When running comfyui with HSA_OVERRIDE_GFX_VERSION=12.0.1 (which is wrong for this board) the kernel "
+            "crashes pretty badly.\n")
+    _fires_unless(tmp_path, text, ("gpu.override-mismatch", "fail"),
+                  ("When running comfyui with", "Would it help to export"))
+    found = judged(tmp_path, text)
+    assert "run gfx1201 code" in found["gpu.override-mismatch"][0].title
+    assert found["gpu.override-mismatch"][0].fix.commands == ["unset HSA_OVERRIDE_GFX_VERSION"]
+    same = problems(judged(tmp_path, text.replace("12.0.1", "11.0.0"), "same-generation.txt"))
+    assert same.get("gpu.override-mismatch") == "warn"
+    # without a failure told, the override is the risk, not the cause
+    calm = text.replace("the kernel crashes pretty badly", "the kernel no longer crashes")
+    assert problems(judged(tmp_path, calm, "calm.txt")).get("gpu.override-mismatch") == "warn"
+
+
+def test_composable_kernels_xdl_op_rejecting_every_problem_fails_on_a_gpu_without_matrix_cores(tmp_path: Path) -> None:
+    """ROCm/flash-attention#29: CK's XDL attention op 'does not support this problem' on an MI50 (gfx906), which has
+    no matrix cores (AMD will not support FA there, ROCm/triton#461); on an MI250X the same line is the problem's
+    shape, not the GPU (the MI250X variant is derived)."""
+    text = ("Trying to run flash attention on the Mi50 delivered the following error:\n"
+            "RuntimeError: DeviceGroupedMultiheadAttentionForward_Xdl_CShuffle_V2<256, 128, 128, 32, 8, 8, 128, 128, "
+            "32, 2, Default, ASpecDefault, B0SpecDefault, B1SpecDefault, CSpecDefault, MaskUpperTriangleFromTopLeft> "
+            "does not support this problem\n")
+    _fires_unless(tmp_path, text, ("log.unsupported-gpu-target", "fail"), ("Mi50", "MI250X"))
+    found = judged(tmp_path, text.replace("Mi50", "MI250X"), "mi250x.txt")
+    assert found["log.unsupported-gpu-target"][0].severity == Severity.INFO
+    assert "shape" in found["log.unsupported-gpu-target"][0].detail
+
+
+def test_an_ipython_session_failing_at_its_first_gpu_tensor_on_a_gfx1031_is_a_missing_override(tmp_path: Path) -> None:
+    """ROCm/ROCm#2536: lspci's line behind a 'GPU：' label (one device, whatever its bracket lists), IPython's
+    'Out[2]:' answer naming torch, and the first tensor moved to the GPU raising: ran without the override."""
+    dashes = "-" * 75
+    text = ("GPU：    83:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 22 [Radeon RX "
+            "6700/6700 XT/6750 XT / 6800M/6850M XT] (rev c1)\n\n"
+            "In [2]: torch.__version__\nOut[2]: '2.2.0.dev20231010+rocm5.7'\n\n"
+            f"In [9]: torch.rand(3, 3).to(device)\nOut[9]: {dashes}\n"
+            "RuntimeError                              Traceback (most recent call last)\n")
+    host = load_host(_write(tmp_path, text, "host.txt"))
+    assert len(host.gpus) == 1 and host.torch is not None and host.torch.version == "2.2.0.dev20231010+rocm5.7"
+    _fires_unless(tmp_path, text, ("gpu.override-needed", "fail"),
+                  (f"Out[9]: {dashes}\nRuntimeError ", "Out[9]: tensor([[0.1, 0.2, 0.3]], device='cuda:0')\n# "))
+
+
+def test_an_override_the_report_tried_and_dropped_is_not_in_effect(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3015: 'adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue' on a gfx1036
+    iGPU: the override was tried and dropped, so it is no override in effect for gpu.override-mismatch to judge."""
+    text = ("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory "
+            "for GPU arch : gfx1036\n"
+            "FWIW, adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue, that sometimes produces either "
+            "segfaults\n")
+    assert "gpu.override-mismatch" not in problems(judged(tmp_path, text))
+    kept = text.replace("FWIW, adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue",
+                        "I am using HSA_OVERRIDE_GFX_VERSION=10.3.0")
+    assert problems(judged(tmp_path, kept, "kept.txt")).get("gpu.override-mismatch") == "warn"
+
+
+def test_an_exact_distribution_dependency_older_than_the_installed_one_is_a_missing_updates_suite(
+        tmp_path: Path) -> None:
+    """ROCm/ROCm#4565: Ubuntu 24.04 with 'Suites: noble' and 'noble-security' only: python3-dev wants the release's
+    python3 while the updated one is installed. A ROCm-encoded version is the distribution's ROCm outranking AMD's
+    (ROCm/legacy-rocm-build#1899), another signature with its own fix."""
+    line = " python3-dev : Depends: python3 (= 3.12.3-0ubuntu1) but 3.12.3-0ubuntu2 is to be installed\n"
+    found = judged(tmp_path, line)
+    assert problems(found) == {"log.package-install-failed": "fail"}
+    assert "noble-updates" in found["log.package-install-failed"][0].fix.explanation
+    rocm = " rocm-hip-runtime : Depends: rocminfo (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n"
+    other = judged(tmp_path, rocm, "rocm.txt")["log.package-install-failed"]
+    assert len(other) == 1 and "outranks" in other[0].title

@@ -113,6 +113,25 @@ def test_lsmod_and_dmesg_of_the_healthy_dkms_host():
     assert len(kept) == 4
 
 
+def test_prose_beside_a_time_stamped_dmesg_is_not_a_kernel_line():
+    """amd/xdna-driver#389: the reporter's sentence under a pasted dmesg names amdgpu but is no kernel line;
+    in a log whose lines carry the kernel's stamp, a line without one is dropped. Secure Boot's refusal comes
+    from modprobe, not the kernel log, and is kept; a log without stamps (dmesg --notime) keeps every line."""
+    stamped = ("[    5.653266] amdxdna 0000:c6:00.1: probe with driver amdxdna failed with error -22\n"
+               "Worth to add: Currently I do early loading of amdgpu driver. The same error happens regardless of "
+               "early or late load of amdxdna.\n")
+    assert kernel.parse_dmesg(stamped, "paste.txt")[0] == []
+    # ROCm/rocm-systems#3531's journalctl line
+    journal = "Feb 25 14:40:39 framework-desktop kernel: amdgpu 0000:c2:00.0: amdgpu: KFD node 0 ih_fifo overflow\n"
+    kept = kernel.parse_dmesg(stamped + journal, "paste.txt")[0]
+    assert [k.source.line for k in kept] == [3]
+    modprobe = "modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service\n"
+    assert [k.source.line for k in kernel.parse_dmesg(stamped + modprobe, "paste.txt")[0]] == [3]
+    # a field fixture's real probe line with its stamp removed: what dmesg --notime prints
+    notime = "amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -12\n"
+    assert len(kernel.parse_dmesg(notime + stamped.split("\n")[1], "cmd/dmesg.txt")[0]) == 2
+
+
 def test_uname_r_file():
     info = kernel.parse_uname(capture(DKMS_FAIL, "uname_r.txt"), "cmd/uname-r.txt")
     assert info.release == "6.5.0-17-generic" and info.is_wsl is False

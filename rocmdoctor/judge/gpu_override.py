@@ -7,6 +7,7 @@ Split from judge/gpu.py, which decides whether a GPU *needs* the override.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
@@ -23,15 +24,19 @@ from rocmdoctor.judge.facts import (
     relabelled,
     reported_user_space_gfx,
     rocm_context,
+    said_ran_with,
     skip,
 )
+from rocmdoctor.judge.gpu import newer_than_data
+from rocmdoctor.judge.gpu_evidence import failed_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
-from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
+from rocmdoctor.parse.kfd import gfx_from_version, gfx_parts, version_of_gfx
 
 if TYPE_CHECKING:
+    from rocmdoctor.judge.facts import RocmContext
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import GpuInfo, Host
+    from rocmdoctor.model import Fact, GpuInfo, Host
 
 
 def _override_on_windows(host: Host) -> list[Finding]:
@@ -146,8 +151,8 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if suspected is not None:
         return [suspected]
     shell = host.context.get("override-shell")
-    if value is None and shell is not None and shell.value and len(host.gpus) > 1:
-        value = shell.value  # a report about a global override on a multi-GPU host
+    if value is None and shell is not None and shell.value and (len(host.gpus) > 1 or _runs_with(host, shell)):
+        value = shell.value  # a global override on a multi-GPU host, or the one the report's process runs with
     if "env" not in host.captured and value is None:
         return [not_captured("gpu.override-mismatch", "Environment")]
     bad = [(n, v) for n, v in sorted(per_node_overrides(host).items()) if gfx_from_version(v) is None]
@@ -178,30 +183,67 @@ def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if not host.gpus:
         return [skip("gpu.override-mismatch", "No GPU to compare the override with")]
     ctx = rocm_context(host, matrix, allow_latest=True)
-    out = []
     natives = {native_gfx(g) for g in host.gpus if native_gfx(g)}
-    for gpu in host.gpus:
-        gfx = native_gfx(gpu)
-        if not gfx or gfx == forced:
-            continue
-        if ctx.version:
-            native_ok = matrix.support_status(gfx, ctx.release.version if ctx.release else ctx.version) == "supported"
-        else:
-            native_ok = bool(matrix.releases_supporting(gfx=gfx))
-        target = matrix.gpu(gfx)
-        fits = target is not None and target.override == value
-        if native_ok or (not fits and len(natives) > 1):
-            visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
-            out.append(finding(
-                "gpu.override-mismatch", Severity.WARN,
-                f"HSA_OVERRIDE_GFX_VERSION={value} also applies to {gpu_label(gpu)}",
-                f"The override makes every GPU in the process present itself as {forced}. {gpu_label(gpu)} "
-                + ("is natively supported" if native_ok else f"is a different ISA ({gfx})")
-                + ": code built for another ISA can fault, hang or return wrong results on it.",
-                [f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
-                _mismatch_fix(host, matrix, ctx.version, value, visible),
-            ))
+    out = [f for gpu in host.gpus if (f := _applies_to(host, matrix, ctx, gpu, value, len(natives))) is not None]
     return out or [ok("gpu.override-mismatch", f"HSA_OVERRIDE_GFX_VERSION={value} matches the GPUs it is needed for")]
+
+
+def _applies_to(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, value: str,
+                kinds: int) -> Optional[Finding]:
+    """The override seen from one GPU: a warning where it re-targets a GPU that runs its own code (or another ISA
+    on a host of several kinds), a failure where it takes the only GPU to another generation."""
+    gfx, forced = native_gfx(gpu), gfx_from_version(value) or ""
+    if not gfx or gfx == forced:
+        return None
+    if ctx.version and (ctx.release is not None or not newer_than_data(matrix, ctx.version)):
+        native_ok = matrix.support_status(gfx, ctx.release.version if ctx.release else ctx.version) == "supported"
+    else:
+        native_ok = bool(matrix.releases_supporting(gfx=gfx))
+    target = matrix.gpu(gfx)
+    # the data knows overrides to fail on it, unless the report says its program works under this one
+    broken = target is not None and target.override_broken and "override-works" not in host.context
+    if not (native_ok or broken or (kinds > 1 and (target is None or target.override != value))):
+        return None
+    alone = _only_gpu_other_generation(host, gfx, forced)
+    shell = host.context.get("override-shell")
+    said = f"{shell.source}" if shell is not None and shell.source and "env" not in host.captured else ""
+    visible = [str(g.index) for g in host.gpus if native_gfx(g) != gfx]
+    return finding(
+        "gpu.override-mismatch", Severity.FAIL if alone else Severity.WARN,
+        f"HSA_OVERRIDE_GFX_VERSION={value} " + (f"makes {gpu_label(gpu)} run {forced} code" if alone
+                                                else f"also applies to {gpu_label(gpu)}"),
+        f"The override makes every GPU in the process present itself as {forced}. {gpu_label(gpu)} "
+        + ("is natively supported" if native_ok else "is known to fail under an override" if broken
+           else f"is a different ISA ({gfx})")
+        + ": code built for another ISA can fault, hang or return wrong results on it."
+        + (" Here no GPU needs it, and the target is another generation: AMD's thunk now refuses such an override "
+           "(ROCm/rocm-systems#5686)." if alone else ""),
+        [said or f"env.txt: HSA_OVERRIDE_GFX_VERSION={value}", *(str(s) for s in gpu.sources[:2])],
+        Fix("Remove the override (wherever the program gets it: the shell, a service unit, a container's -e):",
+            ["unset HSA_OVERRIDE_GFX_VERSION"]) if alone else _mismatch_fix(host, matrix, ctx.version, value, visible),
+    )
+
+
+# "adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue" (ROCm/legacy-rocm-build#3015): tried, dropped
+_DID_NOT_HELP = re.compile(r"\bn(?:o|')t\b(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
+
+
+def _runs_with(host: Host, shell: Fact[str]) -> bool:
+    """The report's program runs with the override it names ("When running comfyui with ..."), not one it tried
+    and dropped because it did not help."""
+    said = shell.source.text or "" if shell.source else ""
+    return said_ran_with(host, shell.value) and not _DID_NOT_HELP.search(said)
+
+
+def _only_gpu_other_generation(host: Host, gfx: str, forced: str) -> bool:
+    """The override re-targets the host's only GPU to another major generation (gfx1151 run as gfx1201) and the
+    report shows the run failing: no GPU needs it, and another generation's code crashes there
+    (ROCm/rocm-systems#3531: KFD 'ih_fifo overflow' and a kernel crash); AMD's thunk now refuses such an override
+    (ROCm/rocm-systems#5686, cross-major validation). Without a failure it is the risk, a warning; within a
+    generation (11.0.0 on a gfx1101) it usually runs, as on a host with other GPUs."""
+    own, other = gfx_parts(gfx), gfx_parts(forced)
+    broke = failed_here(host) or "crash-said" in host.context  # the report shows the run failing, not only the risk
+    return broke and len(host.gpus) == 1 and own is not None and other is not None and own[0] != other[0]
 
 
 def _mismatch_fix(host: Host, matrix: Matrix, rocm: Optional[str], value: str, visible: list[str]) -> Fix:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rocmdoctor.judge.facts import finding, override_value
+from rocmdoctor.judge.facts import finding, native_gfx, override_value
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, LogMatch, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -55,7 +55,8 @@ def _override_explains(host: Host, matrix: Matrix, m: LogMatch) -> bool:
 
 
 def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False,
-             present: frozenset[str] = frozenset(), explained: bool = False) -> Finding:
+             present: frozenset[str] = frozenset(), explained: bool = False,
+             gfx: frozenset[str] = frozenset()) -> Finding:
     """One finding for one signature: the first match fills the placeholders, every line is evidence."""
     first = matches[0]
     sig = by_id().get(sig_id)
@@ -75,6 +76,9 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
     shown = sig.filled(first.groups)
     if present & set(sig.not_here_if):  # e.g. native Linux's rocminfo line quoted in a WSL report for comparison
         return finding(first.finding_id, Severity.INFO, shown.title + times, sig.not_here_note or shown.explanation,
+                       evidence, None)
+    if gfx and sig.fine_on_gfx and gfx <= set(sig.fine_on_gfx):  # every GPU known to have what the line lacks
+        return finding(first.finding_id, Severity.INFO, shown.title + times, sig.fine_on_gfx_note or shown.explanation,
                        evidence, None)
     if wsl and sig.wsl_severity is not None:  # a message WSL always prints (amd-smi has no WSL backend)
         return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
@@ -103,8 +107,9 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
             by_signature[specific] += by_signature.pop(sig_id)
     alone = _igpu_only(host)
     present = frozenset(m.signature for m in host.logs)
+    gfx = frozenset(g for g in (native_gfx(x) for x in host.gpus) if g)
     return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
-                     all(_override_explains(host, matrix, m) for m in matches))
+                     all(_override_explains(host, matrix, m) for m in matches), gfx)
             for sig_id, matches in by_signature.items()]
 
 

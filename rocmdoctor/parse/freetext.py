@@ -215,6 +215,8 @@ def product_name(value: str) -> str:
         return f"RX {name.upper()}"
     if re.fullmatch(r"Vega (?:56|64)", name):
         return f"RX {name}"
+    if name[:2] == "Mi" and name[2:3].isdigit():  # "Mi50": the Instinct MI50
+        return "MI" + name[2:]
     if name[:2].lower() == "rx" and name[2:3] in " 0123456789vV":  # "rx 6600", "rx6800"
         name = "RX " + name[2:].strip().upper().replace("VEGA", "Vega")
     name = re.sub(r"(?<=\d) ?(xtx|xt|gre)$", lambda s: " " + s.group(1).upper(), name)  # "6700 xt"

@@ -206,6 +206,9 @@ RULES: tuple[Rule, ...] = (
     _r("os.name", ("On Debian", "on Debian", "On Fedora", "on Fedora", "On openSUSE", "on openSUSE"),
        r"\b[Oo]n (?P<v>Debian(?:[/ ](?:testing|unstable|sid)\b)?|Fedora|openSUSE(?: Tumbleweed\b)?)",
        r"(?![-\w]| \d| GNU| Linux \d)"),
+    # a rolling release as an issue template's whole answer: "### Operating System", a blank line, "openSUSE
+    # Tumbleweed" (ROCm/ROCm#3191)
+    _r("os.name", ("openSUSE Tumbleweed",), r"^[ \t]{0,4}(?P<v>openSUSE Tumbleweed)[ \t]*$"),
     # Arch has no release: "Arch Linux (Linux 6.19.12-arch1-1)" as an issue template's OS answer (ROCm/ROCm#6166)
     _r("os.name", ("Arch Linux",), r"(?:^|\b[Oo]n )(?P<v>Arch Linux)\b(?![-\w])"),
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
@@ -349,9 +352,16 @@ RULES: tuple[Rule, ...] = (
     _r("cpu.apu", ("with Radeon",),
        r"(?P<v>\bRyzen(?: AI)?(?: [3579]| Threadripper)? [\w+-]{2,12}(?: [\w+-]{1,8})? with Radeon(?: Vega)? ",
        r"Graphics)\b"),
-    # the report telling of a crash: "demucs causes Python 3.11 and 3.9 to crash" (pytorch/pytorch#111355)
-    _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing"),
-       r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b)"),
+    # the report telling of a crash: "demucs causes Python 3.11 and 3.9 to crash" (pytorch/pytorch#111355), "the
+    # kernel crashes pretty badly" (ROCm/rocm-systems#3531); not "the kernel no longer crashes"
+    _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing", "kernel crashes", "kernel crashed"),
+       r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b",
+       r"|^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,200}?\bkernel crash(?:es|ed)\b)"),
+    # an IPython session whose first tensor moved to the GPU raised: "In [9]: torch.rand(3, 3).to(device)" then
+    # "Out[9]: ----...", "RuntimeError    Traceback (most recent call last)" (ROCm/ROCm#2536)
+    _r("run.crash-said", (".to(", ".cuda("),
+       r"(?P<v>\.(?:to|cuda)\([^)\n]{0,30}\)[ \t]{0,4}\nOut\[\d{1,4}\]:[ \t]{0,4}-{20,120}[ \t]{0,4}\n",
+       r"[A-Za-z]{0,40}Error[ \t]{2,80}Traceback \(most recent call last\))"),
     # the report says the program works once the iGPU is hidden: "I have to use an environment variable to block the
     # knowledge of the IGPU from llama.cpp and then it works" (ggml-org/llama.cpp#23152)
     _r("igpu.hiding-works", ("iGPU", "igpu", "IGPU", "integrated", "Integrated", "INTEGRATED"),
@@ -381,10 +391,12 @@ RULES: tuple[Rule, ...] = (
        # a mobile Radeon by its number: "the AMD 6700M GPU is not supported" (ollama#6152)
        r"|\bAMD [5-9]\d{2}0M\b)"),
     # the bare names people write: a mobile RX by its number ("My device is 6800m", ROCm/legacy-rocm-build#2353), an
-    # RX Vega by its size ("Vega 64"), an Instinct by its model ("8x MI300X node")
-    _r("gpu.name", ("0m", "0M", "Vega 56", "Vega 64", "MI1", "MI2", "MI3", "MI5", "MI6"),
+    # RX Vega by its size ("Vega 64"), an Instinct by its model ("8x MI300X node", "on the Mi50",
+    # ROCm/flash-attention#29)
+    _r("gpu.name", ("0m", "0M", "Vega 56", "Vega 64", "MI1", "MI2", "MI3", "MI5", "MI6", "Mi1", "Mi2", "Mi3", "Mi5",
+                    "Mi6"),
        r"(?P<v>(?<![\w.-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
-       r"|\bMI(?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
+       r"|\bM[Ii](?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),

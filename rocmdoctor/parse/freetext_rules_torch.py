@@ -11,7 +11,8 @@ from rocmdoctor.parse.freetext_rule import NVIDIA_CUDA_PACKAGE, Rule
 from rocmdoctor.parse.freetext_rule import TORCH_VER as _TORCH_VER
 from rocmdoctor.parse.freetext_rule import rule as _r
 
-_TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8})?['\"]?"  # "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'"
+# "torch.x: v", "print(torch.x)\nv", ">>> x\n'v'", IPython's "In [2]: torch.x" then "Out[2]: 'v'" (ROCm/ROCm#2536)
+_TORCH_Q = r"\s{0,4}\)?[\s:=>'\",]{0,12}(?:\n[>.\s]{0,8}|\n{1,2}Out\[\d{1,4}\]:[ \t]{0,4})?['\"]?"
 
 TORCH_RULES: tuple[Rule, ...] = (
     # --- PyTorch -----------------------------------------------------------------------------------------

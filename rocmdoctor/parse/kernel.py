@@ -18,6 +18,11 @@ _DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu
 # off the ordinary lines
 _DMESG_SECURE = re.compile(r"Key was rejected by service|Lockdown: .{0,40}unsigned module", re.I)
 _DMESG_VERSION = re.compile(r"\[drm\] amdgpu version:\s*(\S{1,64})")
+# The prefix the kernel log gives each line: dmesg's '[    5.51]', dmesg -T's '[Mon Dec  1 10:00:00 2025]', and
+# journalctl/syslog's 'Dec 01 10:00:00 host kernel:' (also in ISO form); a markdown quote may stand before it.
+_KERNEL_STAMP = re.compile(r"^[ \t>]*(?:\[\s*\d+\.\d+\]"
+                           r"|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d"
+                           r"|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d\S*) \S+ kernel:)", re.M)
 MAX_DMESG_LINES = LIMITS["dmesg-lines"]
 
 
@@ -132,8 +137,14 @@ def parse_dmesg(text: str, file: str) -> tuple[list[Fact[str]], Optional[Fact[st
     that the module prints (``[drm] amdgpu version: 6.16.6``)."""
     kept: list[Fact[str]] = []
     version: Optional[Fact[str]] = None
+    # Where the log's lines carry the kernel's time stamp, a line without one is not the kernel's: the
+    # reporter's prose around a pasted dmesg ("I do early loading of amdgpu driver", amd/xdna-driver#389) or a
+    # command they typed. Secure Boot's refusal is kept either way: modprobe prints it, not the kernel log.
+    stamped = _KERNEL_STAMP.search(text) is not None
     for n, line in lines(text):
         if not _keep_dmesg(line):
+            continue
+        if stamped and not _KERNEL_STAMP.match(line) and _DMESG_SECURE.search(line) is None:
             continue
         body = strip_prompt(line)[0].strip()
         kept.append(Fact(body, src(file, n, body)))

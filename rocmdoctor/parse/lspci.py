@@ -17,6 +17,8 @@ _AMD = re.compile(r"\[1002:|Advanced Micro Devices|\bAMD/ATI\b|ATI Technologies"
 _IDS = re.compile(r"\[1002:([0-9a-fA-F]{4})\]")
 _REV = re.compile(r"\(rev ([0-9a-fA-F]{1,2})\)")
 _BARE_ID = re.compile(r"(?:\[AMD/ATI\]|\[AMD\]|Advanced Micro Devices, Inc\.) Device ([0-9a-fA-F]{4})\b")
+# a report's field label before a pasted lspci line: "GPU：    83:00.0 VGA compatible controller: ..." (ROCm/ROCm#2536)
+_LABEL = re.compile(r"^[A-Za-z][\w ]{0,15}[:\uff1a]\s+(?=(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s)")
 _VENDOR_PREFIX = re.compile(r"^(?:Advanced Micro Devices, Inc\.|ATI Technologies Inc)\s*(?:\[AMD/ATI\]|\[AMD\])?\s*")
 
 
@@ -32,6 +34,9 @@ def parse_lspci(text: str, file: str = "cmd/lspci.txt") -> LspciResult:
     for n, line in lines(text):
         body, _ = strip_prompt(line)
         m = _DEVICE.match(body)
+        if m is None and (":" in body[:20] or "\uff1a" in body[:20]):
+            body = _LABEL.sub("", body, count=1)
+            m = _DEVICE.match(body)
         if m:
             current = None
             if m.group(5).strip().lower() not in _CLASSES or not _AMD.search(body):

@@ -63,6 +63,10 @@ class Signature:
     # signatures whose presence shows this line is not the host's own output (information then, with the note)
     not_here_if: tuple[str, ...] = ()
     not_here_note: str = ""
+    # the GPU targets on which the line means something else (information then, with the note): Composable
+    # Kernel's XDL ops reject a problem's shape on gfx908+, but every problem on a GPU without matrix cores
+    fine_on_gfx: tuple[str, ...] = ()
+    fine_on_gfx_note: str = ""
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -140,7 +144,9 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      wsl_note=_text(item, "wsl_note"), flags=flags, generic=item.get("generic") is True,
                      severity_igpu_only=Severity(igpu_only) if igpu_only is not None else None,
                      not_here_if=tuple(str(x) for x in item.get("not_here_if", ()) if isinstance(x, str)),
-                     not_here_note=_text(item, "not_here_note"))
+                     not_here_note=_text(item, "not_here_note"),
+                     fine_on_gfx=tuple(str(x) for x in item.get("fine_on_gfx", ()) if isinstance(x, str)),
+                     fine_on_gfx_note=_text(item, "fine_on_gfx_note"))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:

@@ -26,15 +26,17 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("dkms", r"^[\w.+-]+(?:/|,\s*)[^,\s:]+(?:,\s*[^,\s:]+)?(?:,\s*[\w-]+)?:\s*(?:installed|built|added)\b"
                  r"|Could not locate dkms\.conf|Bad return status for module build"
                  r"|^\s*(?:\$\s*)?(?:sudo\s+)?dkms status"),
-        ("lspci", r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|Display controller"
-                  r"|3D controller|Processing accelerators|Host bridge|PCI bridge)"),
+        ("lspci", r"^(?:[A-Za-z][\w ]{0,15}[:\uff1a]\s+)?(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+"
+                  r"(?:VGA compatible controller|Display controller|3D controller|Processing accelerators|Host bridge"
+                  r"|PCI bridge)"),
         # one line: "Linux Ubuntu 22.04" ending a template answer is not uname -a ('#' is the next heading)
         ("uname", r"^[ \t]*(?:\$[ \t]*)?Linux[ \t]+\S+[ \t]+\d+\.\d+\S*[ \t]+#"),
         ("proc-version", r"^Linux version \d"),
         ("os-release", r"^(?:PRETTY_NAME|VERSION_ID|ID_LIKE)="),
         ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
         ("dmesg", r"^\s*\[\s*\d+\.\d+\]\s"
-                  r"|^\s*\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s"),  # dmesg -T
+                  r"|^\s*\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s"  # dmesg -T
+                  r"|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: "),  # journalctl -k, syslog
         # amd-smi static without --json: "GPU: 0" then indented sections ("    ASIC:", "    BUS:", ...)
         ("amd-smi", r"^GPU: \d{1,3}\s*\n[ \t]+"
                     r"(?:ASIC|BUS|BOARD|VBIOS|IFWI|DRIVER|VRAM|LIMIT|RAS|NUMA|CACHE_INFO):\s*$"),
