@@ -1719,3 +1719,63 @@ def test_an_exact_distribution_dependency_older_than_the_installed_one_is_a_miss
     rocm = " rocm-hip-runtime : Depends: rocminfo (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n"
     other = judged(tmp_path, rocm, "rocm.txt")["log.package-install-failed"]
     assert len(other) == 1 and "outranks" in other[0].title
+
+
+def test_amds_repository_without_the_release_asked_for_is_an_install_failure(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1736 (apt) and ROCm/ROCm#3191 (zypper): repo.radeon.com answered 404 for the
+    configured path. Another vendor's repository missing a Release file is not AMD's (derived look-alike)."""
+    apt = "E: The repository 'http://repo.radeon.com/rocm/apt/debian xenial Release' does not have a Release file.\n"
+    _fires_unless(tmp_path, apt, ("log.package-install-failed", "fail"), ("repo.radeon.com", "dl.example.org"))
+    zypper = ("[amdgpu|https://repo.radeon.com/amdgpu/6.1.1/sle/20240524/main/x86_64] Valid metadata not found at "
+              "specified URL\n")
+    found = judged(tmp_path, zypper, "zypper.txt")
+    assert problems(found) == {"log.package-install-failed": "fail"}
+    assert "sle/20240524" in found["log.package-install-failed"][0].title
+
+
+def test_amds_repository_answering_404_on_an_unlisted_distribution_fails_os_support(tmp_path: Path) -> None:
+    """ROCm/ROCm#3191: openSUSE Tumbleweed (an issue template's answer) with ROCm 6.1.1: AMD's SLE repository path
+    answered 404, so nothing installs (fail); without that line the OS is only unvalidated (a warning)."""
+    text = ("ROCM version: 6.1.1\n\n### Operating System\n\nopenSUSE Tumbleweed\n\n"
+            "[amdgpu|https://repo.radeon.com/amdgpu/6.1.1/sle/20240524/main/x86_64] Valid metadata not found at "
+            "specified URL\n")
+    assert problems(judged(tmp_path, text)).get("os.not-supported") == "fail"
+    plain = text.split("[amdgpu|")[0]
+    assert problems(judged(tmp_path, plain, "plain.txt")).get("os.not-supported") == "warn"
+
+
+def test_xla_refusing_a_gpu_its_build_lacks_is_the_programs_build_not_rocms(tmp_path: Path) -> None:
+    """elixir-nx/xla#63: XLA's ROCm build lists gfx900..gfx1030 and refuses a gfx1100; the host's ROCm 5.6.0 does not
+    list gfx1100 either, but that stays AMD's warning: the program's own list is what failed."""
+    line = ("18:10:28.124 [info] StreamExecutor ROCM device (0) is of unsupported AMDGPU version : gfx1100. The "
+            "supported AMDGPU versions are gfx900, gfx906, gfx908, gfx90a, gfx1030.\n")
+    text = 'GPU: RX 7900 XTX\n"ROCM_PATH" => "/opt/rocm-5.6.0"\n' + line
+    found = problems(judged(tmp_path, text))
+    assert found["log.unsupported-gpu-target"] == "fail" and found["gpu.arch-unsupported"] == "warn"
+    listed = text.replace("gfx1030.", "gfx1030, gfx1100.")  # a list that holds the GPU's own target: no refusal
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, listed, "listed.txt"))
+
+
+def test_offload_images_for_another_gpu_and_a_gpu_name_given_to_the_host_compile(tmp_path: Path) -> None:
+    """llvm/llvm-project#60221: an OpenMP offload image for gfx90a refused on a gfx906; ROCm/aomp#2013: -march=gfx1151
+    reached the x86-64 host compile."""
+    mismatch = ("Target AMDGPU RTL --> Incompatible: Processor mismatch \t[Image: gfx90a]\t:\t"
+                "[Env: gfx906:sramecc+:xnack-]\n")
+    found = judged(tmp_path, mismatch)
+    assert problems(found) == {"log.no-binary-for-gpu": "fail"}
+    assert "gfx90a" in found["log.no-binary-for-gpu"][0].title
+    host = ("'gfx1151' is not a recognized processor for this target (ignoring processor)\n"
+            "LLVM ERROR: 64-bit code requested on a subtarget that doesn't support it!\n")
+    _fires_unless(tmp_path, host, ("log.hip-toolchain", "fail"), ("64-bit code requested", "out of memory in"))
+
+
+def test_rocms_opencl_platform_without_a_device_is_a_failure_on_the_named_gpu(tmp_path: Path) -> None:
+    """ROCm/clr#269: clinfo lists AMD's platform with no device for an RX 570 (gfx803), which ROCm 7 rejects: a
+    failure on the GPU makes AMD's list a verdict (fail), not information about a GPU only named."""
+    text = ("clinfo doesn't show info about my RX570:\n"
+            "  clGetDeviceIDs(NULL, CL_DEVICE_TYPE_ALL, ...)   No devices found in platform [AMD Accelerated Parallel "
+            "Processing?]\n")
+    found = problems(judged(tmp_path, text))
+    assert found == {"gpu.arch-unsupported": "fail", "log.opencl-no-devices": "fail"}
+    mesa = text.replace("AMD Accelerated Parallel Processing?]", "Clover?]")  # Mesa's platform: not ROCm's runtime
+    assert problems(judged(tmp_path, mesa, "mesa.txt")) == {}

@@ -145,17 +145,23 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("os.not-supported", f"{os_label(host)}: no data for ROCm {ctx.version}")]
     if verdict:
         return [ok("os.not-supported", f"{os_label(host)} is supported by ROCm {ctx.version}", ev)]
+    # direct evidence: AMD's repository answered 404 for this unlisted distribution (ROCm/ROCm#3191, Tumbleweed)
+    refused = [m for m in host.logs if m.signature in _AMD_REPOSITORY_MISSING]
     return [finding(
-        "os.not-supported", Severity.WARN, f"{os_label(host)} is not supported by ROCm {ctx.version}",
-        f"AMD does not validate ROCm {ctx.version} on this OS ({ctx.why}); packages may not install and "
-        "the amdgpu-dkms module may not build. Supported: " + _supported_list(ctx.release.os if ctx.release else ()),
-        ev,
+        "os.not-supported", Severity.FAIL if refused else Severity.WARN,
+        f"{os_label(host)} is not supported by ROCm {ctx.version}",
+        f"AMD does not validate ROCm {ctx.version} on this OS ({ctx.why}); "
+        + ("AMD's repository has no packages for it (404), so nothing installs. " if refused else
+           "packages may not install and the amdgpu-dkms module may not build. ")
+        + "Supported: " + _supported_list(ctx.release.os if ctx.release else ()),
+        ev + [str(m.source) if m.source else m.text for m in refused[:1]],
         Fix("Use a supported distribution release, or a ROCm container on this host.",
             [f"rocmdoctor matrix show --rocm {ctx.version}"], ROCM_DOCS + "reference/system-requirements.html"),
     )]
 
 
 _ROLLING_SUITES = frozenset({"testing", "unstable", "sid"})  # Debian's: no ROCm release lists one
+_AMD_REPOSITORY_MISSING = ("amd-repository-release-missing", "amd-repository-metadata-missing-zypper")
 
 
 def _amd_packages_elsewhere(host: Host, matrix: Matrix, version: str) -> list[Finding]:

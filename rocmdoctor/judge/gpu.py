@@ -31,6 +31,7 @@ from rocmdoctor.judge.facts import (
 from rocmdoctor.judge.gpu_evidence import (
     CODE_ERRORS,
     built_without,
+    code_missing,
     distribution_build,
     failed_here,
     gpu_evidence,
@@ -171,7 +172,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
                     "(see torch.arch-missing); no system ROCm to judge")
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)) \
-            and not _code_missing(host, ctx, gpu, gfx):
+            and not code_missing(host, ctx, gpu, gfx):
         return _unofficial(ctx, gpu, gfx)
     named = None if ctx.version else named_only(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu))
     if named is not None:
@@ -346,13 +347,6 @@ def _no_kfd_chip(gpu: GpuInfo) -> Finding:
         Fix("Use a GPU ROCm supports, or a non-ROCm backend (Vulkan, OpenCL from Mesa) for this one:",
             ["rocmdoctor matrix show"], SUPPORT_URL),
     )
-
-
-def _code_missing(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> bool:
-    """An error line says the installed ROCm has no code for this discrete GPU: "it usually works" is disproved
-    (an RX 9070 XT under the HIP SDK 6.2, githubcto/FramePack-ZLUDA#4)."""
-    return bool(ctx.version) and not gpu.is_apu and any(
-        m.finding_id in CODE_ERRORS and gfx in (m.groups.get("gfx"), m.groups.get("arch")) for m in host.logs)
 
 
 def _unofficial(ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Finding:

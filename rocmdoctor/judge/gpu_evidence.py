@@ -14,6 +14,7 @@ from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
 
 if TYPE_CHECKING:
+    from rocmdoctor.judge.facts import RocmContext
     from rocmdoctor.matrix import Matrix
     from rocmdoctor.matrix.types import GpuTarget
     from rocmdoctor.model import GpuInfo, Host
@@ -22,7 +23,7 @@ WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/lat
 
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
 RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
-                "log.no-hip-gpus", "log.hip-invalid-device")
+                "log.no-hip-gpus", "log.hip-invalid-device", "log.opencl-no-devices")
 # errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
 # had no override: ollama/ollama#8679)
 CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
@@ -39,6 +40,15 @@ def gpu_evidence(gpu: GpuInfo) -> list[str]:
 def failed_here(host: Host) -> bool:
     """A line of the report says a program failed on the GPU (missing code, a fault, a hang)."""
     return any(m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES for m in host.logs)
+
+
+def code_missing(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> bool:
+    """An error line says the installed ROCm has no code for this discrete GPU: "it usually works" is disproved
+    (an RX 9070 XT under the HIP SDK 6.2, githubcto/FramePack-ZLUDA#4); not a program's own target list (XLA's,
+    TensorFlow's: that build lacks the GPU, whatever ROCm is installed; elixir-nx/xla#63)."""
+    return bool(ctx.version) and not gpu.is_apu and any(m.finding_id in CODE_ERRORS and not m.groups.get("supported")
+                                                        and gfx in (m.groups.get("gfx"), m.groups.get("arch"))
+                                                        for m in host.logs)
 
 
 def runs_here(host: Host, gpu: GpuInfo) -> bool:
