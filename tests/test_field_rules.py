@@ -1779,3 +1779,40 @@ def test_rocms_opencl_platform_without_a_device_is_a_failure_on_the_named_gpu(tm
     assert found == {"gpu.arch-unsupported": "fail", "log.opencl-no-devices": "fail"}
     mesa = text.replace("AMD Accelerated Parallel Processing?]", "Clover?]")  # Mesa's platform: not ROCm's runtime
     assert problems(judged(tmp_path, mesa, "mesa.txt")) == {}
+
+
+def test_hip_sdk_releases_side_by_side_on_windows_are_no_mix(tmp_path: Path) -> None:
+    """ROCm/hip#3899: hipInfo of HIP SDK 7.1 and amdgpu-arch of 6.4, each in its own folder under C:\\Program
+    Files\\AMD\\ROCm: the SDK's layout, not two ROCm releases mixed (the fault was 7.1's runtime). Two /opt/rocm-X
+    trees stay a warning (derived look-alike)."""
+    text = ('PS C:\\Users\\u> & "C:\\Program Files\\AMD\\ROCm\\7.1\\bin\\hipInfo.exe"\n'
+            'PS C:\\Users\\u> & "C:\\Program Files\\AMD\\ROCm\\6.4\\bin\\amdgpu-arch.exe"\n')
+    found = judged(tmp_path, text)
+    assert "rocm.multiple-versions" not in problems(found)
+    assert found["rocm.multiple-versions"][0].severity == Severity.INFO
+    linux = ("ls /opt\nrocm-6.4.0\nrocm-7.1.0\n"
+             "$ ls /opt/rocm-6.4.0/lib/libamdhip64.so /opt/rocm-7.1.0/lib/libamdhip64.so\n")
+    assert problems(judged(tmp_path, linux, "linux.txt")).get("rocm.multiple-versions") == "warn"
+
+
+def test_no_hip_device_on_native_windows_gets_windows_advice(tmp_path: Path) -> None:
+    """ROCm/hip#3899: hipInfo of HIP SDK 7.1 on Windows finds no RX 6800 XT. The advice there is the Adrenalin driver
+    and the SDK's own hipInfo, never WSL wheels or amdgpu (which Linux and WSL reports keep)."""
+    text = ('PS C:\\Users\\u> & "C:\\Program Files\\AMD\\ROCm\\7.1\\bin\\hipInfo.exe"\n'
+            "no ROCm-capable device is detected\n")
+    found = judged(tmp_path, text)["log.hip-error-no-device"][0]
+    assert "Adrenalin" in found.fix.explanation and "hipInfo.exe" in found.fix.commands[0]
+    assert "WSL" not in found.detail and "amdgpu" not in found.fix.explanation
+    linux = judged(tmp_path, "no ROCm-capable device is detected\n", "linux.txt")["log.hip-error-no-device"][0]
+    assert "WSL" in linux.fix.explanation
+
+
+def test_hipblaslt_missing_its_lazy_library_is_a_warning_until_a_gemm_fails(tmp_path: Path) -> None:
+    """mudler/LocalAI#10660: an R9700 (gfx1201) logs hipBLASLt's missing lazy library and works (rocBLAS falls back);
+    ROCm/TheRock#754: torch routed a GEMM to hipBLASLt and it failed (HIPBLAS_STATUS_INVALID_VALUE)."""
+    lazy = 'rocblaslt error: Cannot read "TensileLibrary_lazy_gfx1201.dat": No such file or directory\n'
+    assert problems(judged(tmp_path, lazy)) == {"log.hipblaslt-library-missing": "warn"}
+    gemm = ("Error in Linear: CUDA error: HIPBLAS_STATUS_INVALID_VALUE when calling `hipblasLtMatmulAlgoGetHeuristic( "
+            "ltHandle, computeDesc.descriptor(), Adesc.descriptor(), Bdesc.descriptor(), Cdesc.descriptor(), "
+            "Cdesc.descriptor(), preference.descriptor(), 1, &heuristicResult, &returnedResult)`\n")
+    assert problems(judged(tmp_path, lazy + gemm, "gemm.txt")) == {"log.hipblaslt-library-missing": "fail"}

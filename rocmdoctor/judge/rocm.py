@@ -135,6 +135,13 @@ def multiple(host: Host, matrix: Matrix) -> list[Finding]:
     if len(versions) <= 1:
         return [ok("rocm.multiple-versions", "One ROCm install")] if versions else []
     paths = [f"{r.path} ({r.version})" for r in host.rocm_installs]
+    if all(_WINDOWS_SDK.match(r.path) for r in host.rocm_installs):
+        # the HIP SDK for Windows installs each release in its own folder; HIP_PATH names the one a build uses
+        # (ROCm/hip#3899: 6.4 and 7.1 side by side, the fault was 7.1's runtime, not the pair)
+        return [finding("rocm.multiple-versions", Severity.INFO,
+                        f"HIP SDK releases side by side: {', '.join(versions)}",
+                        r"On Windows each HIP SDK release installs in its own folder under C:\Program Files\AMD\ROCm; "
+                        "a program uses the one HIP_PATH (or its own bundled runtime) names.", paths)]
     return [finding(
         "rocm.multiple-versions", Severity.WARN, f"{len(versions)} ROCm versions installed: {', '.join(versions)}",
         "Builds and the loader may pick libraries from one install and headers or tools from another "
@@ -147,6 +154,7 @@ def multiple(host: Host, matrix: Matrix) -> list[Finding]:
 
 
 _PACKAGED = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+_WINDOWS_SDK = re.compile(r"[A-Za-z]:\\Program Files\\AMD\\ROCm\\\d", re.I)
 
 
 def _extension_built_elsewhere(host: Host) -> Optional[Finding]:

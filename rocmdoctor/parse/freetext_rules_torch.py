@@ -19,6 +19,8 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
     # a `pip freeze` line on its own: "torch==2.6.0.dev20241015+rocm6.2" (ROCm/hipBLASLt#1243)
     _r("torch.version", ("torch==",), rf"^torch==(?P<v>{_TORCH_VER})[ \t]*$"),
+    # a `pip list` row: "torch                  2.0.0+rocm5.4.2" (pytorch/pytorch#99234, under `pip3 list | grep torch`)
+    _r("torch.version", ("\ntorch ",), rf"^torch[ \t]{{2,40}}(?P<v>{_TORCH_VER})[ \t]*$"),
     # an install step pinning a tagged torch: "pip install -v torch==2.5.1+rocm6.2 --index-url ..." (Dao-AILab/
     # flash-attention#1307): the torch the report runs when nothing prints its version
     _r("torch.pinned", ("torch==",),

@@ -54,6 +54,11 @@ class Signature:
     example: str = ""  # a line as it appears in the cited source
     wsl_severity: Optional[Severity] = None  # the severity under WSL, where the message is expected
     wsl_note: str = ""  # why, shown as the explanation there
+    # on native Windows (no amdgpu module, no /dev/kfd, no WSL wheels): the explanation and the fix there
+    windows_note: str = ""
+    windows_fix: str = ""
+    windows_commands: tuple[str, ...] = ()
+    windows_url: Optional[str] = None
     flags: int = 0
     # a catch-all ("Fatal error during GPU init"): when a more specific signature of the same finding matched
     # too, its lines become that one's evidence instead of a second finding with the generic fix
@@ -86,12 +91,16 @@ class Signature:
         return replace(self, title=self.title.format_map(fmt), explanation=self.explanation.format_map(fmt),
                        commands=tuple(c.format_map(fmt) for c in self.commands))
 
-    def fix_for(self, groups: dict[str, str], wsl: bool = False) -> Optional[Fix]:
+    def fix_for(self, groups: dict[str, str], wsl: bool = False, windows: bool = False) -> Optional[Fix]:
         """The fix a finding for a match shows (placeholders filled; None when the row names none). WSL has no
-        amdgpu module to load: a ``modprobe`` command is never offered there."""
+        amdgpu module to load: a ``modprobe`` command is never offered there; native Windows gets its own fix
+        where the row has one."""
+        fmt = Placeholders(groups)
+        if windows and self.windows_fix:
+            return Fix(self.windows_fix.format_map(fmt), [c.format_map(fmt) for c in self.windows_commands],
+                       self.windows_url)
         if not (self.fix or self.commands):
             return None
-        fmt = Placeholders(groups)
         commands = [c.format_map(fmt) for c in self.commands]
         if wsl:
             commands = [c for c in commands if "modprobe" not in c]
@@ -145,6 +154,9 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      severity_igpu_only=Severity(igpu_only) if igpu_only is not None else None,
                      not_here_if=tuple(str(x) for x in item.get("not_here_if", ()) if isinstance(x, str)),
                      not_here_note=_text(item, "not_here_note"),
+                     windows_note=_text(item, "windows_note"), windows_fix=_text(item, "windows_fix"),
+                     windows_commands=tuple(str(c) for c in item.get("windows_commands", ()) if isinstance(c, str)),
+                     windows_url=_text(item, "windows_url") or None,
                      fine_on_gfx=tuple(str(x) for x in item.get("fine_on_gfx", ()) if isinstance(x, str)),
                      fine_on_gfx_note=_text(item, "fine_on_gfx_note"))
 
