@@ -186,11 +186,13 @@ def log_gfx(m: LogMatch) -> Optional[str]:
 _WHEEL_LIB = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\]")
 
 
-# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "adding ... does *not* fix", "even with", "I tried": the override is
-# what the reporter ran with, not the fix being suggested to them
+# "adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue": tried, and dropped because it did not help
+DID_NOT_HELP = re.compile(r"HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
+                          r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
+# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "even with", "I tried", or DID_NOT_HELP: the override is what the
+# reporter ran with, not the fix being suggested to them
 TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
-                   r"HSA_OVERRIDE_GFX_VERSION|HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
-                   r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
+                   r"HSA_OVERRIDE_GFX_VERSION|" + DID_NOT_HELP.pattern, re.I)
 
 
 def said_ran_with(host: Host, value: str) -> bool:

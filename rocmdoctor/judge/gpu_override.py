@@ -7,10 +7,10 @@ Split from judge/gpu.py, which decides whether a GPU *needs* the override.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
+    DID_NOT_HELP,
     PER_NODE_PREFIX,
     finding,
     gpu_label,
@@ -224,15 +224,11 @@ def _applies_to(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, valu
     )
 
 
-# "adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue" (ROCm/legacy-rocm-build#3015): tried, dropped
-_DID_NOT_HELP = re.compile(r"\bn(?:o|')t\b(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
-
-
 def _runs_with(host: Host, shell: Fact[str]) -> bool:
     """The report's program runs with the override it names ("When running comfyui with ..."), not one it tried
-    and dropped because it did not help."""
+    and dropped because it did not help ("adding ... does *not* fix the issue", ROCm/legacy-rocm-build#3015)."""
     said = shell.source.text or "" if shell.source else ""
-    return said_ran_with(host, shell.value) and not _DID_NOT_HELP.search(said)
+    return said_ran_with(host, shell.value) and not DID_NOT_HELP.search(said)
 
 
 def _only_gpu_other_generation(host: Host, gfx: str, forced: str) -> bool:

@@ -18,11 +18,13 @@ _DMESG_KEEP = re.compile(r"amdgpu|\bkfd\b|amdkfd|\bhsa\b|\[drm\].{0,200}?amd|gpu
 # off the ordinary lines
 _DMESG_SECURE = re.compile(r"Key was rejected by service|Lockdown: .{0,40}unsigned module", re.I)
 _DMESG_VERSION = re.compile(r"\[drm\] amdgpu version:\s*(\S{1,64})")
+# journalctl -k / syslog's prefix of a kernel line (also what rocmdoctor.parse.sniff recognises a kernel log by)
+JOURNAL_KERNEL_PREFIX = r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ kernel:"
 # The prefix the kernel log gives each line: dmesg's '[    5.51]', dmesg -T's '[Mon Dec  1 10:00:00 2025]', and
 # journalctl/syslog's 'Dec 01 10:00:00 host kernel:' (also in ISO form); a markdown quote may stand before it.
 _KERNEL_STAMP = re.compile(r"^[ \t>]*(?:\[\s*\d+\.\d+\]"
                            r"|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d"
-                           r"|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d\S*) \S+ kernel:)", re.M)
+                           rf"|{JOURNAL_KERNEL_PREFIX}|\d{{4}}-\d\d-\d\dT\d\d:\d\d\S* \S+ kernel:)", re.M)
 MAX_DMESG_LINES = LIMITS["dmesg-lines"]
 
 

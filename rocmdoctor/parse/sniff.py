@@ -11,6 +11,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Optional
 
+from rocmdoctor.parse.kernel import JOURNAL_KERNEL_PREFIX
 from rocmdoctor.parse.needles import line_shapes, may_match
 from rocmdoctor.parse.smi import load_json
 
@@ -36,7 +37,7 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("lsb_release", r"^Distributor ID:\s|^DISTRIB_ID="),
         ("dmesg", r"^\s*\[\s*\d+\.\d+\]\s"
                   r"|^\s*\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s"  # dmesg -T
-                  r"|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: "),  # journalctl -k, syslog
+                  rf"|^{JOURNAL_KERNEL_PREFIX} "),  # journalctl -k, syslog
         # amd-smi static without --json: "GPU: 0" then indented sections ("    ASIC:", "    BUS:", ...)
         ("amd-smi", r"^GPU: \d{1,3}\s*\n[ \t]+"
                     r"(?:ASIC|BUS|BOARD|VBIOS|IFWI|DRIVER|VRAM|LIMIT|RAS|NUMA|CACHE_INFO):\s*$"),
