@@ -2,23 +2,20 @@
 
 Data, not code (rocmdoctor.parse.freetext runs them): every regex has bounded quantifiers and looks back at most
 one character (the window memo depends on it; tests/test_needles.py checks), and a comment names the thread a
-rule came from. The PyTorch and pip rules live in ``freetext_rules_torch``; :data:`RULES` runs them first.
+rule came from. The PyTorch and pip rules live in ``freetext_rules_torch`` (:data:`RULES` runs them first), the GPU
+rules in ``freetext_rules_gpu``.
 """
 
 from __future__ import annotations
 
-import re
-
 from rocmdoctor.parse.freetext_rule import FREE_TEXT, MAX_PER_RULE, NVIDIA_CUDA_PACKAGE, Rule
 from rocmdoctor.parse.freetext_rule import VER as _VER
 from rocmdoctor.parse.freetext_rule import rule as _r
+from rocmdoctor.parse.freetext_rules_gpu import CODENAME, GPU_RULES
 from rocmdoctor.parse.freetext_rules_torch import TORCH_RULES
 
 __all__ = ["CODENAME", "FREE_TEXT", "MAX_PER_RULE", "NVIDIA_CUDA_PACKAGE", "RULES", "Rule"]
 
-# chip codenames the PCI ID Repository names devices by ("Navi 22"): a GPU named this way is the chip, not a board
-_CODENAMES = r"(?:Navi ?[1-4]\d|Vega ?[12]0|Polaris ?[12]\d|Ellesmere|Baffin|Aldebaran|Arcturus|Aqua Vanjaram)"
-CODENAME = re.compile(_CODENAMES)
 
 
 # One row per fact. The ``v`` group is the value; a rule may match the same fact in many forms.
@@ -315,130 +312,7 @@ RULES: tuple[Rule, ...] = (
        r"^\((?P<v>[\w.-]{1,64})\)\s{1,4}(?:[\w.-]{1,64}@[\w.-]{1,64}:|PS |[$#>]|\S{0,200}[$#>] )"),
     _r("prompt.container", ("root@",), r"\broot@(?P<v>[0-9a-f]{12})\b:"),
     # --- GPUs -------------------------------------------------------------------------------------------------
-    _r("gpu.pci", ("[1002:",), r"\[1002:(?P<v>[0-9a-fA-F]{4})\]"),
-    _r("gpu.pci", ("PCI_ID=1002:", "device 1002:", "name=1002:"),
-       r"\b(?:PCI_ID=|device |name=)1002:(?P<v>[0-9a-fA-F]{4})\b"),
-    _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
-    _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
-    # ggml's HIP build counts the devices the ROCm runtime enumerated (its CUDA build says "CUDA devices")
-    # a program reporting that it ran on the GPU: ollama/llama.cpp offloading layers ("offloaded 15/49 layers to
-    # GPU"), rccl-tests/nccl-tests checking its results ("# Out of bounds values : 0 OK"), AMD's
-    # pytorch-micro-benchmarking ("OK: finished running benchmark..")
-    # llama-bench's result row on the ROCm backend ("| qwen2 1.5B F16 | ... | ROCm,BLAS | 8 | 512 | pp512 |
-    # 188.64 ± 0.00 |", ggml-org/llama.cpp#26454)
-    # MIOpenDriver checking the GPU's result against the CPU's ("Forward Convolution Verifies on CPU and GPU (2.2e-08)",
-    # ROCm/MIOpen#161)
-    _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark", ", GPU ID: ",
-                      "| ROCm", "Verifies on CPU and GPU"),
-       r"(?P<v>\boffloaded [1-9]\d{0,3}/\d{1,4} layers to GPU\b",
-       r"|^\|[^\n]{1,200}\|[ \t]{0,40}ROCm(?:,BLAS)?[ \t]{0,40}\|[^\n]{0,200}\|[ \t]{0,40}(?:pp|tg)\d{1,6}"
-       r"[ \t]{0,40}\|[ \t]{0,40}[1-9][\d.]{0,10} ± [\d.]{1,10}[ \t]{0,4}\|",
-       r"|\b(?:Forward|Backward) [\w ]{1,40} Verifies on CPU and GPU\b",
-       r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark",
-       # rocprof-compute's roofline micro-benchmarks measuring a GPU (ROCm/rocm-systems#3506)
-       r"|^Peak [\w ()-]{1,40}, GPU ID: \d{1,2},[^\n]{0,200}\bmean:[1-9][\d.]{0,12} G(?:FLOP|B|IOP)S\b)"),
-    # a progress bar that completed ("100%|████| 30/30 [01:12<00:00,  2.42s/it]"): work finished; it proves the GPU ran
-    # only where the program names the GPU as its device (bundle.text: ComfyUI's "Device: cuda:0 AMD Radeon ...")
-    _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,200}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
-    # performance that falls after minutes of sustained load and stays down, said in prose: the usual cause is a
-    # thermal or power limit (ROCm/legacy-rocm-build#564: "After about 190 seconds, the performance starts to drop
-    # and never recovers", closed as thermal throttling: jlgreathouse, Radeon fans cap at an acoustic limit)
-    _r("perf.drops-over-time", ("performance", "Performance"),
-       r"(?P<v>\b[Aa]fter (?:about |around |roughly )?\d{1,5} ?(?:s|sec|secs|seconds|min|mins|minutes)\b,? "
-       r"(?:the )?(?:performance|throughput|speed) (?:starts? to |begins? to )?(?:drop|decrease|degrade|fall)s?\b"
-       r"[^.\n]{0,60})"),
-    # an APU named by AMD's marketing name, "AMD Ryzen 5 3400G with Radeon Vega Graphics" (ROCm/ROCm#3401): its iGPU
-    # is there beside any discrete GPU unless the firmware hides it
-    _r("cpu.apu", ("with Radeon",),
-       r"(?P<v>\bRyzen(?: AI)?(?: [3579]| Threadripper)? [\w+-]{2,12}(?: [\w+-]{1,8})? with Radeon(?: Vega)? ",
-       r"Graphics)\b"),
-    # the report telling of a crash: "demucs causes Python 3.11 and 3.9 to crash" (pytorch/pytorch#111355), "the
-    # kernel crashes pretty badly" (ROCm/rocm-systems#3531); not "the kernel no longer crashes"
-    _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing", "kernel crashes", "kernel crashed"),
-       r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b",
-       r"|^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,200}?\bkernel crash(?:es|ed)\b)"),
-    # an IPython session whose first tensor moved to the GPU raised: "In [9]: torch.rand(3, 3).to(device)" then
-    # "Out[9]: ----...", "RuntimeError    Traceback (most recent call last)" (ROCm/ROCm#2536)
-    _r("run.crash-said", (".to(", ".cuda("),
-       r"(?P<v>\.(?:to|cuda)\([^)\n]{0,30}\)[ \t]{0,4}\nOut\[\d{1,4}\]:[ \t]{0,4}-{20,120}[ \t]{0,4}\n",
-       r"[A-Za-z]{0,40}Error[ \t]{2,80}Traceback \(most recent call last\))"),
-    # the report says the program works once the iGPU is hidden: "I have to use an environment variable to block the
-    # knowledge of the IGPU from llama.cpp and then it works" (ggml-org/llama.cpp#23152)
-    _r("igpu.hiding-works", ("iGPU", "igpu", "IGPU", "integrated", "Integrated", "INTEGRATED"),
-       r"(?i:(?P<v>\b(?:block|hid|hiding|disabl|exclud)\w{0,4}\b[^\n]{0,60}?\b(?:igpu|integrated (?:gpu|graphics))\b",
-       r"[^\n]{0,80}?\b(?:then it works|it works|works fine|fixe[sd] it|solved it)\b))"),
-    _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
-    _r("gpu.app", ("inference compute",),
-       r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
-    # ollama 0.30+'s discovery lines name the device too: 'msg="dropping integrated GPU; ..." library=ROCm
-    # compute=gfx1100 name=ROCm0 description="AMD Radeon 890M Graphics"' (project-nomad#1074)
-    _r("gpu.app", ("library=ROCm compute=",),
-       r"(?P<v>library=ROCm compute=gfx[0-9a-f]{3,5}[^\n]{0,400}?\bdescription=\"[^\"\n]{1,120}\")"),
-    _r("gpu.app", ("_CudaDeviceProperties",),
-       r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
-    _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", "rx4", "rx5", "rx6", "rx7", "rx9",
-                    " xt", "0xt", "0M", "Navi", "Vega", "Polaris", "Ellesmere", "Baffin", "Aldebaran", "Arcturus",
-                    "Aqua Vanjaram"),
-       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
-       r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
-       r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
-       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
-       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
-       # the GCN1-3 era: "Radeon HD 8750M", "amd radeon hd 8750m", "Radeon R7 M265" (ROCm/legacy-rocm-build#3897)
-       r"|\b(?:AMD |amd )?(?:Radeon|radeon) (?:HD|hd|R[579]|r[579]) M?m?\d{3,4}[A-Za-z]{0,2}\b",
-       # chip codenames the PCI ID Repository names devices by: "Navi 22 isn't supported" (stable-diffusion-rocm#4)
-       rf"|\b{_CODENAMES}\b",
-       # a mobile Radeon by its number: "the AMD 6700M GPU is not supported" (ollama#6152)
-       r"|\bAMD [5-9]\d{2}0M\b)"),
-    # the bare names people write: a mobile RX by its number ("My device is 6800m", ROCm/legacy-rocm-build#2353), an
-    # RX Vega by its size ("Vega 64"), an Instinct by its model ("8x MI300X node", "on the Mi50",
-    # ROCm/flash-attention#29)
-    _r("gpu.name", ("0m", "0M", "Vega 56", "Vega 64", "MI1", "MI2", "MI3", "MI5", "MI6", "Mi1", "Mi2", "Mi3", "Mi5",
-                    "Mi6"),
-       r"(?P<v>(?<![\w.-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
-       r"|\bM[Ii](?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
-    # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
-    _r("gpu.name", ("with ", "GPU"),
-       r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
-    # ROCm's own device list, printed under its command: "PS C:\\...> & '...\\bin\\amdgpu-arch.exe'" then "gfx1036"
-    # (ROCm/ROCm#4390: the HIP SDK presenting the Ryzen's iGPU, not the RX 6800 XT); the runtime's order
-    _r("gpu.enumerated", ("amdgpu-arch", "offload-arch", "rocm_agent_enumerator"),
-       r"(?:amdgpu-arch|offload-arch|rocm_agent_enumerator)(?:\.exe)?['\"]?[ \t]{0,4}\n",
-       r"(?P<v>[ \t]{0,4}gfx[0-9a-f]{3,5}(?:[ \t]{0,4}\n[ \t]{0,4}gfx[0-9a-f]{3,5}){0,15})[ \t]*$"),
-    _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
-    _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
-    # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
-    _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
-    # "It seems that it is using a gfx1150", "I have a gfx1031" (ROCm/legacy-rocm-build: strix toolbox fixture)
-    _r("gpu.gfx", (" a gfx", " an gfx"), r"\b(?:using|have|has|got|own|is) an? (?P<v>gfx[0-9a-f]{3,5})\b(?![-\w])"),
-    # "on a device with only gfx1151" (ROCm/TheRock#1079)
-    _r("gpu.gfx", (" with only gfx", " with a gfx", " with one gfx"),
-       r"\b(?:device|machine|system|computer|laptop|host|GPU|card) with (?:only|an?|one) (?P<v>gfx[0-9a-f]{3,5})\b"),
-    _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
-    # prose naming each GPU with its target: "one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)"
-    _r("gpu.gfx", ("gfx",), r"\b(?:GPU|GPUs|graphics|iGPU|dGPU|APU|card)\s{0,3}\((?:[^()\n,]{1,30},\s{0,2})?",
-       r"(?P<v>gfx[0-9a-f]{3,5})\)"),
-    # a markdown table row per GPU: "| iGPU (also present) | Ryzen 7 7800X3D integrated — gfx1036; ... |"
-    _r("gpu.gfx", ("GPU",), r"^\|\s{0,4}(?:\*\*)?(?:[di]?GPU|APU|Graphics)\b[^|\n]{0,40}\|[^|\n]{0,120}?\b",
-       r"(?P<v>gfx[0-9a-f]{3,5})\b"),
-    # ollama names the GPU it rejected: 'msg="amdgpu is not supported (supported types:[...])" gpu_type=gfx1031 gpu=0'
-    # (ollama/ollama#8772)
-    _r("gpu.gfx", ("gpu_type=gfx",), r"\bgpu_type=(?P<v>gfx[0-9a-f]{3,5})\b"),
-    # rocBLAS names the GPU it runs on: "... TensileLibrary.dat: Illegal seek for GPU arch : gfx1103"
-    _r("gpu.gfx", ("GPU arch",), r"\bfor GPU arch ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
-    # an environment list's "GPU arch: gfx900" / "gfx target: gfx1151" / "GPU: gfx1100"
-    _r("gpu.gfx", ("gfx",), r"^[\s>*-]{0,8}(?:\*\*)?(?:GPU(?: arch(?:itecture)?| target| ISA)?|gfx target|LLVM target)",
-       r"(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
-    # ComfyUI's "AMD arch: gfx1100" (the GPU torch runs on; utensils/comfyui-nix#46)
-    _r("gpu.gfx", ("AMD arch:",), r"^[^\n]{0,40}?\bAMD arch:[ \t]{0,4}(?P<v>gfx[0-9a-f]{3,5})\b"),
-    # TensorFlow names the GPU it will not use: "Ignoring visible gpu device (...) with AMDGPU version : gfx1031. The
-    # supported AMDGPU versions are gfx1030, ..." (ROCm/legacy-rocm-build#2353, ROCm/tensorflow-upstream#2404)
-    _r("gpu.gfx", ("AMDGPU version",), r"\bwith AMDGPU version ?: ?(?P<v>gfx[0-9a-f]{3,5})\b"),
-    # the UI's own line for the torch's HIP: "Torch backend: AMD ROCm HIP 6.0.32830-d62f6a171" (bmaltais/kohya_ss#2667)
-    _r("torch.hip", ("ROCm HIP ",),
-       r"\bTorch backend: AMD ROCm HIP (?P<v>\d{1,2}\.\d{1,2}\.\d{1,6}(?:-[0-9a-f]{6,12})?)\b"),
-    _r("gpu.name", ("get_device_name(",),
-       r"\bget_device_name\([^)\n]{0,20}\)\)?\s{0,4}[\n>.\s]{0,12}'(?P<v>[^'\n]{3,80})'"),
+    *GPU_RULES,
     # --- environment, services, containers -------------------------------------------------------------------
     _r("env.override.shell", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w=:\"])HSA_OVERRIDE_GFX_VERSION['\"]?\]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
