@@ -1816,3 +1816,50 @@ def test_hipblaslt_missing_its_lazy_library_is_a_warning_until_a_gemm_fails(tmp_
             "ltHandle, computeDesc.descriptor(), Adesc.descriptor(), Bdesc.descriptor(), Cdesc.descriptor(), "
             "Cdesc.descriptor(), preference.descriptor(), 1, &heuristicResult, &returnedResult)`\n")
     assert problems(judged(tmp_path, lazy + gemm, "gemm.txt")) == {"log.hipblaslt-library-missing": "fail"}
+
+
+def test_a_profiler_aborting_on_the_igpu_beside_a_dgpu_is_the_igpu(tmp_path: Path) -> None:
+    """ROCm/rocprofiler#138: "It has a gfx90c (not supported) and a gfx1032 (supported)", and rocprofv2 aborts with
+    'GFXIP is not supported(gfx90c)': both GPUs are read from the one sentence, and the program failed on the iGPU.
+    The same abort on the discrete GPU (derived look-alike) is the profiler's own, not the iGPU's."""
+    text = ("It has a gfx90c (not supported) and a gfx1032 (supported). I cannot run rocprof:\n"
+            "  what():  Translate(), ImportMetrics: bad block name 'GRBM', GFXIP is not supported(gfx90c)\n")
+    found = judged(tmp_path, text)
+    assert problems(found)["gpu.igpu-visible"] == "fail"
+    assert found["log.profiler-gpu-unsupported"][0].cause == "gpu.igpu-visible"
+    dgpu = text.replace("supported(gfx90c)", "supported(gfx1032)")
+    assert problems(judged(tmp_path, dgpu, "dgpu.txt")).get("gpu.igpu-visible") == "warn"
+    one = "It has a gfx90c and uses it.\n"  # one GPU named: no second target read
+    assert "gpu.igpu-visible" not in problems(judged(tmp_path, one, "one.txt"))
+
+
+def test_the_debuggers_missing_kfd_interface_is_a_kernel_driver_mismatch(tmp_path: Path) -> None:
+    """ROCm/ROCgdb#6: ROCm 4.1's rocgdb on Ubuntu's kernel 5.8 (in-tree amdgpu): 'amd-dbgapi: fatal error:
+    KFD_IOC_DBG_TRAP_GET_VERSION failed' (the maintainer: the ioctls were only in ROCk). Another amd-dbgapi fatal
+    error (derived look-alike) names no driver."""
+    line = "amd-dbgapi: fatal error: KFD_IOC_DBG_TRAP_GET_VERSION failed\n"
+    found = judged(tmp_path, line)
+    assert problems(found) == {"rocm.kmd-mismatch": "fail", "log.debugger-kfd-unsupported": "fail"}
+    assert found["log.debugger-kfd-unsupported"][0].cause == "rocm.kmd-mismatch"
+    other = "amd-dbgapi: fatal error: queue_snapshot failed (rc=-1)\n"
+    assert "rocm.kmd-mismatch" not in problems(judged(tmp_path, other, "other.txt"))
+
+
+def test_a_repl_device_count_says_torch_sees_the_gpus(tmp_path: Path) -> None:
+    """spack/spack#31115: a REPL lists eight '<torch.cuda.device object at 0x...>' entries; a ROCm torch whose
+    'torch.cuda.device_count()' answers 0 (derived look-alike) sees none."""
+    objects = ", ".join(f"<torch.cuda.device object at 0x7f2132935e{i}0>" for i in range(8))
+    text = f">>> available_gpus\n[{objects}]\n"
+    found = judged(tmp_path, text)
+    assert [f.severity for f in found["torch.gpu-unavailable"]] == [Severity.OK]
+    zero = ">>> torch.__version__\n'2.0.1+rocm5.4.2'\n>>> torch.cuda.device_count()\n0\n"
+    assert problems(judged(tmp_path, zero, "zero.txt")).get("torch.gpu-unavailable") == "fail"
+
+
+def test_cpythons_msvc_banner_is_native_windows(tmp_path: Path) -> None:
+    """ROCm/ROCm#4846: ComfyUI's 'Python version: 3.13.9 (main, Oct 14 2025, 21:22:32) [MSC v.1944 64 bit (AMD64)]'
+    is an MSVC build of CPython, so native Windows; Linux's '[GCC 12.2.0]' banner (derived look-alike) is not."""
+    line = "Python version: 3.13.9 (main, Oct 14 2025, 21:22:32) [MSC v.1944 64 bit (AMD64)]\n"
+    assert "os.windows-native" in judged(tmp_path, line)
+    linux = "Python version: 3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0]\n"
+    assert "os.windows-native" not in judged(tmp_path, linux, "linux.txt")

@@ -199,6 +199,7 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     hip = facts.first("torch.hip")
     cuda = facts.first("torch.cuda")
     avail = facts.first("torch.available")
+    counted = facts.first("torch.device-count") or facts.first("torch.device-objects")  # how many GPUs torch sees
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver")
     arch = facts.first("torch.arch-list")
@@ -213,7 +214,7 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
         # torch's own error is the fix being told, StabilityMatrix: 'I fix this ... pip install torch==...+rocm6.0')
         version, source = pins[-1].value, pins[-1].source
     family = facts.first("torch.therock-family")
-    first = hip or cuda or avail or nvidia or no_driver or arch or hip_error or stayed or family or installed
+    first = hip or cuda or avail or counted or nvidia or no_driver or arch or hip_error or stayed or family or installed
     if not (version or first):
         return
     t = TorchInfo(version=version, source=source or (first.source if first else None))
@@ -227,6 +228,8 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
         t.cuda = cuda.value
     if avail:
         t.cuda_available = avail.value == "True"
+    elif counted:
+        t.cuda_available = (counted.value.count("device object") if "<" in counted.value else int(counted.value)) > 0
     rocm_tagged = "+rocm" in (version or "") or t.hip is not None
     if not rocm_tagged:
         if hip and hip.value == "None":

@@ -23,7 +23,7 @@ WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/lat
 
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
 RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
-                "log.no-hip-gpus", "log.hip-invalid-device", "log.opencl-no-devices")
+                "log.no-hip-gpus", "log.hip-invalid-device", "log.opencl-no-devices", "log.profiler-gpu-unsupported")
 # errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
 # had no override: ollama/ollama#8679)
 CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",

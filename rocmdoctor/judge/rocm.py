@@ -273,6 +273,17 @@ def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     runtime's own verdict comes first: 'Incompatible kernel and userspace ... disabled' (ROCm/legacy-rocm-build
     #1423, ROCm 4.1 on Fedora's stock kernel) is the mismatch observed, whatever the tables say."""
     said = [m for m in host.logs if m.finding_id == "log.kmd-incompatible"]
+    debugger = [m for m in host.logs if m.finding_id == "log.debugger-kfd-unsupported"]
+    if debugger and not said:  # ROCm/ROCgdb#6: the in-tree amdgpu lacked the KFD debug ioctls rocgdb needs
+        return [finding(
+            "rocm.kmd-mismatch", Severity.FAIL,
+            "The kernel driver lacks the debug interface this ROCm's rocgdb needs",
+            "rocgdb's debugger library could not get the KFD debug interface from the amdgpu kernel driver: a "
+            "distribution kernel's in-tree driver without what AMD's driver of the same ROCm release has.",
+            [str(m.source) if m.source else m.text for m in debugger[:2]],
+            Fix("Install the kernel driver of the same ROCm release as the user space:",
+                ["sudo amdgpu-install --usecase=dkms"], ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+        )]
     if said:
         return [finding(
             "rocm.kmd-mismatch", Severity.FAIL,

@@ -348,7 +348,8 @@ def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
     if t is None or t.cuda_available is None:
         return []
     if t.cuda_available:
-        return [ok("torch.gpu-unavailable", "torch.cuda.is_available() is True", _torch_evidence(host))]
+        return [ok("torch.gpu-unavailable", "torch sees the GPU (torch.cuda.is_available() or its device count)",
+                   _torch_evidence(host))]
     if t.build != TorchBuild.ROCM:
         return []  # torch.not-rocm-build already says why
     if host.kernel.is_wsl or "wsl" in host.context:

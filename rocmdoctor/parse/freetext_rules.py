@@ -222,7 +222,8 @@ RULES: tuple[Rule, ...] = (
     # (an issue template's "### OS" answered "Windows" (ollama's); ollama's own Windows GPU discovery,
     # "source=amd_windows.go:90" (ollama/ollama#4962))
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
-                   "win_amd64", "Operating System", "### OS", "_windows.go:", "%HIP_PATH%", "-pc-windows-msvc"),
+                   "win_amd64", "Operating System", "### OS", "_windows.go:", "%HIP_PATH%", "-pc-windows-msvc",
+                   "[MSC v.", "|Windows|", "| Windows |"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
        r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
@@ -231,6 +232,9 @@ RULES: tuple[Rule, ...] = (
        r"|\bsource=(?:amd|gpu)_windows\.go:\d",
        # cmd.exe's variables and an MSVC build (llama.cpp's "main: built with  for x86_64-pc-windows-msvc", #6509)
        r"|%HIP_PATH%|\b\w{1,12}-pc-windows-msvc\b",
+       # CPython's build banner on Windows: "Python version: 3.13.9 (main, ...) [MSC v.1944 64 bit (AMD64)]" (an MSVC
+       # build; ROCm/ROCm#4846); an environment table's "|Windows|10 22H2 Build: 19045.6466|"
+       r"|\[MSC v\.\d{3,4} (?:32|64) bit \((?:AMD64|ARM64|Intel)\)\]|^\|[ \t]{0,4}Windows[ \t]{0,4}\|[ \t]{0,4}1[01]\b",
        r"|^\|\s{0,4}(?:OS|Operating System)\s{0,4}\|\s{0,4}(?:\*\*)?Windows 1[01]\b)"),  # a markdown table row
     # a markdown heading: a variable listed under "## What doesn't work" was tried, not set (ollama/ollama#14855)
     _r("md.heading", ("\n#",), r"^#{1,4}[ \t]{1,4}(?P<v>[^\n#]{1,100})$"),

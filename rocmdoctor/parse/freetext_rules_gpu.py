@@ -113,6 +113,11 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
     # "It seems that it is using a gfx1150", "I have a gfx1031" (ROCm/legacy-rocm-build: strix toolbox fixture)
     _r("gpu.gfx", (" a gfx", " an gfx"), r"\b(?:using|have|has|got|own|is) an? (?P<v>gfx[0-9a-f]{3,5})\b(?![-\w])"),
+    # and the second GPU of the same sentence: "It has a gfx90c (not supported) and a gfx1032 (supported)"
+    # (ROCm/rocprofiler#138: an iGPU beside a dGPU)
+    _r("gpu.gfx", (" and a gfx", " and an gfx"),
+       r"\b(?:using|have|has|got|own|is) an? gfx[0-9a-f]{3,5}\b[^\n.;]{0,40}? and an? ",
+       r"(?P<v>gfx[0-9a-f]{3,5})\b(?![-\w])"),
     # "on a device with only gfx1151" (ROCm/TheRock#1079)
     _r("gpu.gfx", (" with only gfx", " with a gfx", " with one gfx"),
        r"\b(?:device|machine|system|computer|laptop|host|GPU|card) with (?:only|an?|one) (?P<v>gfx[0-9a-f]{3,5})\b"),

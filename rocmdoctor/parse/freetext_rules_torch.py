@@ -75,6 +75,11 @@ TORCH_RULES: tuple[Rule, ...] = (
        r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
     _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
     _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
+    # how many GPUs torch sees: "torch.cuda.device_count()" answered in a REPL, or the list of device objects a REPL
+    # prints ("[<torch.cuda.device object at 0x7f2132935e80>, ...]", spack/spack#31115: eight GPUs)
+    _r("torch.device-count", ("device_count()",), r"cuda\.device_count\(\)", _TORCH_Q, r"(?P<v>\d{1,3})[ \t]*$"),
+    _r("torch.device-objects", ("torch.cuda.device object",),
+       r"^\[(?P<v>(?:<torch\.cuda\.device object at 0x[0-9a-f]{6,16}>(?:, )?){1,64})\][ \t]*$"),
     # also paraphrased: 'the "No Nvidia drivers found on your system" error' (HAMM3REXTREME/ComfyUI-Installer#15)
     _r("torch.no-nvidia-driver", ("NVIDIA driver", "Nvidia driver", "nvidia driver",
                                   "Torch not compiled with CUDA",
