@@ -9,6 +9,7 @@ import pytest
 
 from rocmdoctor.bundle import load_host
 from rocmdoctor.diagnose import judge_host
+from rocmdoctor.errors import BadInput
 from rocmdoctor.model import Severity
 
 
@@ -1863,3 +1864,37 @@ def test_cpythons_msvc_banner_is_native_windows(tmp_path: Path) -> None:
     assert "os.windows-native" in judged(tmp_path, line)
     linux = "Python version: 3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0]\n"
     assert "os.windows-native" not in judged(tmp_path, linux, "linux.txt")
+
+
+def test_lm_studios_rocm_engine_refusing_the_gpu_is_an_unsupported_target(tmp_path: Path) -> None:
+    """lmstudio-ai/lmstudio-bug-tracker#883: the ROCm engine's '"message": "No compatible ROCm GPUs found on device"'
+    for a gfx1150; its hardware survey reporting the GPU compatible (derived look-alike) is no such refusal."""
+    text = ('[\n  {\n    "status": "No supported GPUs",\n'
+            '    "message": "No compatible ROCm GPUs found on device"\n  }\n]\n')
+    assert problems(judged(tmp_path, text)) == {"log.unsupported-gpu-target": "fail"}
+    fine = text.replace("No compatible ROCm GPUs found on device", "Compatible ROCm GPUs found on device")
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, fine + "Ubuntu 24.04\n", "fine.txt"))
+
+
+def test_a_gpu_left_hung_until_a_reset_is_a_hang(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#6012: 'leaving the GPU in a hung state (100% busy, 0 compute) that requires `rocm-smi
+    --gpureset` to recover'. A report that only asks how to reset a GPU (derived look-alike) tells of no hang."""
+    text = ("leaving the GPU in a hung state\n(100% busy, 0 compute) that requires `rocm-smi --gpureset` to recover.\n"
+            "| OS | Fedora Linux 43 (Workstation Edition) |\n")
+    assert problems(judged(tmp_path, text))["log.gpu-hang"] == "fail"
+    asked = "How do I use `rocm-smi --gpureset` on a node?\n| OS | Fedora Linux 43 (Workstation Edition) |\n"
+    assert "log.gpu-hang" not in problems(judged(tmp_path, asked, "asked.txt"))
+
+
+def test_a_gfx_in_parentheses_after_the_gpu_is_a_is_the_gpu(tmp_path: Path) -> None:
+    """rocm-arch/python-pytorch-rocm#26: 'The GPU is a AMD Ryzen 3 PRO 2300U w (gfx902)' names the GPU's target;
+    a build's target list in parentheses after other words (derived look-alike) names no GPU."""
+    line = "The GPU is a AMD Ryzen 3 PRO 2300U w (gfx902) which I know is not officially supported by ROCm\n"
+    host = load_host(_write(tmp_path, line))
+    assert [g.gfx_by_source.get("log") for g in host.gpus] == ["gfx902"]
+    other = "The wheel is built for (gfx902) and more\n"
+    try:
+        gpus = load_host(_write(tmp_path, other, "other.txt")).gpus
+    except BadInput:  # nothing else in it to read
+        gpus = []
+    assert gpus == []

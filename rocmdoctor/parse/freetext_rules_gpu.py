@@ -121,7 +121,8 @@ GPU_RULES: tuple[Rule, ...] = (
     # "on a device with only gfx1151" (ROCm/TheRock#1079)
     _r("gpu.gfx", (" with only gfx", " with a gfx", " with one gfx"),
        r"\b(?:device|machine|system|computer|laptop|host|GPU|card) with (?:only|an?|one) (?P<v>gfx[0-9a-f]{3,5})\b"),
-    _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
+    # ("The GPU is a AMD Ryzen 3 PRO 2300U w (gfx902)", rocm-arch/python-pytorch-rocm#26)
+    _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:|GPU is an?)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
     # prose naming each GPU with its target: "one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)"
     _r("gpu.gfx", ("gfx",), r"\b(?:GPU|GPUs|graphics|iGPU|dGPU|APU|card)\s{0,3}\((?:[^()\n,]{1,30},\s{0,2})?",
        r"(?P<v>gfx[0-9a-f]{3,5})\)"),
