@@ -1828,6 +1828,9 @@ def test_a_profiler_aborting_on_the_igpu_beside_a_dgpu_is_the_igpu(tmp_path: Pat
     found = judged(tmp_path, text)
     assert problems(found)["gpu.igpu-visible"] == "fail"
     assert found["log.profiler-gpu-unsupported"][0].cause == "gpu.igpu-visible"
+    # GPUs named in prose have no runtime order: the override's fix names no index it cannot know
+    override = found["gpu.override-needed"][0]
+    assert override.fix is not None and override.fix.commands[0].startswith("HIP_VISIBLE_DEVICES=<index of this GPU> ")
     dgpu = text.replace("supported(gfx90c)", "supported(gfx1032)")
     assert problems(judged(tmp_path, dgpu, "dgpu.txt")).get("gpu.igpu-visible") == "warn"
     one = "It has a gfx90c and uses it.\n"  # one GPU named: no second target read

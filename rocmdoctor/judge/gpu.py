@@ -487,8 +487,9 @@ def _override_fix(host: Host, gpu: GpuInfo, value: str, rocm: Optional[str]) -> 
         return Fix(f"Override only this GPU (KFD node {gpu.kfd_node}; ROCm {rocm} reads per-GPU overrides), so the "
                    "other GPUs keep their own ISA:", [f"export {PER_NODE_PREFIX}{gpu.kfd_node}={value}"],
                    "https://github.com/ROCm/ROCT-Thunk-Interface/pull/104")
-    if _mixed(host):
+    if _mixed(host):  # an index is the runtime's only where something enumerated the GPUs (not prose's order)
+        index = str(gpu.index) if gpu_sources_captured(host) or "app-log" in host.captured else "<index of this GPU>"
         return Fix("The override is one global value here (per-GPU overrides need ROCm 6.2+): set it only for "
                    "processes that see this GPU alone:",
-                   [f"HIP_VISIBLE_DEVICES={gpu.index} HSA_OVERRIDE_GFX_VERSION={value} python train.py"], SUPPORT_URL)
+                   [f"HIP_VISIBLE_DEVICES={index} HSA_OVERRIDE_GFX_VERSION={value} python train.py"], SUPPORT_URL)
     return _context_override_fix(host, value)  # one GPU model: where the failing process reads it
