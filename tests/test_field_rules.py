@@ -1901,3 +1901,76 @@ def test_a_gfx_in_parentheses_after_the_gpu_is_a_is_the_gpu(tmp_path: Path) -> N
     except BadInput:  # nothing else in it to read
         gpus = []
     assert gpus == []
+
+
+def test_uv_replacing_the_rocm_torch_with_an_untagged_one_is_not_a_rocm_build(tmp_path: Path) -> None:
+    """unslothai/unsloth#7275: uv's summary ' - torch==2.11.0+rocm7.13.0' then ' + torch==2.10.0': a dependency's
+    resolve pulled PyPI's torch. Replacing it with another ROCm torch (derived look-alike) is no such fault."""
+    text = "   - torch==2.11.0+rocm7.13.0\n   + torch==2.10.0\n"
+    found = judged(tmp_path, text)
+    assert problems(found) == {"torch.not-rocm-build": "fail"}
+    assert "replaced the ROCm torch" in found["torch.not-rocm-build"][0].title
+    rocm = text.replace("+ torch==2.10.0", "+ torch==2.10.0+rocm7.13.0")
+    assert problems(judged(tmp_path, rocm, "rocm.txt")) == {}
+
+
+def test_sdnext_installing_cpu_torch_beside_the_hip_sdk_is_a_cpu_torch(tmp_path: Path) -> None:
+    """vladmandic/sdnext#3108: 'HIP SDK is detected, but no Torch release for Windows available' then 'Using CPU-only
+    torch'. 'Using CPU-only torch' alone (derived look-alike; SD.Next prints it on Linux --use-zluda runs whose ROCm
+    torch works) is no such fault."""
+    text = ("12:11:51-558951 WARNING  HIP SDK is detected, but no Torch release for Windows available\n"
+            "12:11:51-561950 INFO     Using CPU-only torch\n")
+    assert problems(judged(tmp_path, text)) == {"torch.not-rocm-build": "fail", "log.cpu-torch": "fail"}
+    alone = "12:11:51-561950 INFO     Using CPU-only torch\nUbuntu 22.04\n"
+    assert problems(judged(tmp_path, alone, "alone.txt")) == {}
+
+
+def test_vllms_padded_collect_env_is_read(tmp_path: Path) -> None:
+    """vllm-project/vllm#45372: vLLM's collect_env pads its keys ('ROCM used to build PyTorch   : 7.2.53211') and its
+    Python platform names the processor; the same text with the keys misspelt (derived look-alike) is no collect_env."""
+    text = ("PyTorch version              : 2.12.0a0+git0d62256\n"
+            "ROCM used to build PyTorch   : 7.2.53211\n"
+            "Python platform              : Linux-6.17.9-gentoo-x86_64-AMD_Ryzen_Threadripper_3960X_24-Core_Processor"
+            "-with-glibc2.43\n")
+    host = load_host(_write(tmp_path, text))
+    assert host.torch is not None and host.torch.hip == "7.2.53211"
+    assert host.kernel.release == "6.17.9-gentoo"
+    other = text.replace("PyTorch version", "Torch versions").replace("ROCM used", "ROCM was used")
+    try:
+        torch = load_host(_write(tmp_path, other, "other.txt")).torch
+    except BadInput:  # nothing else in it to read
+        torch = None
+    assert torch is None or torch.hip is None
+
+
+def test_a_pci_name_listing_several_boards_is_one_board(tmp_path: Path) -> None:
+    """ROCm/ROCm#2119: lshw's 'Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]' is one board the PCI ID Repository
+    names by its whole family, not an RX 470 beside the RX 480 the prose names; 'RX 470' alone (derived look-alike) is
+    that board."""
+    text = "I use an RX 480.\n       product: Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]\n"
+    assert [g.name for g in load_host(_write(tmp_path, text)).gpus] == ["RX 480"]
+    alone = "product: Radeon RX 470\n"
+    assert [g.name for g in load_host(_write(tmp_path, alone, "alone.txt")).gpus] == ["RX 470"]
+
+
+def test_hipdf_on_a_gpu_outside_its_list_is_an_unsupported_target(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#6383: 'import hipdf' on an RX 9060 XT (gfx1200), which ROCm 7.2.4 supports but hipDF
+    does not (its README: gfx90a, gfx942, gfx1100); the same script on an RX 7900 XTX (derived look-alike) is in it."""
+    text = "### GPU\n\nAMD Radeon RX 9060 XT\n\n```python\nimport hipdf\ndf = hipdf.DataFrame({'a': [1]})\n```\n"
+    found = judged(tmp_path, text)
+    assert problems(found).get("log.unsupported-gpu-target") == "fail"
+    assert "hipDF" in found["log.unsupported-gpu-target"][0].title
+    listed = text.replace("RX 9060 XT", "RX 7900 XTX")
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, listed, "listed.txt"))
+
+
+def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
+    """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
+    override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the
+    same GPU (derived look-alike) are what the override supplies."""
+    text = ("I have a 6700xt\nthread 'main' panicked at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/"
+            "cubecl-hip-0.5.0/src/runtime.rs:85:5:\n")
+    assert problems(judged(tmp_path, text)) == {"log.unsupported-gpu-target": "fail"}
+    rocblas = "I have a 6700xt\nrocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: " \
+              "No such file or directory for GPU arch : gfx1031\n"
+    assert problems(judged(tmp_path, rocblas, "rocblas.txt")).get("gpu.override-needed") == "fail"

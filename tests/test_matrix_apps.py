@@ -15,17 +15,17 @@ APPS = load_raw()["apps"]["app"]
 
 
 def targets_in(excerpt: str) -> list[str]:
-    """'(gfx1100/1101)' names gfx1100 and gfx1101; only the excerpt's '- GPU:' line counts."""
-    line = next(ln for ln in excerpt.splitlines() if re.search(r"\|\s*- GPU:", ln))
+    """Every target the excerpt's lines name in parentheses, in order: '(gfx1100/1101)' names gfx1100 and gfx1101
+    (vLLM's docs), '(gfx90a, gfx942, gfx1100)' three targets (hipDF's README)."""
+    body = excerpt.split("\n---\n", 1)[1]
     out: list[str] = []
-    for group in re.findall(r"\((gfx[0-9a-f]{2,5}(?:/[0-9a-f]{2,5})*)\)", line):
-        first, *rest = group.split("/")
-        out += [first, *(f"gfx{r}" for r in rest)]
+    for group in re.findall(r"\((gfx[0-9a-f]{2,5}(?:\s{0,2}[/,]\s{0,2}(?:gfx)?[0-9a-f]{2,5})*)\)", body):
+        out += [t if t.startswith("gfx") else f"gfx{t}" for t in re.split(r"\s{0,2}[/,]\s{0,2}", group)]
     return out
 
 
 def test_there_is_an_app_table() -> None:
-    assert {a["name"] for a in APPS} >= {"vllm"}
+    assert {a["name"] for a in APPS} >= {"vllm", "hipdf"}
 
 
 @pytest.mark.parametrize("app", APPS, ids=[a["name"] for a in APPS])

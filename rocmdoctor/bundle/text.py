@@ -36,7 +36,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
-                  "app.vllm": "app-vllm", "triton.nvidia": "triton-nvidia",
+                  "app.vllm": "app-vllm", "app.hipdf": "app-hipdf", "triton.nvidia": "triton-nvidia",
                   "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
                   "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
                   "rocm.distro-packages": "distro-rocm",
@@ -46,7 +46,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "companion.pinned": "companion-pinned", "gpu.enumerated": "enumerated",
                   "container.distrobox": "distrobox", "host.works": "host-works",
                   "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
-                  "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
+                  "cpu.apu": "apu-cpu", "run.crash-said": "crash-said", "run.no-gpu-said": "no-gpu-said",
                   "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
                   "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
                   "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
@@ -201,7 +201,7 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     avail = facts.first("torch.available")
     counted = facts.first("torch.device-count") or facts.first("torch.device-objects")  # how many GPUs torch sees
     nvidia = facts.first("pip.nvidia")
-    no_driver = facts.first("torch.no-nvidia-driver")
+    no_driver = facts.first("torch.no-nvidia-driver") or facts.first("torch.cpu-installed")
     arch = facts.first("torch.arch-list")
     hip_error = facts.first("torch.hip-error") or facts.first("torch.rocm-lib")
     stayed = _failed_rocm_install(facts)
@@ -254,9 +254,28 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
             t.proven_build = "not-rocm"
             t.proof = _STAYED
             t.proof_sources = [f.source for f in _install_failure(facts) or ()]
+    _installer_said(t, facts)
     if t.version is None and t.hip is None and t.cuda is None and t.proven_build is None and t.cuda_available is None:
         return
     acc.torch("text", t)
+
+
+def _installer_said(t: TorchInfo, facts: TextFacts) -> None:
+    """What an installer's own lines prove about the torch it left: uv's summary replacing a ROCm torch with an
+    untagged one, '- torch==2.11.0+rocm7.13.0' then '+ torch==2.10.0' (unslothai/unsloth#7275: a dependency's
+    resolve pulled PyPI's torch); SD.Next finding the HIP SDK on Windows with no ROCm torch for it
+    (vladmandic/sdnext#3108: it installs the CPU-only torch)."""
+    if t.hip or "+rocm" in (t.version or ""):
+        return
+    swapped = facts.first("torch.replaced")
+    cpu = facts.first("torch.cpu-installed")
+    if swapped is not None and not t.proven_build and "+rocm" not in swapped.value:
+        t.proven_build = "not-rocm"
+        t.proof = "the installer's resolver replaced the ROCm torch with this one"
+        t.proof_sources = [swapped.source]
+    elif cpu is not None and t.proven_build == "cpu":
+        t.proof = "the installer found no ROCm torch for Windows and installed PyTorch's CPU-only one"
+        t.proof_sources = [cpu.source]
 
 
 def _refused_lines(facts: TextFacts) -> set[tuple[str, Optional[int]]]:

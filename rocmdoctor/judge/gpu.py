@@ -38,6 +38,7 @@ from rocmdoctor.judge.gpu_evidence import (
     isa_build_error,
     named_only,
     not_on_platform_list,
+    override_helps,
     override_said_to_work,
     runs_here,
     unlisted_words,
@@ -310,7 +311,7 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
             [f"rocminfo reports {reported}" if reported
              else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"])
     # a missing-GPU-code error in the input is the process telling that it ran without the override
-    code_error = any(m.finding_id in CODE_ERRORS for m in host.logs)
+    code_error = any(m.finding_id in CODE_ERRORS and override_helps(m) for m in host.logs)
     ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
     # a crash the report tells of, with the override named nowhere in it: it ran without (pytorch/pytorch#111355)
     told = "crash-said" in host.context and not any(k.startswith("override-") for k in host.context)

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Optional
 from rocmdoctor.judge.facts import finding, gpu_label
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
+from rocmdoctor.parse.signatures import by_id
 
 if TYPE_CHECKING:
     from rocmdoctor.judge.facts import RocmContext
     from rocmdoctor.matrix import Matrix
     from rocmdoctor.matrix.types import GpuTarget
-    from rocmdoctor.model import GpuInfo, Host
+    from rocmdoctor.model import GpuInfo, Host, LogMatch
 
 WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/reference/system-requirements.html"
 
@@ -35,6 +36,13 @@ KERNEL_FAILURES = ("log.pcie-atomics-missing", "log.kfd-unsupported-device", "lo
 def gpu_evidence(gpu: GpuInfo) -> list[str]:
     """The lines that named this GPU (or, when none were kept, which source said which gfx)."""
     return [str(s) for s in gpu.sources[:3]] or [f"{k}: {v}" for k, v in gpu.gfx_by_source.items()]
+
+
+def override_helps(m: LogMatch) -> bool:
+    """Whether an ISA override could supply what the line says is missing: not where a library's own architecture
+    table lacks the GPU's whole family (cubecl-hip 0.5.0 on an RDNA2 GPU, tracel-ai/burn#3129)."""
+    sig = by_id().get(m.signature)
+    return sig is None or sig.override_helps
 
 
 def failed_here(host: Host) -> bool:
@@ -78,10 +86,11 @@ def named_only(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[st
     """A GPU only named in a report, with no installed ROCm and nothing failing on it: AMD's list is no verdict on an
     application's own ROCm build (ollama/ollama#7723: an RX 5700 XT under ollama; the failure was /dev/kfd's
     permissions). A GPU from this host's own capture keeps AMD's verdict, and so does one beside AMD's own framework
-    wheel (``pip install tensorflow-rocm``: AMD built it with its release, ROCm/tensorflow-upstream#1305)."""
+    wheel (``pip install tensorflow-rocm``: AMD built it with its release, ROCm/tensorflow-upstream#1305), or one the
+    report says ROCm's own tools do not see ("`clinfo`, `rocminfo` ... show 0 gpus", ROCm/ROCm#2119)."""
     prose = bool(gpu.sources) and all(s.kind == "free-text" for s in gpu.sources)
     if not prose or failed_here(host) or any(m.finding_id in KERNEL_FAILURES for m in host.logs) \
-            or "amd-framework-wheel" in host.context:
+            or "amd-framework-wheel" in host.context or "no-gpu-said" in host.context:
         return None
     return finding("gpu.arch-unsupported", Severity.INFO,
                    f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {since}; no installed ROCm or failure "

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from rocmdoctor.judge.apps import APP_CONTEXT, app_lacks
 from rocmdoctor.judge.facts import finding, native_gfx, override_value
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, LogMatch, Severity
@@ -114,13 +115,17 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
             for sig_id, matches in by_signature.items()]
 
 
+APP_FINDINGS = frozenset(fid for _, fid in APP_CONTEXT.values()) - {"torch.arch-missing"}
+
+
 def _register() -> None:
     """One check per known error (so each can be selected or skipped by its id)."""
     titles = finding_titles()  # the table's [titles]: one per finding id (tests/test_docs.py: docs match)
     for fid in _ids():
 
         def run(host: Host, matrix: Matrix, fid: str = fid) -> list[Finding]:
-            return log_matches(host, matrix, fid)
+            # a GPU library's own list (matrices/apps.toml: hipDF) names the same fault as its error line would
+            return log_matches(host, matrix, fid) + (app_lacks(host, matrix, fid) if fid in APP_FINDINGS else [])
 
         check(fid, title=titles.get(fid) or f"Known error: {fid.split('.', 1)[1].replace('-', ' ')}")(run)
 

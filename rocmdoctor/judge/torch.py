@@ -42,7 +42,7 @@ def _torch_evidence(host: Host) -> list[str]:
     if t is None:
         return []
     ev = [str(t.source)] if t.source else []
-    ev += [str(s) for s in t.proof_sources]
+    ev += [str(s) for s in t.proof_sources if str(s) not in ev]
     if t.bundled_libs:
         ev.append("torch/lib: " + ", ".join(t.bundled_libs[:4]))
     return ev
@@ -90,7 +90,8 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
     cuda = t.cuda or (f"{tag.group(1)[:-1]}.{tag.group(1)[-1]}" if tag else None)
     kind = {TorchBuild.CUDA: f"a CUDA build (CUDA {cuda})" if cuda else "a CUDA build",
             TorchBuild.CPU: "a CPU-only build",
-            TorchBuild.NOT_ROCM: "a CPU or CUDA build (torch.version.hip is None)"}.get(build, f"a {build} build")
+            TorchBuild.NOT_ROCM: f"a CPU or CUDA build ({t.proof or 'torch.version.hip is None'})"}.get(
+                build, f"a {build} build")
     return [finding(
         "torch.not-rocm-build", Severity.FAIL, f"torch {t.version} is {kind}, not a ROCm build",
         "This wheel cannot use an AMD GPU: torch.cuda.is_available() is False. It usually comes from PyPI "

@@ -29,7 +29,9 @@ _KEYS = (
 _KEY = re.compile(r"^(" + "|".join(re.escape(k) for k in _KEYS) + r")\s*:\s*(.*)$")
 _PKG = re.compile(r"^\[(pip3?|conda)\]\s+([A-Za-z0-9_.\-]+)(?:==|\s+)([^\s=]+)")
 _GPU_LINE = re.compile(r"^GPU\s*(\d+)\s*:\s*(.+)$")
-_PLATFORM = re.compile(r"^Linux-(.+?)-(x86_64|aarch64|ppc64le)(?:-with|$)")
+# "Linux-6.8.0-45-generic-x86_64-with-glibc2.35"; some builds add the processor: "Linux-6.17.9-gentoo-x86_64-AMD_Ryzen_
+# Threadripper_3960X_24-Core_Processor-with-glibc2.43" (vllm-project/vllm#45372)
+_PLATFORM = re.compile(r"^Linux-(.+?)-(x86_64|aarch64|ppc64le)(?:-[\w.-]{1,120}?)?(?:-with|$)")
 _IS_AVAILABLE = re.compile(r"torch\.cuda\.is_available\(\)")
 _NOT_COLLECTED = {"n/a", "none", "could not collect", "", "no cuda"}
 

@@ -67,6 +67,8 @@ RULES: tuple[Rule, ...] = (
     _r("app.lmstudio-rocm-survey", ("ROCm llama.cpp",),
        r"(?P<v>\bROCm llama\.cpp\b[^\n]{0,200}?(?:\n[^\n]{0,80}){0,2}?[^\n]{0,200}?",
        r"\b(?:GPU survey unsuccessful|Error surveying hardware)\b)"),
+    # the report uses hipDF, AMD's port of RAPIDS cuDF ("import hipdf", ROCm/legacy-rocm-build#6383)
+    _r("app.hipdf", ("hipdf",), r"(?P<v>^[ \t>]{0,8}(?:import hipdf\b|from hipdf import\b)|\bhipdf\.DataFrame\()"),
     _r("app.vllm", ("rocm/vllm", "vllm/vllm-openai-rocm", "-m vllm.entrypoints", "vllm serve"),
        r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
        r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),

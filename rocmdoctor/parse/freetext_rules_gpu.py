@@ -59,6 +59,12 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing", "kernel crashes", "kernel crashed"),
        r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b",
        r"|^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,200}?\bkernel crash(?:es|ed)\b)"),
+    # the report saying ROCm's own tools see no GPU: "`clinfo`, `rocminfo`, and `torch.cuda.is_available()` show 0
+    # gpus" (ROCm/ROCm#2119: four RX 480s under ROCm 5.4.2); not "no GPU problems"
+    _r("run.no-gpu-said", ("0 gpu", "0 GPU", "no gpu", "no GPU", "zero gpu", "zero GPU"),
+       r"(?i:(?P<v>\b(?:rocminfo|clinfo|rocm-smi|is_available\(\))`?(?:,? (?:and |or )?`?[\w.()-]{1,40}`?){0,3}",
+       r"[ \t]{1,4}(?:shows?|reports?|lists?|finds?|sees?|returns?) (?:0|zero|no) gpus?\b",
+       r"(?![ \t]{1,4}(?:problems?|issues?|errors?))))"),
     # an IPython session whose first tensor moved to the GPU raised: "In [9]: torch.rand(3, 3).to(device)" then
     # "Out[9]: ----...", "RuntimeError    Traceback (most recent call last)" (ROCm/ROCm#2536)
     _r("run.crash-said", (".to(", ".cuda("),
@@ -81,7 +87,9 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", "rx4", "rx5", "rx6", "rx7", "rx9",
                     " xt", "0xt", "0M", "Navi", "Vega", "Polaris", "Ellesmere", "Baffin", "Aldebaran", "Arcturus",
                     "Aqua Vanjaram"),
-       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+       # (not the first model of the PCI ID Repository's list, "Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]":
+       # one board, ROCm/ROCm#2119)
+       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b(?!/)",
        r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
        r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",

@@ -19,6 +19,14 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.version", ("torch.__version__",), r"torch\.__version__", _TORCH_Q, rf"(?P<v>{_TORCH_VER})"),
     # a `pip freeze` line on its own: "torch==2.6.0.dev20241015+rocm6.2" (ROCm/hipBLASLt#1243)
     _r("torch.version", ("torch==",), rf"^torch==(?P<v>{_TORCH_VER})[ \t]*$"),
+    # uv's resolver summary: " - torch==2.11.0+rocm7.13.0" then " + torch==2.10.0" (unslothai/unsloth#7275): the "+"
+    # line is the torch left installed
+    _r("torch.version", ("+ torch==",), rf"^[ \t]{{0,8}}\+ torch==(?P<v>{_TORCH_VER})[ \t]*$"),
+    # SD.Next's installer on Windows leaving PyTorch's CPU wheel (vladmandic/sdnext#3108)
+    _r("torch.cpu-installed", ("no Torch release for Windows",),
+       r"(?P<v>HIP SDK is detected, but no Torch release for Windows available)"),
+    _r("torch.replaced", ("- torch==",), r"^[ \t]{0,8}- torch==\d[\w.]{0,30}\+rocm[\w.]{1,30}[ \t]*\n",
+       rf"[ \t]{{0,8}}\+ torch==(?P<v>{_TORCH_VER})[ \t]*$"),
     # a `pip list` row: "torch                  2.0.0+rocm5.4.2" (pytorch/pytorch#99234, under `pip3 list | grep torch`)
     _r("torch.version", ("\ntorch ",), rf"^torch[ \t]{{2,40}}(?P<v>{_TORCH_VER})[ \t]*$"),
     # an install step pinning a tagged torch: "pip install -v torch==2.5.1+rocm6.2 --index-url ..." (Dao-AILab/

@@ -72,6 +72,9 @@ class Signature:
     # Kernel's XDL ops reject a problem's shape on gfx908+, but every problem on a GPU without matrix cores
     fine_on_gfx: tuple[str, ...] = ()
     fine_on_gfx_note: str = ""
+    # False where the line is no missing code object an ISA override could supply (a library's own architecture table
+    # lacking the GPU's whole family): gpu.override-needed then does not read it as a run without the override
+    override_helps: bool = True
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -158,6 +161,7 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      windows_commands=tuple(str(c) for c in item.get("windows_commands", ()) if isinstance(c, str)),
                      windows_url=_text(item, "windows_url") or None,
                      fine_on_gfx=tuple(str(x) for x in item.get("fine_on_gfx", ()) if isinstance(x, str)),
+                     override_helps=item.get("override_helps") is not False,
                      fine_on_gfx_note=_text(item, "fine_on_gfx_note"))
 
 

@@ -21,8 +21,9 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, rx in (
         ("rocminfo", r"HSA Agents|HSA System Attributes|ROCk module|^\s*(?:\S+[:-])?\s*Name:\s+gfx[0-9a-f]{3,5}\s*$"
                      r"|amdgcn-amd-amdhsa--gfx|^\s*Marketing Name:\s|\brocminfo\b.{0,200}\n.{0,200}Permission denied"),
-        ("collect_env", r"^PyTorch version:|^Is debug build:|^ROCM used to build PyTorch:|^CUDA used to build PyTorch:"
-                        r"|torch/utils/collect_env\.py|^Collecting environment information"),
+        # (vLLM's collect_env pads its keys: "ROCM used to build PyTorch   : 7.2.53211", vllm-project/vllm#45372)
+        ("collect_env", r"^(?:PyTorch version|Is debug build|ROCM used to build PyTorch|CUDA used to build PyTorch)"
+                        r"[ \t]{0,40}:|torch/utils/collect_env\.py|^Collecting environment information"),
         ("rocm-smi", r"ROCm System Management Interface|={3,200} ROCm SMI|^\s*GPU\[\d+\]\s*:\s"),
         ("dkms", r"^[\w.+-]+(?:/|,\s*)[^,\s:]+(?:,\s*[^,\s:]+)?(?:,\s*[\w-]+)?:\s*(?:installed|built|added)\b"
                  r"|Could not locate dkms\.conf|Bad return status for module build"
