@@ -1828,11 +1828,15 @@ def test_a_profiler_aborting_on_the_igpu_beside_a_dgpu_is_the_igpu(tmp_path: Pat
     found = judged(tmp_path, text)
     assert problems(found)["gpu.igpu-visible"] == "fail"
     assert found["log.profiler-gpu-unsupported"][0].cause == "gpu.igpu-visible"
+    # the failure names the iGPU: the gfx1032 is only named, no runtime said it ran without an override
+    assert "gpu.override-needed" not in problems(found)
+    dgpu = text.replace("supported(gfx90c)", "supported(gfx1032)")
+    found = judged(tmp_path, dgpu, "dgpu.txt")
+    assert problems(found).get("gpu.igpu-visible") == "warn"
     # GPUs named in prose have no runtime order: the override's fix names no index it cannot know
     override = found["gpu.override-needed"][0]
-    assert override.fix is not None and override.fix.commands[0].startswith("HIP_VISIBLE_DEVICES=<index of this GPU> ")
-    dgpu = text.replace("supported(gfx90c)", "supported(gfx1032)")
-    assert problems(judged(tmp_path, dgpu, "dgpu.txt")).get("gpu.igpu-visible") == "warn"
+    assert override.severity == Severity.FAIL and override.fix is not None
+    assert override.fix.commands[0].startswith("HIP_VISIBLE_DEVICES=<index of this GPU> ")
     one = "It has a gfx90c and uses it.\n"  # one GPU named: no second target read
     assert "gpu.igpu-visible" not in problems(judged(tmp_path, one, "one.txt"))
 

@@ -33,6 +33,7 @@ from rocmdoctor.judge.gpu_evidence import (
     built_without,
     code_missing,
     distribution_build,
+    failed_elsewhere,
     failed_here,
     gpu_evidence,
     isa_build_error,
@@ -315,7 +316,8 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
     ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
     # a crash the report tells of, with the override named nowhere in it: it ran without (pytorch/pytorch#111355)
     told = "crash-said" in host.context and not any(k.startswith("override-") for k in host.context)
-    unseen = "env" not in host.captured and not reported_user_space_gfx(gpu) and not (mentioned or code_error or told)
+    runtime_saw = reported_user_space_gfx(gpu) and not failed_elsewhere(host, gpu, gfx)
+    unseen = "env" not in host.captured and not runtime_saw and not (mentioned or code_error or told)
     if ran_with or unseen:
         return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; " +
                     ("the report ran with it" if ran_with else "whether it is set was not captured"))

@@ -50,6 +50,16 @@ def failed_here(host: Host) -> bool:
     return any(m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES for m in host.logs)
 
 
+def failed_elsewhere(host: Host, gpu: GpuInfo, gfx: str) -> bool:
+    """Every failure line of the report names another GPU's target, and this GPU is only named in prose: nothing
+    shows a program ran on it, so its gfx in the report is no runtime's word that no override was in effect
+    (ROCm/rocprofiler#138: rocprofv2 aborted on the gfx90c iGPU; the gfx1032 beside it was only named)."""
+    prose = bool(gpu.sources) and all(s.kind == "free-text" for s in gpu.sources) and "app-log" not in host.captured
+    named = [m.groups.get("gfx") or m.groups.get("arch") for m in host.logs
+             if m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES]
+    return prose and bool(named) and all(n and n != gfx for n in named)
+
+
 def code_missing(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> bool:
     """An error line says the installed ROCm has no code for this discrete GPU: "it usually works" is disproved
     (an RX 9070 XT under the HIP SDK 6.2, githubcto/FramePack-ZLUDA#4); not a program's own target list (XLA's,
