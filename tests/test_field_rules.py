@@ -1978,3 +1978,46 @@ def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path)
     rocblas = "I have a 6700xt\nrocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: " \
               "No such file or directory for GPU arch : gfx1031\n"
     assert problems(judged(tmp_path, rocblas, "rocblas.txt")).get("gpu.override-needed") == "fail"
+
+
+def test_a_torch_build_named_in_prose_with_its_tag_is_the_installed_torch(tmp_path: Path) -> None:
+    """debpalash/VoiceStudio#1665: "`uv sync` ... installs the lockfile CUDA torch build (`2.8.0+cu128`)" on an RX 6800
+    XT is a CUDA torch on an AMD host. An install command naming the same build (derived look-alike) is no state."""
+    gpu = "On a source install with an AMD GPU (RX 6800 XT, Linux), the app always reports no GPU acceleration.\n"
+    said = "- `uv sync` (via `setup:api`) installs the lockfile CUDA torch build (`2.8.0+cu128`).\n"
+    assert problems(judged(tmp_path, gpu + said)).get("torch.not-rocm-build") == "fail"
+    command = "- run `uv pip install torch build (`2.8.0+cu128`)` to get it\n"
+    assert "torch.not-rocm-build" not in problems(judged(tmp_path, gpu + command, "command.txt"))
+
+
+def test_a_count_of_devices_is_no_compose_devices_key(tmp_path: Path) -> None:
+    """mcmonkeyprojects/SwarmUI#1531: a torch check printing "devices: 0" is a count, not a compose service's
+    `devices:` list, so no container finding; a compose service with `devices:` and no /dev/kfd still is one."""
+    printout = "torch: 2.14.0+cu130\nHIP: None\nCUDA available: False\ndevices: 0\n"
+    assert "container.no-kfd-device" not in problems(judged(tmp_path, printout))
+    compose = ("services:\n  ollama:\n    image: ollama/ollama:rocm\n    devices:\n      - /dev/dri\n"
+               "    group_add:\n      - video\n")
+    assert problems(judged(tmp_path, compose, "compose.txt")).get("container.no-kfd-device") == "fail"
+
+
+def test_extra_index_url_beside_an_exact_rocm_pin_is_no_risk(tmp_path: Path) -> None:
+    """SWivid/F5-TTS#1236: `pip install torch==2.5.1+rocm6.2 ... --extra-index-url .../rocm6.2` can only install the
+    ROCm build (PyPI has no +rocm version); the same command without the pin (derived look-alike) keeps the warning."""
+    pinned = ("`pip install torch==2.5.1+rocm6.2 torchaudio==2.5.1+rocm6.2 --extra-index-url "
+              "https://download.pytorch.org/whl/rocm6.2`\n")
+    assert "log.pip-extra-index-url" not in problems(judged(tmp_path, pinned))
+    loose = pinned.replace("torch==2.5.1+rocm6.2", "torch==2.5.1")
+    assert problems(judged(tmp_path, loose, "loose.txt")).get("log.pip-extra-index-url") == "warn"
+
+
+def test_onnxruntimes_provider_load_error_names_the_missing_library(tmp_path: Path) -> None:
+    """ROCm/TheRock#1995: onnxruntime's "Failed to load library libonnxruntime_providers_rocm.so with error:
+    librocm_smi64.so.7: cannot open shared object file"; a CUDA library in the same place (derived look-alike) is not
+    a ROCm host's missing library."""
+    line = ("[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
+            "librocm_smi64.so.7: cannot open shared object file: No such file or directory\n")
+    found = judged(tmp_path, line)
+    assert problems(found).get("log.missing-shared-library") == "fail"
+    assert "librocm_smi64.so.7" in found["log.missing-shared-library"][0].title
+    cuda = line.replace("librocm_smi64.so.7", "libcudart.so.12")
+    assert "log.missing-shared-library" not in problems(judged(tmp_path, cuda, "cuda.txt"))

@@ -370,8 +370,10 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b",
        r"(?! (?:by|with|as|in|on|from|is|was|and|or|for|to|the|a|an|command|commands|fails?|failed|works?|worked)\b)",
        r"[^\n]{0,1500})"),
+    # a list or mapping follows the key ("devices: 0" in a torch check's printout is a count,
+    # mcmonkeyprojects/SwarmUI#1531)
     _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),
-       r"(?P<v>^\s{0,8}(?:devices|group_add|runtime|deploy):)"),
+       r"(?P<v>^\s{0,8}(?:(?:devices|group_add|deploy):(?=[ \t]{0,8}(?:$|\[|#))|runtime:))"),
     _r("container.compose-item", ("/dev/kfd", "/dev/dri", "video", "render"),
        r"^\s{0,16}-\s{1,4}['\"]?(?P<v>/dev/(?:kfd|dri)\b\S{0,40}|video|render)['\"]?\s*$"),
 )

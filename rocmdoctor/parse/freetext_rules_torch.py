@@ -46,9 +46,10 @@ TORCH_RULES: tuple[Rule, ...] = (
     # an installer's "torch 2.10.0+cpu detected": a version with a build tag names the installed wheel (not on an
     # install command line: "pip install torch==2.3.1+rocm6.0" is a fix being suggested, not the state)
     # (and a UI's start-up log: "15:45:16-129105 INFO     Torch 2.3.0+rocm6.0", kohya_ss, SD.Next;
-    # bmaltais/kohya_ss#2667)
+    # bmaltais/kohya_ss#2667); prose may put "build"/"wheel" and quotes between: "installs the lockfile CUDA torch
+    # build (`2.8.0+cu128`)" (debpalash/VoiceStudio#1665)
     _r("torch.version", ("torch ", "Torch "),
-       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])[Tt]orch ",
+       r"^(?![^\n]{0,200}\binstall\b)[^\n]{0,200}?(?<![\w.-])[Tt]orch (?:(?:build|wheel) {1,2}[(`'\" ]{0,3})?",
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:cpu|cu\d{2,3}|rocm\d[\d.]{0,10})\b)"),
     # a markdown environment list or table with bold keys: "- **PyTorch**: 2.7.0+rocm6.3", "| **torch** | 2.7.1 |"
     _r("torch.version", ("orch**", "orch version**", "orch Version**"),
