@@ -2021,3 +2021,16 @@ def test_onnxruntimes_provider_load_error_names_the_missing_library(tmp_path: Pa
     assert "librocm_smi64.so.7" in found["log.missing-shared-library"][0].title
     cuda = line.replace("librocm_smi64.so.7", "libcudart.so.12")
     assert "log.missing-shared-library" not in problems(judged(tmp_path, cuda, "cuda.txt"))
+
+
+def test_clinfos_summary_counting_no_device_on_amds_platform_is_no_gpu(tmp_path: Path) -> None:
+    """pobthebuilder/rocm-flatpak#1: clinfo's summary names AMD's platform, then "Number of devices  0" (an RX 580 that
+    the Flatpak's ROCm no longer enumerates). Another platform with no device (Mesa's Clover, derived look-alike) says
+    nothing about ROCm, and neither does AMD's platform with a device."""
+    amd = ("  Platform Name                                   AMD Accelerated Parallel Processing\n"
+           "Number of devices                                 0\n\nNULL platform behavior\n")
+    assert problems(judged(tmp_path, amd)) == {"log.opencl-no-devices": "fail"}
+    clover = amd.replace("AMD Accelerated Parallel Processing", "Clover")
+    assert problems(judged(tmp_path, clover, "clover.txt")) == {}
+    one = amd.replace("0\n\nNULL", "1\n\nNULL")
+    assert problems(judged(tmp_path, one, "one.txt")) == {}
