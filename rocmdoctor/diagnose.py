@@ -94,9 +94,15 @@ def _legacy(gpu: GpuInfo, matrix: Matrix, device_id: str, how: str) -> None:
 
 
 def _target_by_name(matrix: Matrix, name: str):  # type: ignore[no-untyped-def]
-    """The matrix target for a marketing name, also lspci's 'Navi 14 [Radeon RX 5500/5500M / Pro 5500M]'."""
+    """The matrix target for a marketing name, also lspci's 'Navi 14 [Radeon RX 5500/5500M / Pro 5500M]'. Not for a
+    bare chip codename: 'Vega 10' is the PCI ID Repository's chip (gfx900) as well as an APU's marketing name in
+    libdrm ('AMD Radeon Vega 10 Graphics', gfx902), so the codename table decides (ROCm/legacy-rocm-build#559)."""
     import re
 
+    from rocmdoctor.parse.freetext import CODENAME
+
+    if CODENAME.fullmatch(name.strip()):
+        return None
     target = matrix.gpu(name)
     if target is None:
         m = re.search(r"\[([^\]]{3,80})\]", name)

@@ -217,9 +217,11 @@ def test_devices_missing_from_a_container_said_in_prose(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("codename", "gfx"), [("Navi 22", "gfx1031"), ("Navi 10", "gfx1010"), ("Vega 20", "gfx906"),
-                                               ("Ellesmere", "gfx803")])
+                                               ("Ellesmere", "gfx803"), ("Vega 10", "gfx900")])
 def test_a_chip_codename_in_prose_names_the_gpu(tmp_path: Path, codename: str, gfx: str) -> None:
-    """'Navi 22 isn't supported' (stable-diffusion-rocm#4): the PCI ID Repository's codename -> its devices' gfx."""
+    """'Navi 22 isn't supported' (stable-diffusion-rocm#4): the PCI ID Repository's codename -> its devices' gfx. A
+    codename that is also an APU's libdrm marketing name ('AMD Radeon Vega 10 Graphics', gfx902) is the chip
+    (ROCm/legacy-rocm-build#559: 'Vega 10 XTX [Radeon Vega Frontier Edition]')."""
     from rocmdoctor.bundle import load_host
     from rocmdoctor.diagnose import enrich
     from rocmdoctor.matrix import load
@@ -2034,3 +2036,62 @@ def test_clinfos_summary_counting_no_device_on_amds_platform_is_no_gpu(tmp_path:
     assert problems(judged(tmp_path, clover, "clover.txt")) == {}
     one = amd.replace("0\n\nNULL", "1\n\nNULL")
     assert problems(judged(tmp_path, one, "one.txt")) == {}
+
+
+def test_a_session_started_with_the_override_ran_with_it(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1799: `$ HSA_OVERRIDE_GFX_VERSION=9.0.0 python3` then `torch.cuda.is_available()` True on
+    a gfx90c: the session ran with the override (no override-needed fail), and the GPU's own override value is no
+    mismatch. The same command as advice without a prompt, with the code-object error after it (derived look-alike),
+    is no proof of a run with it; an error printed *before* the prompted run came from a run without it."""
+    gpu = "It is a gfx90c iGPU, not officially supported. But there is a hack, just run like this.\n"
+    session = "$ HSA_OVERRIDE_GFX_VERSION=9.0.0 python3\n>>> import torch\n>>> torch.cuda.is_available()\nTrue\n"
+    assert problems(judged(tmp_path, gpu + session)) == {}
+    error = '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\nAborted (core dumped)\n'
+    advice = "Try HSA_OVERRIDE_GFX_VERSION=9.0.0 python3 next time.\n"
+    assert problems(judged(tmp_path, gpu + error + advice, "advice.txt")).get("gpu.override-needed") == "fail"
+    before = ">>> torch.cuda.is_available()\n" + error + "After the override:\n" + session
+    assert problems(judged(tmp_path, gpu + before, "before.txt")).get("gpu.override-needed") == "fail"
+    other = session.replace("9.0.0", "10.3.0")  # another generation's value on the only GPU
+    assert problems(judged(tmp_path, gpu + other, "other.txt")).get("gpu.override-mismatch") in ("warn", "fail")
+
+
+def test_pip_saying_jax_has_no_rocm_extra_is_no_rocm_backend(tmp_path: Path) -> None:
+    """jax-ml/jax#25856: `pip3 install jax[rocm]` answered "WARNING: jax 0.4.31 does not provide the extra 'rocm'"
+    installs a CPU-only jax. Another extra missing (derived look-alike) says nothing about ROCm."""
+    line = "WARNING: jax 0.4.31 does not provide the extra 'rocm'\n"
+    found = judged(tmp_path, line)
+    assert problems(found) == {"log.jax-no-rocm-backend": "fail"}
+    assert "0.4.31" in found["log.jax-no-rocm-backend"][0].title
+    assert problems(judged(tmp_path, line.replace("'rocm'", "'cuda12'"), "cuda.txt")) == {}
+
+
+def test_hip_1_5s_no_device_code_is_no_binary_for_the_gpu(tmp_path: Path) -> None:
+    """ROCm/rocRAND#17: HIP 1.5 throwing "No device code available for function: _ZN12rocrand_host..." (rocRAND
+    built without the Carrizo's gfx801). A function that is merely not found by name (derived look-alike) is not."""
+    line = ("  what():  No device code available for function: "
+            "_ZN12rocrand_host6detail19init_engines_kernelEPN14rocrand_device13xorwow_engineEyy\n")
+    assert problems(judged(tmp_path, line)) == {"log.no-binary-for-gpu": "fail"}
+    assert problems(judged(tmp_path, line.replace("No device code available", "No symbol named"), "sym.txt")) == {}
+
+
+def test_a_report_that_rocm_does_not_work_on_a_gpu_needing_the_override_is_a_run_without_it(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1848: "I just got an Advantage Edition laptop (full AMD) with an amd 6800M. To my
+    surprise I couldn't get hip and rocm to work." (fixed by HSA_OVERRIDE_GFX_VERSION=10.3.0). Saying it works
+    (derived look-alike) is no failure."""
+    gpu = "I just got an Advantage Edition laptop (full AMD) with an amd 6800M.\n\n"
+    failed = "To my surprise I couldn't get hip and rocm to work.\n"
+    assert problems(judged(tmp_path, gpu + failed)).get("gpu.override-needed") == "fail"
+    worked = "To my surprise I could get hip and rocm to work.\n"
+    assert "gpu.override-needed" not in problems(judged(tmp_path, gpu + worked, "worked.txt"))
+
+
+def test_a_raven_apu_has_no_override_in_the_data(tmp_path: Path) -> None:
+    """rocm-arch/python-pytorch-rocm#26: a gfx902 (Ryzen 3 PRO 2300U) with hipErrorNoBinaryForGpu is a GPU no ROCm
+    supports. matrices/overrides.toml has no gfx902 row: the one it had rested on gfx90c reports by analogy, with no
+    source for gfx902 itself. A gfx90c, whose override is sourced (ROCm/ROCm#1743), keeps override-needed."""
+    text = ("The GPU is a AMD Ryzen 3 PRO 2300U w (gfx902) which I know is not officially supported by ROCm\n"
+            '`guarantee(false && "hipErrorNoBinaryForGpu: Coudn\'t find binary for current devices!")`\n')
+    found = problems(judged(tmp_path, text))
+    assert found.get("gpu.arch-unsupported") == "fail" and "gpu.override-needed" not in found
+    renoir = problems(judged(tmp_path, text.replace("gfx902", "gfx90c"), "renoir.txt"))
+    assert renoir.get("gpu.override-needed") == "fail"

@@ -189,10 +189,13 @@ _WHEEL_LIB = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\]")
 # "adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does *not* fix the issue": tried, and dropped because it did not help
 DID_NOT_HELP = re.compile(r"HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|did)\s?"
                           r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
-# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "even with", "I tried", or DID_NOT_HELP: the override is what the
-# reporter ran with, not the fix being suggested to them
+# "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "even with", "I tried", DID_NOT_HELP, or a pasted session's command run with
+# the override as its environment ("$ HSA_OVERRIDE_GFX_VERSION=9.0.0 python3", ROCm/legacy-rocm-build#1799): the
+# override is what the reporter ran with, not the fix being suggested to them
+PROMPT_RUN = re.compile(r"^(?:[\w.-]{1,64}@[\w.-]{1,64}(?::\S{0,256})?[ \t]?)?[$#❯][ \t]{1,4}"
+                        r"(?:\w{1,64}=\S{0,200}[ \t]{1,4}){0,6}HSA_OVERRIDE_GFX_VERSION=\S{1,20}[ \t]{1,4}[\w./]")
 TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
-                   r"HSA_OVERRIDE_GFX_VERSION|" + DID_NOT_HELP.pattern, re.I)
+                   r"HSA_OVERRIDE_GFX_VERSION|" + DID_NOT_HELP.pattern + "|" + PROMPT_RUN.pattern, re.I)
 
 
 def said_ran_with(host: Host, value: str) -> bool:

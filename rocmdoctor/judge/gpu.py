@@ -41,6 +41,7 @@ from rocmdoctor.judge.gpu_evidence import (
     not_on_platform_list,
     override_helps,
     override_said_to_work,
+    override_tried,
     runs_here,
     unlisted_words,
 )
@@ -197,7 +198,7 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
                     "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
     if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
         return _unsupported(matrix, ctx, gpu, gfx, status, target)
-    if _override_tried(host, target.override or ""):
+    if override_tried(host, target.override or ""):
         if target.override_broken:  # the report tried the unreliable override and the error stayed
             return _unsupported(matrix, ctx, gpu, gfx, status, target)
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
@@ -228,12 +229,6 @@ def _hung_under_override(host: Host, gpu: GpuInfo) -> bool:
     if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
         return True
     return len(discrete_gpus(host)) == 1 and gpu.kfd_node is None
-
-
-def _override_tried(host: Host, value: str) -> bool:
-    """The report ran with this override and a missing-GPU-code error is still in it: the override is not the
-    missing piece."""
-    return said_ran_with(host, value) and any(m.finding_id in CODE_ERRORS for m in host.logs)
 
 
 def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.judge.facts import finding, gpu_label
+from rocmdoctor.judge.facts import PROMPT_RUN, finding, gpu_label, said_ran_with
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.parse.signatures import by_id
@@ -58,6 +58,27 @@ def failed_elsewhere(host: Host, gpu: GpuInfo, gfx: str) -> bool:
     named = [m.groups.get("gfx") or m.groups.get("arch") for m in host.logs
              if m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES]
     return prose and bool(named) and all(n and n != gfx for n in named)
+
+
+def _after_the_run(host: Host, ids: tuple[str, ...]) -> list[LogMatch]:
+    """The report's lines of these finding ids, less those above a pasted session's command run with the override
+    (`$ HSA_OVERRIDE_GFX_VERSION=9.0.0 python3`): its errors print below it; one above came from an earlier run
+    without it (ROCm/legacy-rocm-build#1799)."""
+    shell = host.context.get("override-shell")
+    run = shell.source if shell is not None and shell.source and PROMPT_RUN.match(shell.source.text or "") else None
+    return [m for m in host.logs if m.finding_id in ids and (
+        run is None or m.source is None or m.source.file != run.file or (m.source.line or 0) > (run.line or 0))]
+
+
+def override_tried(host: Host, value: str) -> bool:
+    """The report ran with this override and a missing-GPU-code error is still in it: the override is not the
+    missing piece."""
+    return said_ran_with(host, value) and bool(_after_the_run(host, CODE_ERRORS))
+
+
+def failed_under_override(host: Host) -> bool:
+    """A line says a program failed on the GPU, not counting a run before a pasted session's override run."""
+    return bool(_after_the_run(host, CODE_ERRORS + RUN_FAILURES))
 
 
 def code_missing(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> bool:

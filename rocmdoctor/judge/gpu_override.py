@@ -28,7 +28,7 @@ from rocmdoctor.judge.facts import (
     skip,
 )
 from rocmdoctor.judge.gpu import newer_than_data
-from rocmdoctor.judge.gpu_evidence import failed_here
+from rocmdoctor.judge.gpu_evidence import failed_here, failed_under_override
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, gfx_parts, version_of_gfx
@@ -200,8 +200,12 @@ def _applies_to(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, valu
     else:
         native_ok = bool(matrix.releases_supporting(gfx=gfx))
     target = matrix.gpu(gfx)
-    # the data knows overrides to fail on it, unless the report says its program works under this one
-    broken = target is not None and target.override_broken and "override-works" not in host.context
+    # the data knows overrides to fail on it, unless the report says its program works under this one; its own
+    # override, with nothing failing under it, is no suspect (ROCm/legacy-rocm-build#1799: 9.0.0 on a gfx90c,
+    # torch.cuda.is_available() True): its flakiness is gpu.override-needed's caution
+    failing = failed_under_override(host) or "crash-said" in host.context
+    own_fine = target is not None and target.override == value and not failing
+    broken = target is not None and target.override_broken and "override-works" not in host.context and not own_fine
     if not (native_ok or broken or (kinds > 1 and (target is None or target.override != value))):
         return None
     alone = _only_gpu_other_generation(host, gfx, forced)

@@ -59,6 +59,11 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing", "kernel crashes", "kernel crashed"),
        r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b",
        r"|^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,200}?\bkernel crash(?:es|ed)\b)"),
+    # the report telling that ROCm does not work on its GPU at all: "To my surprise I couldn't get hip and rocm to work"
+    # (an RX 6800M, ROCm/legacy-rocm-build#1848, fixed by the override); not "I could get rocm to work"
+    _r("run.crash-said", ("to work", "to run"),
+       r"(?i:(?P<v>\b(?:could ?n[o']t|can ?n[o']t|cannot|unable to|failed to) (?:get|make) (?:[\w.+-]{1,20} "
+       r"(?:and |or |& )?){0,4}?(?:hip|rocm|pytorch|torch|the gpu|my gpu)\b[^\n]{0,30}?\bto (?:work|run)\b))"),
     # the report saying ROCm's own tools see no GPU: "`clinfo`, `rocminfo`, and `torch.cuda.is_available()` show 0
     # gpus" (ROCm/ROCm#2119: four RX 480s under ROCm 5.4.2); not "no GPU problems"
     _r("run.no-gpu-said", ("0 gpu", "0 GPU", "no gpu", "no GPU", "zero gpu", "zero GPU"),
