@@ -173,3 +173,32 @@ def test_every_shipped_text_formats_with_and_without_its_groups() -> None:
             sig.filled(groups)
             sig.fix_for(groups)
             sig.fix_for(groups, wsl=True)
+
+
+def test_unless_line_drops_a_match_whose_line_holds_it_and_must_compile(tmp_path: Path) -> None:
+    """``unless_line`` is checked per match after the pattern (which keeps its literal start): a match on a line
+    holding it is no match; a row whose ``unless_line`` does not compile is reported, not loaded."""
+    from rocmdoctor.parse.logs import scan
+
+    table = tmp_path / "signatures.toml"
+    table.write_text('''
+[[signature]]
+id = "extra"
+finding = "log.extra"
+pattern = '--extra-index-url'
+unless_line = '\\btorch==\\d[\\w.]{0,30}\\+rocm'
+
+[[signature]]
+id = "bad-unless"
+finding = "log.bad"
+pattern = 'x'
+unless_line = '(unclosed'
+''', encoding="utf-8")
+    del LOAD_ERRORS[:]
+    loaded = load_signatures(str(table))
+    assert [s.id for s in loaded] == ["extra"]
+    assert any("bad-unless" in e and "does not compile" in e for e in LOAD_ERRORS), LOAD_ERRORS
+    del LOAD_ERRORS[:]
+    text = ("pip install torch==2.5.1+rocm6.2 --extra-index-url https://download.pytorch.org/whl/rocm6.2\n"
+            "pip install torch --extra-index-url https://download.pytorch.org/whl/rocm6.2\n")
+    assert [m.source.line for m in scan(text, "p.txt", loaded, prefilter=False) if m.source] == [2]

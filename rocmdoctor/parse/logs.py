@@ -66,6 +66,8 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
         start = text.rfind("\n", max(0, at - MAX_LINE), at) + 1 or max(0, at - MAX_LINE)  # bounded on a huge line
         end = text.find("\n", at, at + MAX_LINE)
         line = clean(text[start:end if end != -1 else min(len(text), at + MAX_LINE)])
+        if sig.unless is not None and sig.unless.search(line):
+            continue
         groups = {k: v for k, v in m.groupdict().items() if v}
         found.append(LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
     return found

@@ -75,6 +75,14 @@ class Signature:
     # False where the line is no missing code object an ISA override could supply (a library's own architecture table
     # lacking the GPU's whole family): gpu.override-needed then does not read it as a run without the override
     override_helps: bool = True
+    # a regex: a match whose line also holds it is no match ("torch==2.5.1+rocm6.2" beside --extra-index-url pins the
+    # ROCm build itself). Checked per match, after the pattern, so the pattern keeps its literal start (fast search)
+    unless_line: str = ""
+
+    @cached_property
+    def unless(self) -> Optional[re.Pattern[str]]:
+        """``unless_line`` compiled (None when the row has none)."""
+        return re.compile(self.unless_line) if self.unless_line else None
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -130,9 +138,11 @@ def _row(item: Any, compiled: bool = True) -> Signature:
     sig_id, finding, rx = _required(item, "id"), _required(item, "finding"), _required(item, "pattern")
     # ignorecase = true: the emitting program varies its case ("Permission denied" / "permission denied")
     flags = re.IGNORECASE if item.get("ignorecase") is True else 0
+    unless = _text(item, "unless_line")
     if compiled:
         try:
             re.compile(rx, flags)
+            re.compile(unless)
         except (re.error, OverflowError, RecursionError) as exc:
             raise ValueError(f"pattern does not compile: {exc}") from None
     severity = _text(item, "severity", "fail").lower()
@@ -161,7 +171,7 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      windows_commands=tuple(str(c) for c in item.get("windows_commands", ()) if isinstance(c, str)),
                      windows_url=_text(item, "windows_url") or None,
                      fine_on_gfx=tuple(str(x) for x in item.get("fine_on_gfx", ()) if isinstance(x, str)),
-                     override_helps=item.get("override_helps") is not False,
+                     override_helps=item.get("override_helps") is not False, unless_line=unless,
                      fine_on_gfx_note=_text(item, "fine_on_gfx_note"))
 
 
