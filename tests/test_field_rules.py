@@ -2095,3 +2095,18 @@ def test_a_raven_apu_has_no_override_in_the_data(tmp_path: Path) -> None:
     assert found.get("gpu.arch-unsupported") == "fail" and "gpu.override-needed" not in found
     renoir = problems(judged(tmp_path, text.replace("gfx902", "gfx90c"), "renoir.txt"))
     assert renoir.get("gpu.override-needed") == "fail"
+
+
+def test_hsa_init_failing_under_wsl_where_the_dxg_variable_lists_the_gpu_is_a_run_without_it(tmp_path: Path) -> None:
+    """unslothai/unsloth#9729: `rocminfo` prints 'hsa_init Failed' under WSL, and `HSA_ENABLE_DXG_DETECTION=1 rocminfo`
+    lists the gfx1201: the failure is a run without the variable (information with the fix), not a broken runtime.
+    The variable set with rocminfo listing nothing (derived look-alike) explains nothing."""
+    text = ("unset HSA_ENABLE_DXG_DETECTION\nrocminfo\n# WSL environment detected.\n"
+            "# hsa_init Failed, possibly no supported GPU devices\n# exit 1\n\n"
+            "HSA_ENABLE_DXG_DETECTION=1 rocminfo | grep -A2 '^Agent 2'\n#   Name:            gfx1201\n"
+            "#   Marketing Name:  AMD Radeon AI PRO R9700\n")
+    found = judged(tmp_path, text)
+    assert "log.hsa-init-failed" not in problems(found)
+    assert "HSA_ENABLE_DXG_DETECTION=1" in found["log.hsa-init-failed"][0].detail
+    empty = text.replace("#   Name:            gfx1201\n", "# (nothing)\n")
+    assert problems(judged(tmp_path, empty, "empty.txt")).get("log.hsa-init-failed") == "fail"
