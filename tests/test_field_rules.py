@@ -2110,3 +2110,20 @@ def test_hsa_init_failing_under_wsl_where_the_dxg_variable_lists_the_gpu_is_a_ru
     assert "HSA_ENABLE_DXG_DETECTION=1" in found["log.hsa-init-failed"][0].detail
     empty = text.replace("#   Name:            gfx1201\n", "# (nothing)\n")
     assert problems(judged(tmp_path, empty, "empty.txt")).get("log.hsa-init-failed") == "fail"
+
+
+def test_the_node_labellers_device_id_names_the_gpu(tmp_path: Path) -> None:
+    """ROCm/gpu-operator#266: `k describe no` listing "amd.com/gpu.device-id=74b5" names the node's GPU (an MI300X VF),
+    so the paste is read (exit 0, no finding) instead of refused. Another vendor's label (derived look-alike) names
+    no AMD GPU."""
+    labels = ("                    amd.com/gpu.cu-count=304\n                    amd.com/gpu.device-id=74b5\n"
+              "                    amd.com/gpu.driver-version=6.12.12\n")
+    host = load_host(_write(tmp_path, labels))
+    assert [g.pci_device_id for g in host.gpus] == ["0x74b5"]
+    assert problems(judged(tmp_path, labels)) == {}
+    other = labels.replace("amd.com/gpu.device-id", "nvidia.com/gpu.device-id")
+    try:
+        gpus = load_host(_write(tmp_path, other, "other.txt")).gpus
+    except BadInput:  # nothing else in it to read
+        gpus = []
+    assert gpus == []

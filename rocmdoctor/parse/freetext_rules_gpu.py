@@ -21,6 +21,8 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("gpu.pci", ("PCI_ID=1002:", "device 1002:", "name=1002:"),
        r"\b(?:PCI_ID=|device |name=)1002:(?P<v>[0-9a-fA-F]{4})\b"),
     _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
+    # the Kubernetes node labeller's label (ROCm/gpu-operator#266: "amd.com/gpu.device-id=74b5", an MI300X VF)
+    _r("gpu.pci", ("amd.com/gpu.device-id=",), r"\bamd\.com/gpu\.device-id=(?P<v>[0-9a-fA-F]{4})\b"),
     _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
     # ggml's HIP build counts the devices the ROCm runtime enumerated (its CUDA build says "CUDA devices")
     # a program reporting that it ran on the GPU: ollama/llama.cpp offloading layers ("offloaded 15/49 layers to
