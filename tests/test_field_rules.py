@@ -2127,3 +2127,19 @@ def test_the_node_labellers_device_id_names_the_gpu(tmp_path: Path) -> None:
     except BadInput:  # nothing else in it to read
         gpus = []
     assert gpus == []
+
+
+def test_a_docker_run_continued_over_lines_is_read_whole(tmp_path: Path) -> None:
+    """sgl-project/sglang#15252: `docker run -it -v $HOME:$HOME \\` continued over lines, `--device=/dev/kfd
+    --device=/dev/dri \\` among them, then the ROCm image: the container gets the devices. The same command with the
+    device line dropped (derived look-alike) does not; a next command after a line with no backslash is not part of
+    the run."""
+    run = ("docker run -it -v $HOME:$HOME \\\n               --cap-add=SYS_PTRACE \\\n"
+           "               --device=/dev/kfd --device=/dev/dri \\\n               --group-add video \\\n"
+           "               lmsysorg/sglang:v0.5.6.post1-rocm700-mi30x\n")
+    found = judged(tmp_path, run)
+    assert found["container.no-kfd-device"][0].severity == Severity.OK
+    bare = run.replace("               --device=/dev/kfd --device=/dev/dri \\\n", "")
+    assert problems(judged(tmp_path, bare, "bare.txt")).get("container.no-kfd-device") == "fail"
+    after = bare.replace("mi30x\n", "mi30x\n# later, in another shell: --device=/dev/kfd --device=/dev/dri\n")
+    assert problems(judged(tmp_path, after, "after.txt")).get("container.no-kfd-device") == "fail"

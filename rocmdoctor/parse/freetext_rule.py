@@ -31,6 +31,7 @@ class Rule:
     kind: str
     regex: str
     needles: tuple[str, ...]
+    span: int = 0  # lines after the needle's line a rule written for continued lines reads (a `docker run \`)
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -43,7 +44,7 @@ class Rule:
         answer under its prompt, after ``\\s*``), none where nothing in it can: then every match lies within
         the line of the needle it holds (most rules; half the text for the regex to read on a long paste)."""
         if "\\n" in _CHAR_CLASS.sub("", self.regex):
-            return 2
+            return max(2, self.span)
         return 1 if takes_newline(self.regex) else 0
 
 
@@ -68,5 +69,5 @@ def takes_newline(regex: str) -> bool:
     return False
 
 
-def rule(kind: str, needles: tuple[str, ...], *pattern: str) -> Rule:
-    return Rule(kind, "".join(pattern), needles)
+def rule(kind: str, needles: tuple[str, ...], *pattern: str, span: int = 0) -> Rule:
+    return Rule(kind, "".join(pattern), needles, span)

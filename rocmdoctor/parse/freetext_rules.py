@@ -366,10 +366,12 @@ RULES: tuple[Rule, ...] = (
     _r("k8s.kmm-amdgpu", ("Running modprobe",),
        r"(?P<v>\"Running modprobe\"[^\n]{0,200}?\bmodprobe\b[^\n]{0,60}?\bamdgpu\b)"),
     _r("container.run", ("docker ", "podman ", "nerdctl "),
-       # not prose about a run ("podman run by **user**, all /dev/dri/renderD* devices passed in", ROCm/ROCm#3144)
+       # not prose about a run ("podman run by **user**, all /dev/dri/renderD* devices passed in", ROCm/ROCm#3144);
+       # with its continued lines ("docker run -it -v $HOME:$HOME \" then "--device=/dev/kfd --device=/dev/dri \",
+       # sgl-project/sglang#15252)
        r"(?P<v>\b(?:docker|podman|nerdctl) (?:container )?(?:run|create)\b",
        r"(?! (?:by|with|as|in|on|from|is|was|and|or|for|to|the|a|an|command|commands|fails?|failed|works?|worked)\b)",
-       r"[^\n]{0,1500})"),
+       r"(?:[^\n]{0,300}\\[ \t]{0,4}\n){0,24}[^\n]{0,1500})", span=24),
     # a list or mapping follows the key ("devices: 0" in a torch check's printout is a count,
     # mcmonkeyprojects/SwarmUI#1531)
     _r("container.compose", ("devices:", "group_add:", "runtime:", "deploy:"),
