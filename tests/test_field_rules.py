@@ -2143,3 +2143,14 @@ def test_a_docker_run_continued_over_lines_is_read_whole(tmp_path: Path) -> None
     assert problems(judged(tmp_path, bare, "bare.txt")).get("container.no-kfd-device") == "fail"
     after = bare.replace("mi30x\n", "mi30x\n# later, in another shell: --device=/dev/kfd --device=/dev/dri\n")
     assert problems(judged(tmp_path, after, "after.txt")).get("container.no-kfd-device") == "fail"
+
+
+def test_a_release_named_with_a_parenthesis_before_installed_is_read(tmp_path: Path) -> None:
+    """ROCm/ROCm-OpenCL-Runtime#122: "with ROCm 3.5.1 (`rocm-dkms`) installed" names the installed release, so a gfx900
+    is judged against ROCm 3.5.1 (older than the data: not judged) instead of today's list. Without "installed"
+    (derived look-alike) the sentence names no installed release."""
+    text = "I'm using Ubuntu 18.04 LTS with ROCm 3.5.1 (`rocm-dkms`) installed as in the docs.\n"
+    host = load_host(_write(tmp_path, text + "GPU: RX Vega 64\n"))
+    assert [r.version for r in host.rocm_installs] == ["3.5.1"]
+    other = text.replace(" installed", " mentioned")
+    assert not load_host(_write(tmp_path, other + "GPU: RX Vega 64\n", "other.txt")).rocm_installs

@@ -101,8 +101,10 @@ RULES: tuple[Rule, ...] = (
     # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
     _r("rocm.named", ("had ", "installed "),
        rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
+    # (a parenthesis between: "with ROCm 3.5.1 (`rocm-dkms`) installed", ROCm/ROCm-OpenCL-Runtime#122)
     _r("rocm.named", (" installed", " to "),
-       rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:installed|to\s\d)"),
+       rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:\([^()\n]{{1,40}}\)\s{{1,3}})?"
+       r"(?:installed|to\s\d)"),
     # "I am using ROCm version 6.0.0." (invoke-ai/InvokeAI#5738), "running rocm 6.2"
     _r("rocm.named", tuple(f"{v} {r}" for v in ("using", "running", "have") for r in ("ROCm", "rocm", "ROCM")),
        rf"\b(?:using|running|have) (?:ROCm|rocm|ROCM)(?: version)?[ -]v?(?P<v>{_VER})\b(?![-/])"),
