@@ -2007,9 +2007,8 @@ def test_extra_index_url_beside_an_exact_rocm_pin_is_no_risk(tmp_path: Path) -> 
     ROCm build (PyPI has no +rocm version); the same command without the pin (derived look-alike) keeps the warning."""
     pinned = ("`pip install torch==2.5.1+rocm6.2 torchaudio==2.5.1+rocm6.2 --extra-index-url "
               "https://download.pytorch.org/whl/rocm6.2`\n")
-    assert "log.pip-extra-index-url" not in problems(judged(tmp_path, pinned))
     loose = pinned.replace("torch==2.5.1+rocm6.2", "torch==2.5.1")
-    assert problems(judged(tmp_path, loose, "loose.txt")).get("log.pip-extra-index-url") == "warn"
+    _fires_unless(tmp_path, loose, ("log.pip-extra-index-url", "warn"), ("torch==2.5.1 ", "torch==2.5.1+rocm6.2 "))
 
 
 def test_onnxruntimes_provider_load_error_names_the_missing_library(tmp_path: Path) -> None:
@@ -2018,11 +2017,8 @@ def test_onnxruntimes_provider_load_error_names_the_missing_library(tmp_path: Pa
     a ROCm host's missing library."""
     line = ("[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
             "librocm_smi64.so.7: cannot open shared object file: No such file or directory\n")
-    found = judged(tmp_path, line)
-    assert problems(found).get("log.missing-shared-library") == "fail"
-    assert "librocm_smi64.so.7" in found["log.missing-shared-library"][0].title
-    cuda = line.replace("librocm_smi64.so.7", "libcudart.so.12")
-    assert "log.missing-shared-library" not in problems(judged(tmp_path, cuda, "cuda.txt"))
+    _fires_unless(tmp_path, line, ("log.missing-shared-library", "fail"), ("librocm_smi64.so.7", "libcudart.so.12"))
+    assert "librocm_smi64.so.7" in judged(tmp_path, line)["log.missing-shared-library"][0].title
 
 
 def test_clinfos_summary_counting_no_device_on_amds_platform_is_no_gpu(tmp_path: Path) -> None:
@@ -2052,7 +2048,7 @@ def test_a_session_started_with_the_override_ran_with_it(tmp_path: Path) -> None
     before = ">>> torch.cuda.is_available()\n" + error + "After the override:\n" + session
     assert problems(judged(tmp_path, gpu + before, "before.txt")).get("gpu.override-needed") == "fail"
     other = session.replace("9.0.0", "10.3.0")  # another generation's value on the only GPU
-    assert problems(judged(tmp_path, gpu + other, "other.txt")).get("gpu.override-mismatch") in ("warn", "fail")
+    assert problems(judged(tmp_path, gpu + other, "other.txt")).get("gpu.override-mismatch") == "warn"
 
 
 def test_pip_saying_jax_has_no_rocm_extra_is_no_rocm_backend(tmp_path: Path) -> None:
