@@ -2150,3 +2150,132 @@ def test_a_release_named_with_a_parenthesis_before_installed_is_read(tmp_path: P
     assert [r.version for r in host.rocm_installs] == ["3.5.1"]
     other = text.replace(" installed", " mentioned")
     assert not load_host(_write(tmp_path, other + "GPU: RX Vega 64\n", "other.txt")).rocm_installs
+
+
+def test_an_override_to_an_isa_no_release_supports_carries_its_caution(tmp_path: Path) -> None:
+    """ROCm/rocm-libraries#8838: a BC-250's gfx1013 with Fedora's rocBLAS lacking it runs as gfx1010 under
+    HSA_OVERRIDE_GFX_VERSION=10.1.0, which helps only libraries that carry gfx1010 code (no ROCm release supports it):
+    the fix comes with that caution. The same error on a gfx1031 (derived look-alike) gets 10.3.0, whose gfx1030 is
+    supported, without a caution."""
+    text = (":1:hip_fatbin.cpp:780 : Cannot find CO in the bundle\n"
+            "    /usr/lib64/librocblas.so.4.4 for ISA: amdgcn-amd-amdhsa--gfx1013:xnack-\n")
+    found = judged(tmp_path, text)
+    needed = found["gpu.override-needed"][0]
+    assert needed.severity == Severity.FAIL and "10.1.0" in needed.title
+    assert "Caution" in needed.detail and "gfx1010" in needed.detail
+    other = judged(tmp_path, text.replace("gfx1013", "gfx1031"), "other.txt")["gpu.override-needed"][0]
+    assert other.severity == Severity.FAIL and "10.3.0" in other.title and "Caution" not in other.detail
+
+
+def test_jax_listing_only_the_cpu_has_no_rocm_backend(tmp_path: Path) -> None:
+    """jax-ml/jax#18747: `jax.devices()` answering `[CpuDevice(id=0)]` in AMD's rocm/jax image means JAX started no
+    ROCm backend. A list with a GPU device in it (derived look-alike) is a working backend."""
+    text = ">>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n"
+    assert problems(judged(tmp_path, text)).get("log.jax-no-rocm-backend") == "fail"
+    gpu = text.replace("[CpuDevice(id=0)]", "[RocmDevice(id=0)]")
+    try:
+        found = problems(judged(tmp_path, gpu, "gpu.txt"))
+    except BadInput:  # nothing else in it to read
+        found = {}
+    assert "log.jax-no-rocm-backend" not in found
+
+
+def test_composable_kernel_without_a_buffer_resource_for_the_target_lacks_the_gpu(tmp_path: Path) -> None:
+    """ROCm/xformers#12: `use of undeclared identifier 'CK_BUFFER_RESOURCE_3RD_DWORD'` while building CK for a
+    gfx1030 is CK lacking the target (log.unsupported-gpu-target). Another undeclared identifier (derived look-alike)
+    is an ordinary compile error."""
+    line = ("/home/xformers/third_party/composable_kernel_tiled/include/ck/utility/amd_buffer_addressing.hpp:33:48: "
+            "error: use of undeclared identifier 'CK_BUFFER_RESOURCE_3RD_DWORD'\n"
+            "GPU models and configuration: AMD Radeon RX 6950 XT (gfx1030)\n")
+    _fires_unless(tmp_path, line, ("log.unsupported-gpu-target", "fail"),
+                  ("CK_BUFFER_RESOURCE_3RD_DWORD", "CK_USE_AMD_MFMA"))
+
+
+def test_an_issue_templates_gpu_answered_with_a_target_names_the_gpu(tmp_path: Path) -> None:
+    """ROCm/flash-attention#111: "### GPU", a blank line, "GFX1151" names the GPU (gfx1151, lowered). The same
+    answer under "### CPU" (derived look-alike) names no GPU."""
+    text = "### CPU\n\nAMD Ryzen AI Max+ 395\n\n### GPU\n\nGFX1151\n\n### ROCm Version\n\nROCm 6.3.0\n"
+    assert [g.gfx for g in load_host(_write(tmp_path, text)).gpus] == ["gfx1151"]
+    other = text.replace("### GPU\n\nGFX1151", "### CPU model\n\nGFX1151")
+    assert load_host(_write(tmp_path, other, "other.txt")).gpus == []
+
+
+def test_a_json_dependency_list_names_the_installed_torch(tmp_path: Path) -> None:
+    """invoke-ai/InvokeAI#7520: the issue template's dependency JSON, `"torch": "2.4.1+cu121",`, is the installed
+    torch: a CUDA build on an RX 6800. A companion's line (`"torchvision": "0.19.1"`, derived look-alike) is not."""
+    text = '### GPU model\n\nRX 6800\n\n```\n{\n  "cuda": "12.1",\n  "torch": "2.4.1+cu121",\n}\n```\n'
+    _fires_unless(tmp_path, text, ("torch.not-rocm-build", "fail"), ('"torch": "2.4.1+cu121"',
+                                                                     '"torchvision": "0.19.1+cu121"'))
+
+
+def test_a_koboldcpp_dll_or_a_hip_sdk_release_is_native_windows(tmp_path: Path) -> None:
+    """YellowRoseCx/koboldcpp-rocm#116 ("Initializing dynamic library: koboldcpp_hipblas.dll") and LostRuins/
+    koboldcpp#655 ("I am using HIP SDK 5.7.1") come from native Windows: HIP's no-device error gets the Windows
+    advice, not WSL's. A shared object loaded the same way (derived look-alike) is not Windows."""
+    error = "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
+    for said in ("Initializing dynamic library: koboldcpp_hipblas.dll\n", "I am using HIP SDK 5.7.1\n"):
+        host = load_host(_write(tmp_path, said + error))
+        assert "windows" in host.context
+        assert "Adrenalin" in judged(tmp_path, said + error)["log.hip-error-no-device"][0].detail
+    linux = load_host(_write(tmp_path, "Initializing dynamic library: koboldcpp_hipblas.so\n" + error, "so.txt"))
+    assert "windows" not in linux.context
+
+
+def test_vllm_releases_that_detect_rocm_through_amd_smi_fail_under_wsl(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5007: vLLM 0.8.2 under WSL2 does not detect ROCm (its platform check initialises
+    amd-smi, which does not work there; AMD), although rocminfo and torch see the GPU: os.wsl fails. A release newer
+    than the data's bound (derived look-alike) is not judged: WSL stays information."""
+    text = ("1. Windows 10 latest version with WSL2 Ubuntu 22.04\n2. GPU: RX 9070 XT; CPU: Ryzen 7 9700X\n"
+            "3. ROCm 6.4.1; PyTorch 2.6.0; vLLM 0.8.2 (using 0.8.2 because vLLM 0.9.1 requires PyTorch 2.7.0)\n")
+    wsl = judged(tmp_path, text)["os.wsl"][0]
+    assert wsl.severity == Severity.FAIL and "vLLM 0.8.2" in wsl.title
+    newer = text.replace("vLLM 0.8.2 (using 0.8.2 because vLLM 0.9.1 requires", "vLLM 0.11.0 (it requires")
+    assert judged(tmp_path, newer, "newer.txt")["os.wsl"][0].severity == Severity.INFO
+
+
+def test_rocm_smis_message_about_a_device_shows_it_enumerated(tmp_path: Path) -> None:
+    """ROCm/rocm_smi_lib#190: `rocm-smi --setpoweroverdrive` answering `ERROR: GPU[0]\\t: Unable to set Power
+    OverDrive` for two MI100s, above a `rocm-smi` table cut after its header: rocm-smi enumerated both GPUs, so no
+    gpu.none-found. An error that names no device (derived look-alike) shows none."""
+    head = ("=========== ROCm System Management Interface ===========\n"
+            "=============== Set GPU Power OverDrive ================\n")
+    said = ("ERROR: GPU[0]\t: Unable to set Power OverDrive\nERROR: GPU[0]\t\t: Value cannot be less than: 290W \n"
+            "ERROR: GPU[1]\t: Unable to set Power OverDrive\nERROR: GPU[1]\t\t: Value cannot be less than: 290W \n")
+    table = ("=============== Concise Info ===============\n"
+             "Device  Node  IDs              Temp    Power  Partitions          SCLK    MCLK     Fan  Perf\n")
+    found = judged(tmp_path, head + said + "=========== End of ROCm SMI Log ===========\n" + table)
+    assert "gpu.none-found" not in problems(found)
+    assert len(load_host(_write(tmp_path, head + said + table, "again.txt")).gpus) == 2
+    bare = head + "ERROR: Unable to set Power OverDrive\n=========== End of ROCm SMI Log ===========\n" + table
+    assert problems(judged(tmp_path, bare, "bare.txt")).get("gpu.none-found") == "fail"
+
+
+def test_amdgpus_uncorrectable_hardware_error_line_is_an_uncorrectable_error(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1886: `amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!` in an
+    MI50's kernel log is a fatal RAS error (health.ecc-uncorrectable fail). The ECC lines around it alone (derived
+    look-alike) report nothing lost."""
+    log = ("[Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: MEM ECC is active.\n"
+           "[Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: SRAM ECC is active.\n")
+    fatal = ("[Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware "
+             "error(ERREVENT_ATHUB_INTERRUPT) detected!\n")
+    assert problems(judged(tmp_path, log + fatal)).get("health.ecc-uncorrectable") == "fail"
+    assert "health.ecc-uncorrectable" not in problems(judged(tmp_path, log, "ecc.txt"))
+
+
+def test_miopens_sqlite_and_kernel_build_failures_are_failures(tmp_path: Path) -> None:
+    """AMDResearch/hpcfund#87 (`Internal error while accessing SQLite database: disk I/O error`, the remedy from
+    ROCm/tensorflow-upstream#1419) and ROCm/MIOpen#1204 (`Code object build failed`): MIOpen stopped the layer, a
+    failure. MIOpen's warning that it cannot read its system database (derived look-alike) is not one."""
+    sqlite = ("MIOpen Error: /src/rocm-libraries/projects/miopen/src/sqlite_db.cpp:227: Internal error while accessing "
+              "SQLite database: disk I/O error\n\nRuntimeError: miopenStatusInternalError\n")
+    build = ("MIOpen Error: /MIOpen/src/hipoc/hipoc_program.cpp:286: Code object build failed. "
+             "Source: MIOpenIm2d2Col.cl\n")
+    for text in (sqlite, build):
+        assert problems(judged(tmp_path, text)).get("log.miopen-error") == "fail"
+    warning = ("MIOpen(HIP): Warning [SQLiteBase] Unable to read system database file:/opt/rocm/miopen/share/miopen/"
+               "db/gfx900_64.kdb Performance may degrade\n")
+    try:
+        found = problems(judged(tmp_path, warning, "warning.txt"))
+    except BadInput:  # nothing else in it to read
+        found = {}
+    assert found.get("log.miopen-error") != "fail"

@@ -53,7 +53,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
                   "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",
                   "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
-                  "build.targets": "build-targets"}
+                  "build.targets": "build-targets", "vllm.version": "vllm-version"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
@@ -380,7 +380,7 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
     names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
     if not gpus:
         listed = [(gfx, f.source) for f in facts.all("gpu.enumerated") for gfx in f.value.split() if gfx != "gfx000"]
-        for gfx, source in listed + [(f.value, f.source) for f in facts.all("gpu.gfx")]:
+        for gfx, source in listed + [(f.value.lower(), f.source) for f in facts.all("gpu.gfx")]:
             if gfx in seen:
                 continue
             seen.add(gfx)

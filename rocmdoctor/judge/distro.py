@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.registry import check
@@ -198,6 +198,9 @@ def _supported_list(entries: Iterable[OsSupport]) -> str:
 def wsl(host: Host, matrix: Matrix) -> list[Finding]:
     if not host.kernel.is_wsl:
         return []
+    app = _app_not_on_wsl(host, matrix)
+    if app is not None:
+        return [app]
     return [finding(
         "os.wsl", Severity.INFO, "Running under WSL",
         "Under WSL there is no /dev/kfd and no amdgpu module: the GPU is reached through /dev/dxg and AMD's "
@@ -207,3 +210,21 @@ def wsl(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Install ROCm for WSL and the matching AMD wheels, then replace the wheel's bundled HSA runtime "
             "as AMD's guide says.", [], WSL_URL),
     )]
+
+
+def _app_not_on_wsl(host: Host, matrix: Matrix) -> Optional[Finding]:
+    """An application release known unable to run ROCm under WSL (matrices/apps.toml): vLLM through 0.9.1 detects ROCm
+    by initialising amd-smi, which does not work there, although ROCm and torch do (ROCm/legacy-rocm-build#5007)."""
+    named, row = host.context.get("vllm-version"), matrix.app_not_on_wsl.get("vllm")
+    if named is None or row is None or _vtuple(str(named.value)) > _vtuple(row[0]):
+        return None
+    return finding(
+        "os.wsl", Severity.FAIL, f"vLLM {named.value} cannot use the GPU under WSL",
+        "ROCm itself works under WSL, but vLLM decides whether to run on ROCm by initialising amd-smi, which does not "
+        f"work under WSL; releases through {row[0]} have no other way to detect ROCm (AMD), so vLLM does not "
+        "recognise the ROCm platform.",
+        [str(named.source), host.kernel.version_text or "WSL"],
+        Fix("Run vLLM on native Linux (or in a container on a Linux host); under WSL, a vLLM release newer than "
+            f"{row[0]} may detect ROCm through amd-smi's WSL support (not checked by rocmdoctor).", [],
+            row[1].split(" : ", 1)[0]),
+    )

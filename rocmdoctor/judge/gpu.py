@@ -204,7 +204,7 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
                     f"{target.override} and the error remains: the program itself lacks the code (see the "
                     "log findings)")
-    return _override_needed(host, ctx, gpu, gfx, target)
+    return _override_needed(host, matrix, ctx, gpu, gfx, target)
 
 
 def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:
@@ -282,7 +282,8 @@ def _deprecated(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx:
     )
 
 
-def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, target: GpuTarget) -> Finding:
+def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str,
+                     target: GpuTarget) -> Finding:
     """A GPU the ROCm libraries ship no code for, but that runs another ISA's code under
     HSA_OVERRIDE_GFX_VERSION: fine when the override is active, a failure when it is visibly missing."""
     override = target.override or ""
@@ -328,7 +329,9 @@ def _override_needed(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str, targe
         f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
         f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
         f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
-        + (f" Caution: {note}" if flaky and note else "") + _ignored_per_node(host, gpu, ctx.version),
+        # an override to an ISA no ROCm release supports (gfx1013 runs as gfx1010) helps only libraries that carry it
+        + (f" Caution: {note}" if (flaky or not matrix.releases_supporting(gfx=wanted)) and note else "")
+        + _ignored_per_node(host, gpu, ctx.version),
         gpu_evidence(gpu) + _override_evidence(host),
         _override_fix(host, gpu, override, ctx.version),
     )

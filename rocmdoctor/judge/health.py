@@ -29,6 +29,9 @@ _RESET_BEGIN = re.compile(r"GPU reset begin", re.I)
 _RESET_OK = re.compile(r"GPU reset(?:\(\d+\))? succeeded|GPU reset end with ret = 0\b", re.I)
 _RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GPU reset end with ret = -\d+", re.I)
 _RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
+# amdgpu_ras.c on a fatal RAS interrupt: "amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!"
+# (ROCm/legacy-rocm-build#1886: an MI50 reset after it, the SMU never answered again)
+_UE_LOGGED = re.compile(r"uncorrectable hardware error\(\w{1,40}\) detected", re.I)
 REPORT, HAVE = ("reports", "report"), ("has", "have")  # the verb of a per-GPU title, singular and plural
 
 
@@ -58,6 +61,15 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     lands there can crash or compute garbage. Correctable errors are only a warning when they pile up."""
     fid = "health.ecc-uncorrectable"
     ue = _counted(host, "ecc_uncorrectable")
+    logged = _count(host, _UE_LOGGED)
+    if logged and not any(f.value > 0 for _h, f in ue):  # the kernel's own word beats counters read after a reset
+        return [finding(
+            fid, Severity.FAIL, "The kernel log shows an uncorrectable hardware error",
+            "amdgpu took a fatal RAS interrupt: the hardware lost data it could not correct, and the driver resets the "
+            "GPU. If it recurs (or the GPU does not come back), the card or its slot is failing.",
+            [str(d.source or d.value) for d in logged[:3]],
+            Fix("Drain the node, read the RAS state, then reseat or replace the GPU if it recurs:", DRAIN_FIX, RAS_URL),
+        )]
     if not ue:
         return [not_captured(fid, "ECC counters (amd-smi metric, sysfs ras/*_err_count, rocm-smi --showrasinfo)")] \
             if host.gpus else []

@@ -220,6 +220,8 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
         app_gfx={a["name"]: (a["label"], _t(a["gfx"]), a["source"]) for a in raw.get("apps", {}).get("app", [])},
+        app_not_on_wsl={a["name"]: (a["not_on_wsl_through"], a.get("not_on_wsl_source", ""))
+                        for a in raw.get("apps", {}).get("app", []) if a.get("not_on_wsl_through")},
         windows_sdk={w["version"]: (_t(w["runtime"]), _t(w["hip_sdk"]), _t(w["listed"]), w["source"])
                      for w in raw.get("windows", {}).get("hip_sdk", [])},
         channels=channels,

@@ -190,6 +190,8 @@ APP: dict[str, tuple[Spec, bool]] = {
     "excerpt": ("str", True),
     "source": ("str", True),
     "note": ("str", False),
+    "not_on_wsl_through": ("str", False),  # the newest release known unable to run under WSL
+    "not_on_wsl_source": ("str", False),
 }
 
 CHANNEL: dict[str, tuple[Spec, bool]] = {

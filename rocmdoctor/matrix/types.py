@@ -215,5 +215,7 @@ class MatrixData:
     therock_families: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     # matrices/apps.toml: application -> (its label, the gfx targets it states it supports, source)
     app_gfx: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
+    # matrices/apps.toml: application -> (its newest release known not to run under WSL, source)
+    app_not_on_wsl: dict[str, tuple[str, str]] = field(default_factory=dict)
     # matrices/windows.toml: HIP SDK for Windows release -> (Runtime targets, HIP SDK targets, listed targets, source)
     windows_sdk: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str]] = field(default_factory=dict)

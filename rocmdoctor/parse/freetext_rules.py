@@ -40,8 +40,6 @@ RULES: tuple[Rule, ...] = (
     # #1305): AMD builds it with its ROCm release, so AMD's GPU list is the verdict on it
     _r("app.amd-wheel", ("tensorflow-rocm",),
        r"\bpip3? install\b[^\n]{0,80}?(?<![\w.-])(?P<v>tensorflow-rocm)(?![\w.-])"),
-    # the report runs vLLM: AMD's image ("DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_...", ROCm/legacy-rocm-build#4447),
-    # vLLM's own ROCm image, its server module or CLI ("vllm serve" only as a command, not in prose)
     # the report's own test of two kernel driver releases: "ROCr init fails ... when using AMDGPU 6.14.14 + ...
     # The same hardware and ROCm user-space works when the kernel module/firmware is AMDGPU 6.12.12." (ROCm/ROCm#5433)
     _r("driver.works-with", ("works when the", "works with the", "worked with the", "works fine with the"),
@@ -69,6 +67,12 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:GPU survey unsuccessful|Error surveying hardware)\b)"),
     # the report uses hipDF, AMD's port of RAPIDS cuDF ("import hipdf", ROCm/legacy-rocm-build#6383)
     _r("app.hipdf", ("hipdf",), r"(?P<v>^[ \t>]{0,8}(?:import hipdf\b|from hipdf import\b)|\bhipdf\.DataFrame\()"),
+    # the vLLM release a report runs: "ROCm 6.4.1; PyTorch 2.6.0; vLLM 0.8.2" (ROCm/legacy-rocm-build#5007),
+    # "vllm==0.8.2", vLLM's own start-up line "vLLM API server version 0.8.2"
+    _r("vllm.version", ("vLLM ", "vllm==", "server version"),
+       r"(?:\bvLLM v?|^[ \t]{0,8}vllm==|\bvLLM API server version v?)(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3})(?![\w.+-])"),
+    # the report runs vLLM: AMD's image ("DOCKER_IMG=rocm/vllm:rocm6.3.1_mi300_...", ROCm/legacy-rocm-build#4447),
+    # vLLM's own ROCm image, its server module or CLI ("vllm serve" only as a command, not in prose)
     _r("app.vllm", ("rocm/vllm", "vllm/vllm-openai-rocm", "-m vllm.entrypoints", "vllm serve"),
        r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
        r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),
@@ -227,15 +231,20 @@ RULES: tuple[Rule, ...] = (
     # "source=amd_windows.go:90" (ollama/ollama#4962))
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
                    "win_amd64", "Operating System", "### OS", "_windows.go:", "%HIP_PATH%", "-pc-windows-msvc",
-                   "[MSC v.", "|Windows|", "| Windows |"),
+                   "[MSC v.", "|Windows|", "| Windows |", "Initializing dynamic library"),
        r"(?P<v>^PS [A-Za-z]:\\[^\n>]{0,200}>|\b[A-Za-z]:\\(?:Users|Program Files|Python\d{0,3}|Windows)\\|",
        r"\bpy -3(?:\.\d{1,2})?\b|\\[Ss]cripts\\(?:python|pip)\.exe|\bAMD Software: Adrenalin|HIP SDK for Windows|",
+       # AMD's HIP SDK is the Windows release of ROCm: "I am using HIP SDK 5.7.1" (LostRuins/koboldcpp#655)
+       r"\bHIP SDK [5-9]\.\d{1,2}\b|",
        r"win_amd64\.whl|^[\s>*-]{0,8}(?:\*\*)?(?:OS|Operating System)\b[^:\n]{0,40}:(?:\*\*)?\s{0,4}Windows 1[01]\b"
        r"|^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?\s{0,4}Windows 1[01]\b",
        r"|^#{2,4} OS[ \t]{0,4}\n[ \t]{0,4}\n?[ \t]{0,4}Windows(?: 1[01])?[ \t]{0,4}$",
        r"|\bsource=(?:amd|gpu)_windows\.go:\d",
        # cmd.exe's variables and an MSVC build (llama.cpp's "main: built with  for x86_64-pc-windows-msvc", #6509)
        r"|%HIP_PATH%|\b\w{1,12}-pc-windows-msvc\b",
+       # KoboldCpp loading its backend DLL: "Initializing dynamic library: koboldcpp_hipblas.dll"
+       # (YellowRoseCx/koboldcpp-rocm#116)
+       r"|^Initializing dynamic library: [\w.-]{1,60}\.dll\b",
        # CPython's build banner on Windows: "Python version: 3.13.9 (main, ...) [MSC v.1944 64 bit (AMD64)]" (an MSVC
        # build; ROCm/ROCm#4846); an environment table's "|Windows|10 22H2 Build: 19045.6466|"
        r"|\[MSC v\.\d{3,4} (?:32|64) bit \((?:AMD64|ARM64|Intel)\)\]|^\|[ \t]{0,4}Windows[ \t]{0,4}\|[ \t]{0,4}1[01]\b",

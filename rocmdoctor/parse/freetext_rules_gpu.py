@@ -117,6 +117,10 @@ GPU_RULES: tuple[Rule, ...] = (
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
+    # an issue template's "### GPU" answered with the target alone: "### GPU", a blank line, "GFX1151"
+    # (ROCm/flash-attention#111; the value is lowered where GPUs are built)
+    _r("gpu.gfx", ("# GPU",),
+       r"^#{2,4} GPU[ \t]{0,4}\n[ \t]{0,4}\n?[ \t]{0,4}(?P<v>[gG][fF][xX][0-9a-fA-F]{3,5})[ \t]*$"),
     # ROCm's own device list, printed under its command: "PS C:\\...> & '...\\bin\\amdgpu-arch.exe'" then "gfx1036"
     # (ROCm/ROCm#4390: the HIP SDK presenting the Ryzen's iGPU, not the RX 6800 XT); the runtime's order
     _r("gpu.enumerated", ("amdgpu-arch", "offload-arch", "rocm_agent_enumerator"),

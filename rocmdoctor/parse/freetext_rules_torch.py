@@ -69,6 +69,8 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.version", ("orch:",),
        r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:rocm|cu|cpu)[\w.]{0,30})\s*$"),
+    # a JSON dependency list: InvokeAI's issue template, '  "torch": "2.4.1+cu121",' (invoke-ai/InvokeAI#7520)
+    _r("torch.version", ('"torch": "',), rf'^[ \t]{{0,8}}"torch": "(?P<v>{_TORCH_VER})",?[ \t]*$'),
     _r("torch.version", ("+cu", "+rocm", "+cpu"),
        r"^['\"](?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,20}\+(?:rocm|cu|cpu)[\w.]{0,30})['\"]\s*$"),
     # prose naming what an install produced: "This line causes the following version of torch to be installed on

@@ -29,6 +29,9 @@ _DID = re.compile(r"\b0x([0-9a-fA-F]{4})\b")
 _GFX_WORD = re.compile(r"\bgfx[0-9a-f]{3,5}\b")
 _BUS = re.compile(r"\b[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 _KEYLINE = re.compile(r"^\s*(?:GPU|card)\[(\d{1,3})\]\s*:\s*([^:]+?)\s*:\s*(.*)$")
+# rocm-smi's message about one device ("ERROR: GPU[0]\t: Unable to set Power OverDrive"): the device is enumerated
+# (ROCm/rocm_smi_lib#190: a healthy MI100 pair refusing a power cap under its floor)
+_MESSAGE = re.compile(r"^\s*(?:ERROR|WARNING): (?:GPU|card)\[(\d{1,3})\]\s*:")
 # ``rocm-smi --showrasinfo`` (rocm_smi.py showRasInfo + printTableLog): per GPU a title, a header, one row per
 # RAS block: the block, its state (rsmi_ras_err_stale_machine, upper-cased; "UNKNOWN ERROR" is two words)
 # and, where rsmi_dev_ecc_count_get answered, two counts right-aligned under the header.
@@ -44,9 +47,9 @@ RAS_HEADERS: dict[tuple[str, ...], Optional[tuple[str, str]]] = {
 RAS_LINK_BLOCKS = ("XGMI_WAFL",)  # the links between GPUs: judged as XGMI errors, not memory ECC (as in sysfs)
 # How a key line (_KEYLINE) or a table's header begins, after its indentation; one at the text's start or
 # after a newline (a literal prefix: the regex engine jumps from newline to newline).
-_START = re.compile(r"[^\S\n]*(?:GPU|Device|card\[)")
-_STARTS = ("GPU", "card[", "Device")
-_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*(?:GPU|Device|card\[)")
+_START = re.compile(r"[^\S\n]*(?:GPU|Device|card\[|ERROR: GPU\[|WARNING: GPU\[)")
+_STARTS = ("GPU", "card[", "Device", "ERROR: GPU[", "WARNING: GPU[")
+_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*(?:GPU|Device|card\[|ERROR: GPU\[|WARNING: GPU\[)")
 
 
 def _first_line(text: str) -> Optional[int]:
@@ -100,6 +103,9 @@ def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
             continue
         line = clean(raw[:MAX_LINE] if len(raw) > MAX_LINE else raw)
         m = _KEYLINE.match(line)
+        if m is None and (said := _MESSAGE.match(line)) is not None:
+            gpus.setdefault(int(said.group(1)), GpuInfo(index=int(said.group(1)), sources=[src(file, n, line)]))
+            continue
         if m:
             idx = int(m.group(1))
             gpu = gpus.setdefault(idx, GpuInfo(index=idx, sources=[src(file, n, line)]))
