@@ -2029,7 +2029,8 @@ def test_clinfos_summary_counting_no_device_on_amds_platform_is_no_gpu(tmp_path:
            "Number of devices                                 0\n\nNULL platform behavior\n")
     assert problems(judged(tmp_path, amd)) == {"log.opencl-no-devices": "fail"}
     clover = amd.replace("AMD Accelerated Parallel Processing", "Clover")
-    assert problems(judged(tmp_path, clover, "clover.txt")) == {}
+    # (Mesa's platform alone says that ROCm's OpenCL is not installed: that warning, not a missing GPU)
+    assert problems(judged(tmp_path, clover, "clover.txt")) == {"rocm.not-installed": "warn"}
     one = amd.replace("0\n\nNULL", "1\n\nNULL")
     assert problems(judged(tmp_path, one, "one.txt")) == {}
 
@@ -2279,3 +2280,87 @@ def test_miopens_sqlite_and_kernel_build_failures_are_failures(tmp_path: Path) -
     except BadInput:  # nothing else in it to read
         found = {}
     assert found.get("log.miopen-error") != "fail"
+
+
+def test_an_ubuntu_lts_named_by_its_codename_is_ubuntu(tmp_path: Path) -> None:
+    """ROCm/rocm-install-on-linux#293: "### Operating System", then "24.04.1 LTS (Noble Numbat)", is Ubuntu 24.04.1, so
+    ROCm 6.2.0's amdgpu-dkms 6.8.5 failing on Ubuntu's 6.8.0-45 is the known breakage (an Ubuntu-only row). The
+    release without its codename (derived look-alike) names no distribution."""
+    text = ("### Operating System\n\n24.04.1 LTS (Noble Numbat)\n\n### ROCm Version\n\nROCm 6.2.0\n\n"
+            "Setting up amdgpu-dkms (1:6.8.5.60200-2009582.24.04) ...\n"
+            "Loading new amdgpu-6.8.5-2009582.24.04 DKMS files...\nBuilding for 6.8.0-45-generic\n"
+            "Building initial module for 6.8.0-45-generic\n"
+            "Error! Bad return status for module build on kernel: 6.8.0-45-generic (x86_64)\n")
+    host = load_host(_write(tmp_path, text))
+    assert host.os is not None and host.os.id == "ubuntu" and host.os.pretty_name == "Ubuntu 24.04.1 LTS"
+    assert problems(judged(tmp_path, text)).get("driver.dkms-breakage") == "fail"
+    bare = text.replace(" (Noble Numbat)", "")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, bare, "bare.txt"))
+
+
+def test_a_dkms_package_said_to_fail_against_a_kernel_is_a_build_failure(tmp_path: Path) -> None:
+    """ROCm/amdgpu#209: "`amdgpu-dkms_6.16.13.30300000-2278356.24.04_all.deb` fails to rebuild against 6.18.x" names
+    the module and the kernel: the known breakage of 6.16.13 on 6.18 (a failed build, fail). The package said to
+    build against it (derived look-alike) is no failure."""
+    text = ("but the currently released `amdgpu-dkms_6.16.13.30300000-2278356.24.04_all.deb` fails to rebuild "
+            "against 6.18.x or 6.19.x.\n$ uname -a\nLinux x 6.18.14-061814-generic #202602262345 SMP "
+            "PREEMPT_DYNAMIC Fri Feb 27 02:50:55 UTC 2026 x86_64 x86_64 x86_64 GNU/Linux\n")
+    _fires_unless(tmp_path, text, ("driver.dkms-breakage", "fail"), ("fails to rebuild against", "rebuilds against"))
+
+
+def test_a_profiler_aborting_beside_an_igpu_is_not_hidden_by_hip_visible_devices(tmp_path: Path) -> None:
+    """ROCm/rocprofiler-sdk#148: `rocprofv3 --pmc` throws `std::out_of_range: unordered_map::at` on a host with a
+    gfx1036 iGPU beside gfx1100s, under HIP_VISIBLE_DEVICES=0: the profiler enumerates the runtime's agents, so the
+    iGPU is the cause (fail). ROCR_VISIBLE_DEVICES (derived look-alike) does hide it."""
+    text = ("`rocprofv3 --pmc` crashes with `std::out_of_range: unordered_map::at` on systems that have both a "
+            "discrete GPU (gfx1100) and an integrated GPU (gfx1036).\n\n```bash\n"
+            "HIP_VISIBLE_DEVICES=0 rocprofv3 --pmc SQ_WAVES -- ./test\n```\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("gpu.igpu-visible") == "fail"
+    assert problems(found).get("log.profiler-gpu-unsupported") == "fail"
+    rocr = text.replace("HIP_VISIBLE_DEVICES=0", "ROCR_VISIBLE_DEVICES=0")
+    assert "gpu.igpu-visible" not in problems(judged(tmp_path, rocr, "rocr.txt"))
+
+
+def test_selinux_said_to_keep_the_gpu_away_is_a_device_permission_failure(tmp_path: Path) -> None:
+    """BOINC/boinc#6634: BOINC finds the GPU once SELinux is permissive (`setenforce 0`), and BOINC's
+    `[coproc] OpenCL library present but no OpenCL-capable devices found`: SELinux keeps the service from /dev/kfd
+    (perm.kfd-access fail, log.opencl-no-devices fail). SELinux merely named as enforcing (derived look-alike) says
+    nothing about the GPU."""
+    text = ("[coproc] OpenCL library present but no OpenCL-capable devices found\n\n"
+            "If I temporarily set SELinux to permissive (`sudo setenforce 0`), BOINC immediately detects the GPU and "
+            "lists it in `/var/lib/boinc/coproc_info.xml`.\n")
+    found = problems(judged(tmp_path, text))
+    assert found.get("perm.kfd-access") == "fail" and found.get("log.opencl-no-devices") == "fail"
+    other = text.replace("If I temporarily set SELinux to permissive (`sudo setenforce 0`), BOINC immediately detects "
+                         "the GPU and", "SELinux is enforcing on this host. BOINC")
+    assert "perm.kfd-access" not in problems(judged(tmp_path, other, "other.txt"))
+
+
+def test_clinfos_short_form_of_an_empty_rocm_platform(tmp_path: Path) -> None:
+    """FoldingAtHome/containers#36: "Platform Name: AMD Accelerated Parallel Processing" then "Number of devices: 0" is
+    ROCm's OpenCL platform with no GPU. One device (derived look-alike) is a working platform."""
+    text = "Platform Name: AMD Accelerated Parallel Processing\nNumber of devices: 0\n"
+    _fires_unless(tmp_path, text + "GPU: AMD Radeon 780M\n", ("log.opencl-no-devices", "fail"),
+                  ("Number of devices: 0", "Number of devices: 1"))
+
+
+def test_a_gpu_family_or_a_pci_name_pair_is_not_another_gpu(tmp_path: Path) -> None:
+    """FoldingAtHome/containers#36: "RX 7000 series" names a family, and "Phoenix/Hawk Point [Radeon 760M/780M]" one
+    board: the host has one GPU, the Radeon 780M. "RX 7900 XTX" (derived look-alike) is a GPU."""
+    text = ("- GPU: AMD Radeon 780M (Phoenix/Hawk Point APU)\n"
+            "gpu:198:0 Phoenix/Hawk Point [Radeon 760M/780M]. Disabling.\n"
+            "These newer cards (780M/760M APUs, RX 7000 series) need at least ROCm 5.7\n")
+    assert [g.name for g in load_host(_write(tmp_path, text)).gpus] == ["AMD Radeon 780M"]
+    other = text.replace("RX 7000 series", "RX 7900 XTX")
+    assert len(load_host(_write(tmp_path, other, "other.txt")).gpus) == 2
+
+
+def test_only_mesas_opencl_means_rocms_is_not_installed(tmp_path: Path) -> None:
+    """FoldingAtHome/fah-client-bastet#425: the only OpenCL platform is Mesa's ("Platform: rusticl (Mesa/X.org)"), so
+    programs built for ROCm's OpenCL find no GPU (rocm.not-installed warn). ROCm's platform listed too (derived
+    look-alike) is no finding."""
+    text = "- GPU: AMD Radeon 890M Graphics (Strix Point, gfx1150, RDNA 3.5)\n- Platform: rusticl (Mesa/X.org)\n"
+    assert problems(judged(tmp_path, text)).get("rocm.not-installed") == "warn"
+    both = text + "- Platform: AMD Accelerated Parallel Processing\n"
+    assert "rocm.not-installed" not in problems(judged(tmp_path, both, "both.txt"))

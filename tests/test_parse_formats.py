@@ -361,6 +361,22 @@ def test_scan_keeps_distinct_lines_of_one_signature():
     assert [m.groups["package"] for m in quoted] == ["hsa-runtime-rocr4wsl-amdgpu"]
 
 
+def test_lines_a_signature_exempts_do_not_use_up_its_scan():
+    """Twenty pip commands that pin torch's ROCm build beside --extra-index-url (exempt by the signature's
+    ``unless_line``) come before the one that does not: that one is still found; a paste of exempt lines alone
+    finds nothing, and past the exemption bound (256 exempt lines) the scan stops."""
+    from rocmdoctor.parse.logs import MAX_EXEMPT_PER_SIGNATURE, MAX_SCANNED_PER_SIGNATURE, scan
+
+    url = "--extra-index-url https://download.pytorch.org/whl/rocm6.2"
+    exempt = "".join(f"pip install torch==2.5.1+rocm6.2 torchvision=={i} {url}\n" for i in range(20))
+    assert MAX_SCANNED_PER_SIGNATURE < 20
+    found = [m for m in scan(exempt + f"pip install torch {url}\n", "l") if m.signature == "pip-extra-index-url"]
+    assert [m.source.line for m in found] == [21]
+    assert not [m for m in scan(exempt, "l") if m.signature == "pip-extra-index-url"]
+    many = exempt * (MAX_EXEMPT_PER_SIGNATURE // 10) + f"pip install torch {url}\n"
+    assert not [m for m in scan(many, "l") if m.signature == "pip-extra-index-url"]
+
+
 def test_signature_patterns_use_bounded_repetition():
     """An unbounded ``\\S*`` before a literal makes a long log line quadratic; the table must bound them."""
     import re

@@ -13,7 +13,17 @@ from typing import Optional, Union
 
 from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.limits import LIMITS
-from rocmdoctor.model import DeviceNode, Fact, GpuInfo, KernelInfo, PythonInfo, RocmInstall, Source, TorchInfo
+from rocmdoctor.model import (
+    DeviceNode,
+    DkmsEntry,
+    Fact,
+    GpuInfo,
+    KernelInfo,
+    PythonInfo,
+    RocmInstall,
+    Source,
+    TorchInfo,
+)
 from rocmdoctor.parse import kernel, osrelease
 from rocmdoctor.parse.freetext import (
     CODENAME,
@@ -53,7 +63,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
                   "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",
                   "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
-                  "build.targets": "build-targets", "vllm.version": "vllm-version"}
+                  "build.targets": "build-targets", "vllm.version": "vllm-version",
+                  "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
@@ -346,13 +357,17 @@ def _system(acc: Acc, facts: TextFacts) -> None:
     f = facts.first("hip.version")
     if f is not None:
         acc.offer("hip_version", "text", _fact(f))
+    named = facts.first("dkms.amdgpu-named")
     for f in facts.all("dkms.failed-on"):
-        # "DKMS fails on kernel 6.16": a build result, with no module version (the judge takes the release's)
+        # "DKMS fails on kernel 6.16": a build result, with no module version (the judge takes the release's, or
+        # the one the report names by its package or DKMS tree)
         built = acc.dkms_info()
         if not any(k == f.value or k.startswith(f.value + ".") or k.startswith(f.value + "-")
                    for k in built.failed_kernels):
             built.failed_kernels.append(f.value)
             built.build_failures.append(Fact(f.source.text or f.value, f.source))
+            if named is not None and not any(e.module == "amdgpu" for e in built.entries):
+                built.entries.append(DkmsEntry("amdgpu", named.value, f.value, None, "build-failed", named.source))
 
 
 def _gpus(acc: Acc, facts: TextFacts) -> None:

@@ -45,7 +45,10 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
             return [ok("gpu.igpu-visible", "No integrated GPU among the GPUs the report names (no enumeration of "
                                            "what ROCm sees, such as rocminfo, is in it)")]
         return [ok("gpu.igpu-visible", "No integrated GPU beside a discrete one")] if host.gpus else []
-    limiter = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+    # a profiler enumerates the runtime's agents, which HIP_VISIBLE_DEVICES does not hide (ROCm/rocprofiler-sdk#148)
+    profiler = next((m for m in host.logs if m.finding_id == "log.profiler-gpu-unsupported"), None)
+    limiter = next((k for k in ("ROCR_VISIBLE_DEVICES",) + (() if profiler else ("HIP_VISIBLE_DEVICES",
+                                                                                 "CUDA_VISIBLE_DEVICES"))
                     if host.env.get(k)), None)
     if limiter:
         return [ok("gpu.igpu-visible", f"Integrated GPU present but {limiter}={host.env[limiter]} limits the devices")]
@@ -70,6 +73,14 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
             "it, and ROCm's libraries carry no code for it.",
             [str(listed.source)] + [str(s) for g in dgpus for s in g.sources[:1]],  # type: ignore[union-attr]
             Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS):", commands),
+        )]
+    if ran is None and profiler is not None and not profiler.groups.get("gfx"):  # (one naming a dGPU is its own)
+        return [finding(
+            "gpu.igpu-visible", Severity.FAIL, f"The profiler aborts on the integrated {gpu_label(apus[0])}",
+            "The profiler sets up counters on every GPU agent the runtime enumerates, the iGPU too, and aborts on it "
+            "before it reaches the discrete GPU; HIP_VISIBLE_DEVICES does not hide an agent from it.",
+            [str(profiler.source) if profiler.source else profiler.text] + [str(s) for s in apus[0].sources[:1]],
+            Fix(f"Expose only the {discrete} to the runtime (or disable the iGPU in the BIOS):", commands[:1]),
         )]
     if ran is not None:
         return [finding(

@@ -115,6 +115,20 @@ def _distrobox(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
     )
 
 
+def _selinux(said: Optional[Source], no_gpu: list[LogMatch]) -> Finding:
+    """The report says the GPU works once SELinux stops enforcing (or with a policy allowing /dev/kfd): the service's
+    SELinux domain may not open the device nodes, whatever their owner and groups (BOINC/boinc#6634, Fedora 43)."""
+    return finding(
+        "perm.kfd-access", Severity.FAIL, "SELinux keeps the program from /dev/kfd and the render node",
+        "The report says the GPU is found once SELinux is permissive (or a local policy allows /dev/kfd): the "
+        "program's SELinux domain has no permission on the GPU's device nodes, so the runtime finds no GPU.",
+        ([str(said)] if said else []) + [str(m.source) for m in no_gpu[:1] if m.source],
+        Fix("Read the denials and allow them with a local policy module (keep SELinux enforcing):",
+            ["sudo ausearch -m avc -ts recent | grep -E 'kfd|renderD'",
+             "sudo ausearch -m avc -ts recent | audit2allow -M local-gpu", "sudo semodule -i local-gpu.pp"]),
+    )
+
+
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
 def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
@@ -144,6 +158,9 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                 ["docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
                  "stat -c '%G %g' /dev/dri/renderD128"], PERM_URL),
         )]
+    selinux = host.context.get("selinux-gpu")
+    if not nodes and selinux is not None:
+        return [_selinux(selinux.source, no_gpu)]
     inside_box = _distrobox(host, no_gpu) if not nodes else None
     if inside_box is not None:
         return [inside_box]

@@ -22,6 +22,17 @@ def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
         return [ok("rocm.not-installed", f"ROCm {sr[0]} installed", [str(sr[1])])]
     if "rocminfo-failed" not in host.context and any("rocminfo" in g.gfx_by_source for g in host.gpus):
         return [ok("rocm.not-installed", "ROCm user space present (rocminfo lists the GPUs)")]
+    mesa = host.context.get("opencl-mesa")
+    if mesa is not None and "opencl-amd" not in host.context:  # FoldingAtHome/fah-client-bastet#425
+        return [finding(
+            "rocm.not-installed", Severity.WARN, f"The only OpenCL platform is Mesa's ({mesa.value}), not ROCm's",
+            "The report lists Mesa's OpenCL and no ROCm platform (AMD Accelerated Parallel Processing): programs "
+            "built for ROCm's OpenCL or HIP (Folding@home, BOINC projects, HIP applications) find no supported GPU.",
+            [str(mesa.source)],
+            Fix("Install ROCm's OpenCL runtime beside Mesa (it does not replace the display driver):",
+                ["sudo amdgpu-install --usecase=opencl --no-dkms", "clinfo -l"],
+                ROCM_DOCS + "install/quick-start.html"),
+        )]
     if not host.tool:  # hand-made bundle / pasted file: absence of /opt/rocm proves nothing
         return [skip("rocm.not-installed", "ROCm installation not captured")]
     tr = torch_rocm(host)

@@ -187,6 +187,14 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:DKMS|dkms)(?: build)? fail(?:s|ed|ing)?(?: to (?:build|compile|install))?"
        r" (?:on|for|with) (?:the )?(?:(?:[Ll]inux|[Kk]ernel) ){1,2}v?",
        r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+]{1,40})?)(?!\w|\.\d)"),
+    # "the currently released `amdgpu-dkms_6.16.13...deb` fails to rebuild against 6.18.x" (ROCm/amdgpu#209)
+    _r("dkms.failed-on", ("to rebuild against", "to build against", "to compile against"),
+       r"\b(?:dkms|DKMS)(?:\b|_)[^\n]{0,200}?\bfail(?:s|ed|ing)? to (?:re)?(?:build|compile) against (?:the )?",
+       r"(?:(?:[Ll]inux|[Kk]ernel) ){0,2}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?:\.x)?(?!\w|\.\d)"),
+    # the amdgpu-dkms release a report names by its package file or its DKMS tree ("amdgpu-dkms_6.16.13.30300000-
+    # 2278356.24.04_all.deb", "/var/lib/dkms/amdgpu/6.16.13-2278356.24.04/build/make.log", ROCm/amdgpu#209)
+    _r("dkms.amdgpu-named", ("amdgpu-dkms_", "/dkms/amdgpu/"),
+       r"(?:\bamdgpu-dkms_|/var/lib/dkms/amdgpu/)(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})[.-]\d{1,10}"),
     _r("kernel.release", ("-microsoft-standard",),
        r"\b(?P<v>\d\.\d{1,2}\.\d{1,3}[\w.+~-]{0,40}-microsoft-standard(?:-WSL2)?)\b"),
     # an issue template's OS answered with the kernel in parentheses: "Arch Linux (Linux 6.19.12-arch1-1)"
@@ -216,6 +224,10 @@ RULES: tuple[Rule, ...] = (
     _r("os.name", ("openSUSE Tumbleweed",), r"^[ \t]{0,4}(?P<v>openSUSE Tumbleweed)[ \t]*$"),
     # Arch has no release: "Arch Linux (Linux 6.19.12-arch1-1)" as an issue template's OS answer (ROCm/ROCm#6166)
     _r("os.name", ("Arch Linux",), r"(?:^|\b[Oo]n )(?P<v>Arch Linux)\b(?![-\w])"),
+    # an Ubuntu LTS named by its release and codename alone: "### Operating System", then "24.04.1 LTS (Noble Numbat)"
+    # (ROCm/rocm-install-on-linux#293)
+    _r("os.name", ("Numbat)", "Jellyfish)", "Fossa)", "Beaver)"),
+       r"(?<![\w.])(?P<v>\d{2}\.04(?:\.\d{1,2})? LTS \((?:Noble Numbat|Jammy Jellyfish|Focal Fossa|Bionic Beaver)\))"),
     _r("os.release-kv", ("NAME=", "VERSION="), r"^(?P<v>(?:NAME|VERSION)=[^\n]{1,120})$"),
     # "Using WSL"; ROCm for WSL's own rocminfo fails "at: ./sources/wsl/tools/rocminfo/rocminfo.cc" (ROCm/ROCm#3413)
     _r("wsl", ("WSL", "microsoft-standard", "/dev/dxg", "wsl.exe", "\\\\wsl", "/sources/wsl/"),
@@ -316,6 +328,18 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>/dev/kfd(?:,? (?:and|or) /dev/dri)? (?:is|are) not (?:visible|available|passed) (?:inside|in|to|into) "
        r"the container)"),
     # "rocm only works when using sudo" (ROCm/ROCm-docker#36): the GPU answers root only, said in one sentence
+    # SELinux keeping a confined service from the GPU's device nodes: "If I temporarily set SELinux to permissive
+    # (`sudo setenforce 0`), BOINC immediately detects the GPU", "a small custom SELinux policy with `audit2allow` for
+    # access to `/dev/kfd`" (BOINC/boinc#6634)
+    _r("perm.selinux-gpu", ("SELinux", "selinux", "audit2allow"),
+       r"(?P<v>\b(?:SELinux|selinux)\b[^\n]{0,80}?\b(?:permissive|setenforce 0)\b[^\n]{0,120}?",
+       r"\b(?:detects|detected|finds|found|sees|lists|works|worked)\b|\baudit2allow\b[^\n]{0,120}?/dev/kfd\b)"),
+    # the OpenCL platforms a report lists: Mesa's ("Platform: rusticl (Mesa/X.org)",
+    # FoldingAtHome/fah-client-bastet#425; clinfo's "Platform Name  Clover") and ROCm's ("AMD Accelerated Parallel
+    # Processing")
+    _r("opencl.mesa", ("rusticl", "Clover"),
+       r"^[ \t>*-]{0,8}Platform(?: Name)?:?[ \t]{1,60}(?P<v>rusticl|Clover)\b"),
+    _r("opencl.amd", ("AMD Accelerated Parallel Processing",), r"(?P<v>\bAMD Accelerated Parallel Processing\b)"),
     _r("perm.root-only", ("only works", "only work", "only runs"),
        r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|for root|with sudo|using sudo|under sudo)\b))"),
     # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"

@@ -96,11 +96,13 @@ GPU_RULES: tuple[Rule, ...] = (
                     "Aqua Vanjaram"),
        # (not the first model of the PCI ID Repository's list, "Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]":
        # one board, ROCm/ROCm#2119)
-       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b(?!/)",
-       r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b",  # "i have an rx 6600" (ROCm/legacy-rocm-build#2061)
+       # (nor a family: "RX 7000 series", FoldingAtHome/containers#36)
+       r"(?P<v>\b(?:AMD )?(?:Radeon(?:\(TM\))? )?RX ?(?:Vega \d{2}|\d{3,4}[A-Z]?(?: ?(?:XTX|XT|GRE|X))?)\b",
+       r"(?!/| [Ss]eries)",
+       r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b(?! [Ss]eries)",  # "i have an rx 6600" (#2061)
        r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
-       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
+       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M(?!/)|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
        # the GCN1-3 era: "Radeon HD 8750M", "amd radeon hd 8750m", "Radeon R7 M265" (ROCm/legacy-rocm-build#3897)
        r"|\b(?:AMD |amd )?(?:Radeon|radeon) (?:HD|hd|R[579]|r[579]) M?m?\d{3,4}[A-Za-z]{0,2}\b",
        # chip codenames the PCI ID Repository names devices by: "Navi 22 isn't supported" (stable-diffusion-rocm#4)
@@ -112,7 +114,8 @@ GPU_RULES: tuple[Rule, ...] = (
     # ROCm/flash-attention#29)
     _r("gpu.name", ("0m", "0M", "Vega 56", "Vega 64", "MI1", "MI2", "MI3", "MI5", "MI6", "Mi1", "Mi2", "Mi3", "Mi5",
                     "Mi6"),
-       r"(?P<v>(?<![\w.-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
+       # (not the second name of a PCI ID Repository pair, "[Radeon 760M/780M]": one board)
+       r"(?P<v>(?<![\w./-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
        r"|\bM[Ii](?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),

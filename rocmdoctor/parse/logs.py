@@ -26,6 +26,9 @@ MAX_MATCHES_PER_SIGNATURE = 5  # per file and matched text: a log repeating one 
 # per file and signature, matches read at all: distinct lines of one signature (apt's "Unable to locate package X"
 # for six packages, the sixth being the one that names the cause) are all kept, and the scan stays bounded
 MAX_SCANNED_PER_SIGNATURE = 16
+# per file and signature, matches its ``unless_line`` exempts: they do not count toward the cap above (sixteen exempt
+# lines must not hide the seventeenth, real one), and this bound keeps a paste of a million exempt lines cheap
+MAX_EXEMPT_PER_SIGNATURE = 256
 
 
 def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = None,
@@ -42,7 +45,15 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
                 continue
         repeats: dict[str, int] = {}
         idle = 0  # matches in a row that added nothing: a log repeating its lines has shown them all
-        for scanned, m in enumerate(sig.pattern.finditer(text), 1):
+        scanned = exempt = 0
+        unless = sig.unless
+        for m in sig.pattern.finditer(text):
+            if unless is not None and unless.search(_line_at(text, m.start())):
+                exempt += 1
+                if exempt >= MAX_EXEMPT_PER_SIGNATURE:
+                    break
+                continue
+            scanned += 1
             seen = repeats.get(m.group(0), 0)
             if seen < MAX_MATCHES_PER_SIGNATURE:
                 repeats[m.group(0)] = seen + 1
@@ -63,11 +74,14 @@ def scan(text: str, file: str, signatures: Optional[tuple[Signature, ...]] = Non
         if (sig.id, line_no) in seen_lines:
             continue
         seen_lines.add((sig.id, line_no))
-        start = text.rfind("\n", max(0, at - MAX_LINE), at) + 1 or max(0, at - MAX_LINE)  # bounded on a huge line
-        end = text.find("\n", at, at + MAX_LINE)
-        line = clean(text[start:end if end != -1 else min(len(text), at + MAX_LINE)])
-        if sig.unless is not None and sig.unless.search(line):
-            continue
+        line = _line_at(text, at)
         groups = {k: v for k, v in m.groupdict().items() if v}
         found.append(LogMatch(sig.id, sig.finding, line.strip()[:300], groups, src(file, line_no, line)))
     return found
+
+
+def _line_at(text: str, at: int) -> str:
+    """The cleaned line holding offset ``at``, at most :data:`MAX_LINE` characters either side (a huge line)."""
+    start = text.rfind("\n", max(0, at - MAX_LINE), at) + 1 or max(0, at - MAX_LINE)
+    end = text.find("\n", at, at + MAX_LINE)
+    return clean(text[start:end if end != -1 else min(len(text), at + MAX_LINE)])

@@ -30,6 +30,11 @@ _PROSE_IDS = (
     ("arch linux", "arch"),
     ("linux mint", "linuxmint"),
     ("pop!_os", "pop"),
+    # Ubuntu's LTS codenames, as an issue template's OS answer gives them: "24.04.1 LTS (Noble Numbat)"
+    ("noble numbat", "ubuntu"),
+    ("jammy jellyfish", "ubuntu"),
+    ("focal fossa", "ubuntu"),
+    ("bionic beaver", "ubuntu"),
 )
 
 
@@ -102,6 +107,8 @@ def os_from_prose(text: str, file: str, line: Optional[int] = None) -> OsInfo:
         if info.id in ("rhel", "rocky", "almalinux", "ol", "centos"):
             info.version_id = _major_minor(m.group(1))
     info.pretty_name = re.sub(r"\s*\([^)]{0,100}\)\s*$", "", text.strip()) or None
+    if info.id == "ubuntu" and "ubuntu" not in low and info.pretty_name:  # named by its codename alone
+        info.pretty_name = "Ubuntu " + info.pretty_name
     info.source = src(file, line, text)
     return info
 
