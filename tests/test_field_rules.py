@@ -2364,3 +2364,32 @@ def test_only_mesas_opencl_means_rocms_is_not_installed(tmp_path: Path) -> None:
     assert problems(judged(tmp_path, text)).get("rocm.not-installed") == "warn"
     both = text + "- Platform: AMD Accelerated Parallel Processing\n"
     assert "rocm.not-installed" not in problems(judged(tmp_path, both, "both.txt"))
+
+
+def test_a_cuda_torch_under_zluda_is_the_setup_not_a_mistake(tmp_path: Path) -> None:
+    """patientx/ComfyUI-Zluda#29: "pytorch version: 2.3.0+cu118" beside "ZLUDA detected" and "Device: cuda:0 AMD Radeon
+    RX 7800 XT [ZLUDA] : native" runs on the AMD GPU through ZLUDA: information, not torch.not-rocm-build. The same
+    torch without ZLUDA's lines (derived look-alike) cannot use the GPU."""
+    text = ("pytorch version: 2.3.0+cu118\n  ::  ZLUDA detected, disabling non-supported functions.\n"
+            "  ::  Device: cuda:0 AMD Radeon RX 7800 XT [ZLUDA] : native\n")
+    found = judged(tmp_path, text)
+    assert found["torch.not-rocm-build"][0].severity == Severity.INFO
+    bare = "pytorch version: 2.3.0+cu118\nGPU: AMD Radeon RX 7800 XT\n"
+    assert problems(judged(tmp_path, bare, "bare.txt")).get("torch.not-rocm-build") == "fail"
+
+
+def test_a_distribution_and_a_release_written_together_are_read(tmp_path: Path) -> None:
+    """ROCm/ROCm#5861: "I clean install an ubuntu24.04 and install rocm7.1.1" names Ubuntu 24.04 and ROCm 7.1.1 (a
+    supported pair). A package revision such as "1ubuntu24.04" and a path's "rocm7.1.1/" (derived look-alikes) name
+    neither."""
+    text = "I clean install an ubuntu24.04 and install rocm7.1.1. I use mblas-bench to do a benchmark.\n"
+    host = load_host(_write(tmp_path, text))
+    assert host.os is not None and (host.os.id, host.os.version_id) == ("ubuntu", "24.04")
+    assert [r.version for r in host.rocm_installs] == ["7.1.1"]
+    assert problems(judged(tmp_path, text)) == {}
+    other = "libfoo 2.0-1ubuntu24.04 from /opt/rocm7.1.1/lib\n"
+    try:
+        host = load_host(_write(tmp_path, other, "other.txt"))
+    except BadInput:  # nothing else in it to read
+        return
+    assert (host.os is None or host.os.id is None) and not host.rocm_installs

@@ -86,6 +86,13 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
                    _torch_evidence(host))]
     if build == TorchBuild.UNKNOWN:
         return [skip("torch.not-rocm-build", f"torch {t.version}: build kind not visible")]
+    zluda = host.context.get("zluda")
+    if build == TorchBuild.CUDA and zluda is not None:  # patientx/ComfyUI-Zluda#29
+        return [finding("torch.not-rocm-build", Severity.INFO,
+                        f"torch {t.version} is a CUDA build that runs on the AMD GPU through ZLUDA",
+                        "ZLUDA translates CUDA to HIP, so the CUDA wheel is this setup's choice, not a mistake; ROCm's "
+                        "own wheels and rocmdoctor's install advice do not apply to it.",
+                        [str(zluda.source), *_torch_evidence(host)])]
     tag = re.search(r"\+cu(\d{2,3})", t.version or "")
     cuda = t.cuda or (f"{tag.group(1)[:-1]}.{tag.group(1)[-1]}" if tag else None)
     kind = {TorchBuild.CUDA: f"a CUDA build (CUDA {cuda})" if cuda else "a CUDA build",

@@ -105,6 +105,9 @@ RULES: tuple[Rule, ...] = (
     # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
     _r("rocm.named", ("had ", "installed "),
        rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
+    # the same, written together in prose: "and install rocm7.1.1" (ROCm/ROCm#5861)
+    _r("rocm.named", ("install rocm", "installed rocm", "install ROCm", "installed ROCm"),
+       r"\b(?:and|then|I|i) install(?:ed)? (?:ROCm|rocm)(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b(?![-/])"),
     # (a parenthesis between: "with ROCm 3.5.1 (`rocm-dkms`) installed", ROCm/ROCm-OpenCL-Runtime#122)
     _r("rocm.named", (" installed", " to "),
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:\([^()\n]{{1,40}}\)\s{{1,3}})?"
@@ -211,8 +214,10 @@ RULES: tuple[Rule, ...] = (
        r"Pop!_OS)",
        r"[ \t]{1,4}\d{1,2}(?:\.\d{1,2}){0,2}(?: LTS)?)(?![-\w.~])"),  # not a package version (Ubuntu 9.4.0-1ubuntu1)
     # lower case in an issue template's answer: "### Operating System" then "fedora 41"
-    _r("os.name", ("ubuntu ", "fedora ", "debian "),
-       r"(?<![\w./-])(?P<v>(?:ubuntu|fedora|debian) \d{1,2}(?:\.\d{1,2}){0,2})(?![-\w.~])"),
+    # (or written together with its release: "I clean install an ubuntu24.04 and install rocm7.1.1", ROCm/ROCm#5861)
+    _r("os.name", ("ubuntu ", "fedora ", "debian ", "ubuntu2", "ubuntu1"),
+       r"(?<![\w./-])(?P<v>(?:ubuntu|fedora|debian) \d{1,2}(?:\.\d{1,2}){0,2}|ubuntu[12]\d\.\d{2}(?:\.\d{1,2})?)",
+       r"(?![-\w.~])"),
     # a distribution named in prose with no release: "On Debian with kernels 6.5.0 and 6.6.13, there is this build
     # error" (ROCm/legacy-rocm-build#2451); "on Debian-based" or "Debian 12" are not this rule's
     # (and a rolling or unreleased one: "On Debian/testing" (ROCm/ROCm#631), "on openSUSE Tumbleweed" (ROCm/ROCm#780))

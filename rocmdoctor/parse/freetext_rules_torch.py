@@ -69,6 +69,9 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.version", ("orch:",),
        r"^[\s>*-]{0,8}(?:\*\*)?(?:PyTorch|Pytorch|torch|Torch)(?:\*\*)?\s{0,2}:(?:\*\*)?\s{0,4}",
        r"(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,30}\+(?:rocm|cu|cpu)[\w.]{0,30})\s*$"),
+    # ZLUDA running a CUDA torch on an AMD GPU: "::  ZLUDA detected, disabling non-supported functions.",
+    # "Device: cuda:0 AMD Radeon RX 7800 XT [ZLUDA] : native" (patientx/ComfyUI-Zluda#29): the +cu build is the setup
+    _r("torch.zluda", ("ZLUDA",), r"(?P<v>\bZLUDA detected\b|\bcuda:\d{1,2} [^\n]{1,80}?\[ZLUDA\])"),
     # a JSON dependency list: InvokeAI's issue template, '  "torch": "2.4.1+cu121",' (invoke-ai/InvokeAI#7520)
     _r("torch.version", ('"torch": "',), rf'^[ \t]{{0,8}}"torch": "(?P<v>{_TORCH_VER})",?[ \t]*$'),
     _r("torch.version", ("+cu", "+rocm", "+cpu"),

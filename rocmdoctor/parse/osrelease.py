@@ -9,7 +9,7 @@ from rocmdoctor.model import OsInfo
 from rocmdoctor.parse.text import lines, src, strip_prompt
 
 _KV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
-_VERSION_IN_TEXT = re.compile(r"\b(\d+(?:\.\d+){0,2})\b")
+_VERSION_IN_TEXT = re.compile(r"(?:\b|(?<=[a-z]))(\d+(?:\.\d+){0,2})\b")  # "ubuntu24.04" too
 
 # Distribution names as they appear in prose ("Ubuntu 22.04.5 LTS") -> os-release ID.
 _PROSE_IDS = (
