@@ -115,9 +115,13 @@ def _distrobox(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
     )
 
 
-def _selinux(said: Optional[Source], no_gpu: list[LogMatch]) -> Finding:
+def _selinux(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
     """The report says the GPU works once SELinux stops enforcing (or with a policy allowing /dev/kfd): the service's
     SELinux domain may not open the device nodes, whatever their owner and groups (BOINC/boinc#6634, Fedora 43)."""
+    told = host.context.get("selinux-gpu")
+    if told is None:
+        return None
+    said = told.source
     return finding(
         "perm.kfd-access", Severity.FAIL, "SELinux keeps the program from /dev/kfd and the render node",
         "The report says the GPU is found once SELinux is permissive (or a local policy allows /dev/kfd): the "
@@ -158,12 +162,9 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                 ["docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
                  "stat -c '%G %g' /dev/dri/renderD128"], PERM_URL),
         )]
-    selinux = host.context.get("selinux-gpu")
-    if not nodes and selinux is not None:
-        return [_selinux(selinux.source, no_gpu)]
-    inside_box = _distrobox(host, no_gpu) if not nodes else None
-    if inside_box is not None:
-        return [inside_box]
+    told = (_selinux(host, no_gpu) or _distrobox(host, no_gpu)) if not nodes else None
+    if told is not None:
+        return [told]
     if not nodes and "root-only" in host.context:
         return [_root_only(host)]
     said = host.context.get("kfd-absent")
