@@ -121,12 +121,11 @@ def _selinux(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
     told = host.context.get("selinux-gpu")
     if told is None:
         return None
-    said = told.source
     return finding(
         "perm.kfd-access", Severity.FAIL, "SELinux keeps the program from /dev/kfd and the render node",
         "The report says the GPU is found once SELinux is permissive (or a local policy allows /dev/kfd): the "
         "program's SELinux domain has no permission on the GPU's device nodes, so the runtime finds no GPU.",
-        ([str(said)] if said else []) + [str(m.source) for m in no_gpu[:1] if m.source],
+        ([str(told.source)] if told.source else []) + [str(m.source) for m in no_gpu[:1] if m.source],
         Fix("Read the denials and allow them with a local policy module (keep SELinux enforcing):",
             ["sudo ausearch -m avc -ts recent | grep -E 'kfd|renderD'",
              "sudo ausearch -m avc -ts recent | audit2allow -M local-gpu", "sudo semodule -i local-gpu.pp"]),

@@ -31,7 +31,7 @@ _BUS = re.compile(r"\b[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 _KEYLINE = re.compile(r"^\s*(?:GPU|card)\[(\d{1,3})\]\s*:\s*([^:]+?)\s*:\s*(.*)$")
 # rocm-smi's message about one device ("ERROR: GPU[0]\t: Unable to set Power OverDrive"): the device is enumerated
 # (ROCm/rocm_smi_lib#190: a healthy MI100 pair refusing a power cap under its floor)
-_MESSAGE = re.compile(r"^\s*(?:ERROR|WARNING): (?:GPU|card)\[(\d{1,3})\]\s*:")
+_MESSAGE = re.compile(r"^\s*(?:ERROR|WARNING): GPU\[(\d{1,3})\]\s*:")  # (as _STARTS admits it)
 # ``rocm-smi --showrasinfo`` (rocm_smi.py showRasInfo + printTableLog): per GPU a title, a header, one row per
 # RAS block: the block, its state (rsmi_ras_err_stale_machine, upper-cased; "UNKNOWN ERROR" is two words)
 # and, where rsmi_dev_ecc_count_get answered, two counts right-aligned under the header.
