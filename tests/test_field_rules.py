@@ -2390,3 +2390,73 @@ def test_a_distribution_and_a_release_written_together_are_read(tmp_path: Path) 
     except BadInput:  # nothing else in it to read
         return
     assert (host.os is None or host.os.id is None) and not host.rocm_installs
+
+
+def test_a_full_width_colon_reads_like_an_ascii_one(tmp_path: Path) -> None:
+    """ROCm/rocBLAS#1380: a CJK input method's "ROCm： 5.7.1" (U+FF1A) beside "Ubuntu 22.04.3 LTS" names ROCm 5.7.1,
+    a supported pair: a healthy report, not an unreadable one. The version left out (derived look-alike) names no
+    ROCm release."""
+    text = "Ubuntu 22.04.3 LTS\nROCm\uff1a 5.7.1\nrocBLAS\uff1a https://github.com/ROCm/rocBLAS.git branch develop\n"
+    host = load_host(_write(tmp_path, text))
+    assert [r.version for r in host.rocm_installs] == ["5.7.1"]
+    assert problems(judged(tmp_path, text)) == {}
+    other = text.replace("ROCm\uff1a 5.7.1", "ROCm\uff1a latest")
+    try:
+        assert not load_host(_write(tmp_path, other, "other.txt")).rocm_installs
+    except BadInput:  # nothing else in it to read
+        pass
+
+
+def test_a_sentence_opening_on_a_gfx_names_the_reporters_gpu(tmp_path: Path) -> None:
+    """ROCm/rocm-libraries#10861: "On gfx1201, I am getting unusually poor performance" names the reporter's GPU.
+    "It also runs on gfx1100, I think" and "Built on gfx90a. It" (derived look-alikes) name no GPU of theirs."""
+    text = "On gfx1201, I am getting unusually poor performance for float32 calculations.\n"
+    assert [g.gfx for g in load_host(_write(tmp_path, text)).gpus] == ["gfx1201"]
+    for n, other in enumerate(("The kernel also runs on gfx1100, I think.\n", "Built on gfx90a. It is slow.\n")):
+        try:
+            assert not load_host(_write(tmp_path, other, f"other{n}.txt")).gpus
+        except BadInput:  # nothing else in it to read
+            pass
+
+
+def test_nixos_rocm_override_option_is_the_services_override(tmp_path: Path) -> None:
+    """NixOS/nixos-hardware#1240 (ollama on a Framework 16): 'services.ollama.rocmOverrideGfx = "11.0.2";' sets
+    HSA_OVERRIDE_GFX_VERSION in the ollama service's environment (nixpkgs' nixos/modules/services/misc/ollama.nix),
+    not the shell's. The option left unset (derived look-alike, "= null;") sets nothing."""
+    text = 'services.ollama.acceleration = "rocm";\nservices.ollama.rocmOverrideGfx = "11.0.2";\nGPU: RX 7700S\n'
+    fact = load_host(_write(tmp_path, text)).context.get("override-service")
+    assert fact is not None and fact.value == "11.0.2"
+    other = text.replace('"11.0.2"', "null")
+    assert load_host(_write(tmp_path, other, "other.txt")).context.get("override-service") is None
+
+
+def test_a_binarys_bundled_code_objects_are_not_gpus_and_a_package_file_names_its_release(tmp_path: Path) -> None:
+    """ROCm/rocRAND#177: HIP's "Bundled Code Objects:" list ("hipv4-amdgcn-amd-amdhsa--gfx900:xnack- - [code object v4
+    is amdgcn-amd-amdhsa--gfx900:xnack-]") names the binary's targets, not GPUs: the host has one, the gfx803 under
+    "Devices:". "rocrand4.2.0_2.10.9.40200-21_amd64.deb" is ROCm 4.2.0, older than the data: gfx803 is not called
+    unsupported. Another package's file (derived look-alike) names no ROCm release."""
+    text = ("**rocrand4.2.0_2.10.9.40200-21_amd64.deb**\n"
+            ":1:hip_code_object.cpp      :456 : 15814696557 us: hipErrorNoBinaryForGpu: Unable to find code object "
+            "for all current devices!\n"
+            ":1:hip_code_object.cpp      :458 : 15814696572 us:   Devices:\n"
+            ":1:hip_code_object.cpp      :460 : 15814696575 us:     amdgcn-amd-amdhsa--gfx803 - [Not Found]\n"
+            ":1:hip_code_object.cpp      :465 : 15814696578 us:   Bundled Code Objects:\n"
+            ":1:hip_code_object.cpp      :479 : 15814696585 us:     hipv4-amdgcn-amd-amdhsa--gfx900:xnack- - [code "
+            "object v4 is amdgcn-amd-amdhsa--gfx900:xnack-]\n")
+    host = load_host(_write(tmp_path, text))
+    assert [g.gfx for g in host.gpus] == ["gfx803"]
+    assert [r.version for r in host.rocm_installs] == ["4.2.0"]
+    assert problems(judged(tmp_path, text)) == {"log.no-binary-for-gpu": "fail"}
+    other = text.replace("rocrand4.2.0_2.10.9.40200-21", "libfoo_2.10.9.40200-21")
+    assert not load_host(_write(tmp_path, other, "other.txt")).rocm_installs
+
+
+def test_a_host_rocblas_bound_in_by_apptainer_is_not_a_missing_gpu_target(tmp_path: Path) -> None:
+    """apptainer/apptainer#1621: "rocBLAS error: Cannot read /.singularity.d/libs/rocblas/library/TensileLibrary.dat:
+    Illegal seek" is the host's rocBLAS that `--rocm` bound in without its data (log.rocblas-library-missing), not a
+    GPU the libraries lack. The same line under /opt/rocm (derived look-alike) is the missing-target reading."""
+    text = "rocBLAS error: Cannot read /.singularity.d/libs/rocblas/library/TensileLibrary.dat: Illegal seek\n"
+    assert problems(judged(tmp_path, text)) == {"log.rocblas-library-missing": "fail"}
+    other = text.replace("/.singularity.d/libs/", "/opt/rocm/lib/")
+    assert problems(judged(tmp_path, other, "other.txt")).get("log.no-binary-for-gpu") == "fail"
+    assert "log.rocblas-library-missing" not in problems(judged(tmp_path, other, "other2.txt"))

@@ -355,6 +355,10 @@ def _system(acc: Acc, facts: TextFacts) -> None:
             f = facts.first("rocm.core") or facts.first("rocm.version") or facts.first("rocm.named")
             if f is not None:
                 acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f.value, source=f.source))
+            elif (f := facts.first("rocm.package-file")) is not None:  # "40200" is 4.2.0
+                code = int(f.value)
+                acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f"{code // 10000}.{code // 100 % 100}."
+                                                  f"{code % 100}", source=f.source))
     f = facts.first("hip.version")
     if f is not None:
         acc.offer("hip_version", "text", _fact(f))

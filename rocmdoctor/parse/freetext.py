@@ -117,6 +117,8 @@ def extract(text: str, file: str) -> TextFacts:
             text = text[:MAX_CHARS]
         # Markdown code spans ("- PyTorch: `2.12.0.dev20260408+rocm7.2`"): the backticks go, the offsets stay
         text = text.replace("`", " ")
+        # CJK input methods type a full-width colon ("ROCm： 5.7.1", ROCm/rocBLAS#1380): read as ':', same offsets
+        text = text.replace("\uff1a", ":")
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         for order, rule in enumerate(RULES):
             found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule))

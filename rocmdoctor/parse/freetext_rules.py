@@ -127,6 +127,12 @@ RULES: tuple[Rule, ...] = (
        r"^[^\n`$]{0,80}\bI\b[^\n`$]{0,40}?\b(?:installed|tried|ran|did|used)\b[^\n]{0,60}?\bpip3? install\b",
        r"[^\n]{0,160}?",
        r"--(?:extra-)?index-url[ =]https://download\.pytorch\.org/whl/(?:nightly/|test/)?(?P<v>cu\d{3}|cpu|rocm[\d.]{1,8})\b"),
+    # a ROCm component's package file carries its release in five digits after its own version: "rocrand4.2.0_
+    # 2.10.9.40200-21_amd64.deb" is ROCm 4.2.0 (ROCm/rocRAND#177); the same in an .rpm's name
+    _r("rocm.package-file", ("_amd64.deb", ".x86_64.rpm"),
+       r"\b(?:roc|hip|miopen|rccl|hsa|amd|comgr|migraphx|composablekernel)[\w.+-]{0,60}?[_-]",
+       r"\d{1,3}\.\d{1,3}\.\d{1,4}\.(?P<v>[3-9]0\d{3})-\d{1,9}[^\s_/]{0,40}",
+       r"(?:_amd64\.deb|\.x86_64\.rpm)\b"),
     _r("rocm.core", ("rocm-core",), rf"\brocm-core(?:[ \t]{{1,40}}|/\S{{1,60}}[ \t]{{1,4}}|=)(?P<v>{_VER})"),
     # (TensorFlow's issue template asks "- ROCm/MIOpen version: 4.2.0", ROCm/tensorflow-upstream#1398)
     _r("rocm.version", tuple(f"{p}{s}" for p in ("ROCm", "ROCM", "Rocm", "rocm")
@@ -377,6 +383,10 @@ RULES: tuple[Rule, ...] = (
     _r("env.override.named", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w])HSA_OVERRIDE_GFX_VERSION['\"]?\s?[=:]\s?['\"]?(?P<v>[\w.]{1,12})"),
     _r("env.override.service", ("Environment=",), r"Environment=['\"]?HSA_OVERRIDE_GFX_VERSION=(?P<v>[\d.]{0,12})"),
+    # NixOS/nixos-hardware#1240: "services.ollama.rocmOverrideGfx = \"11.0.2\";" is the service's override (nixpkgs'
+    # nixos/modules/services/misc/ollama.nix: "This sets the value of `HSA_OVERRIDE_GFX_VERSION`"), not the shell's
+    _r("env.override.service", ("rocmOverrideGfx",),
+       r"\brocmOverrideGfx\s{0,3}=\s{0,3}\"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\""),
     _r("env.override.process", ("server config",),
        r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
     # "I can't list devices as user" ... "But I can do it as root" (ROCm/legacy-rocm-build#1826): the GPU answers root

@@ -129,7 +129,11 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("gpu.enumerated", ("amdgpu-arch", "offload-arch", "rocm_agent_enumerator"),
        r"(?:amdgpu-arch|offload-arch|rocm_agent_enumerator)(?:\.exe)?['\"]?[ \t]{0,4}\n",
        r"(?P<v>[ \t]{0,4}gfx[0-9a-f]{3,5}(?:[ \t]{0,4}\n[ \t]{0,4}gfx[0-9a-f]{3,5}){0,15})[ \t]*$"),
-    _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",), r"amdgcn-amd-amdhsa--(?P<v>gfx[0-9a-f]{3,5})\b"),
+    # a device's ISA; not the targets a binary carries, which HIP lists under "Bundled Code Objects:" as
+    # "hipv4-amdgcn-amd-amdhsa--gfx900:xnack- - [code object v4 is amdgcn-amd-amdhsa--gfx900:xnack-]" (ROCm/rocRAND#177)
+    _r("gpu.gfx", ("amdgcn-amd-amdhsa--gfx",),
+       r"^(?![^\n]{0,300}\bcode object v\d{1,2} is )[^\n]{0,300}?(?<![-\w])amdgcn-amd-amdhsa--",
+       r"(?P<v>gfx[0-9a-f]{3,5})\b"),
     _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
@@ -143,6 +147,8 @@ GPU_RULES: tuple[Rule, ...] = (
     # "on a device with only gfx1151" (ROCm/TheRock#1079)
     _r("gpu.gfx", (" with only gfx", " with a gfx", " with one gfx"),
        r"\b(?:device|machine|system|computer|laptop|host|GPU|card) with (?:only|an?|one) (?P<v>gfx[0-9a-f]{3,5})\b"),
+    # the reporter's own sentence: "On gfx1201, I am getting unusually poor performance" (ROCm/rocm-libraries#10861)
+    _r("gpu.gfx", ("On gfx",), r"(?:^|[.!?] )On (?P<v>gfx[0-9a-f]{3,5}),? I\b"),
     # ("The GPU is a AMD Ryzen 3 PRO 2300U w (gfx902)", rocm-arch/python-pytorch-rocm#26)
     _r("gpu.gfx", ("gfx",), r"(?:Radeon|RX|Instinct|GPU:|GPU is an?)[^\n(]{1,40}\((?P<v>gfx[0-9a-f]{3,5})\)"),
     # prose naming each GPU with its target: "one GPU (R9700, gfx1201) and integrated graphics (9950X3D, gfx1036)"
