@@ -2460,3 +2460,62 @@ def test_a_host_rocblas_bound_in_by_apptainer_is_not_a_missing_gpu_target(tmp_pa
     other = text.replace("/.singularity.d/libs/", "/opt/rocm/lib/")
     assert problems(judged(tmp_path, other, "other.txt")).get("log.no-binary-for-gpu") == "fail"
     assert "log.rocblas-library-missing" not in problems(judged(tmp_path, other, "other2.txt"))
+
+
+def test_an_output_line_wrapped_in_a_code_span_is_read_like_the_bare_line(tmp_path: Path) -> None:
+    """ROCm/rccl#1562: "`amdgpu, 6.8.5-2038383.20.04, 5.15.0-1078-azure, x86_64: installed`" under "> 1. dkms status"
+    is dkms status's own line: the module is built for that kernel (alone and in a bundle's logs/). The same words
+    inside a sentence (derived look-alike) are prose, not dkms output."""
+    text = "> 1. dkms status\n\n`amdgpu, 6.8.5-2038383.20.04, 5.15.0-1078-azure, x86_64: installed`\n"
+    for target in (_write(tmp_path, text), tmp_path / "bundle"):
+        if target.name == "bundle":
+            (target / "logs").mkdir(parents=True)
+            (target / "logs" / "paste.txt").write_text(text)
+        dkms = load_host(target).dkms
+        assert dkms is not None
+        assert [(e.module, e.version, e.kernel, e.status) for e in dkms.entries] == [
+            ("amdgpu", "6.8.5-2038383.20.04", "5.15.0-1078-azure", "installed")]
+    other = "It said `amdgpu, 6.8.5-2038383.20.04, 5.15.0-1078-azure, x86_64: installed` here.\n"
+    try:
+        dkms = load_host(_write(tmp_path, other, "other.txt")).dkms
+    except BadInput:  # nothing else in it to read
+        return
+    assert dkms is None or not dkms.entries
+
+
+def test_a_compose_files_environment_is_the_containers_own(tmp_path: Path) -> None:
+    """ollama/ollama#5426: a 780M under `ollama/ollama:rocm` with "environment:" then
+    "- HSA_OVERRIDE_GFX_VERSION=11.0.0" in its docker-compose.yaml runs with the override: no "needs the override"
+    failure. The override named in prose (derived look-alike) is the fix being discussed, not the container's
+    environment."""
+    compose = ("I have Minisforum UM790 Pro with AMD Ryzen 9 7940HS w/ Radeon 780M Graphics\n"
+               "services:\n  ollama:\n    image: ollama/ollama:rocm\n    devices:\n      - \"/dev/kfd\"\n"
+               "      - \"/dev/dri\"\n    environment:\n      - HSA_OVERRIDE_GFX_VERSION=11.0.0\n")
+    host = load_host(_write(tmp_path, compose))
+    assert host.env.get("HSA_OVERRIDE_GFX_VERSION") == "11.0.0"
+    assert problems(judged(tmp_path, compose)).get("gpu.override-needed") != "fail"
+    shell = ("I have Minisforum UM790 Pro with AMD Ryzen 9 7940HS w/ Radeon 780M Graphics\n"
+             "It should be enough to set HSA_OVERRIDE_GFX_VERSION=11.0.0 for ollama.\n")
+    assert "HSA_OVERRIDE_GFX_VERSION" not in load_host(_write(tmp_path, shell, "shell.txt")).env
+    assert problems(judged(tmp_path, shell, "shell2.txt")).get("gpu.override-needed") == "fail"
+
+
+def test_an_easybuild_test_reports_host_line_and_version_suffix_are_read(tmp_path: Path) -> None:
+    """easybuilders/easybuild-easyconfigs#25637 (LUMI): the test report's host line "..., 1 x AMD AMD INSTINCT MI200
+    (MCM) OAM LC MBA HPE C2 (model: 0x7408, driver: 6.10.5), ..." names the GPU by its PCI id (MI250X, gfx90a) and
+    the install path's EasyBuild suffix "-ROCm-6.4.1" the ROCm it runs on: a healthy, judged report. An NVIDIA board
+    on the same line and an easyconfig's file name (derived look-alikes) name neither."""
+    text = ("nid005107 - Linux SLES 15.6, x86_64, AMD EPYC 7A53 64-Core Processor (zen3), 1 x AMD AMD INSTINCT MI200 "
+            "(MCM) OAM LC MBA HPE C2 (model: 0x7408, driver: 6.10.5), Python 3.13.4\n"
+            "Data prefix:  /users/j/eessi/software/GROMACS/2025.1-rocm-compilers-19.0.0-ROCm-6.4.1\n")
+    host = load_host(_write(tmp_path, text))
+    assert [g.pci_device_id for g in host.gpus] == ["0x7408"]
+    assert [r.version for r in host.rocm_installs] == ["6.4.1"]
+    found = judged(tmp_path, text)
+    assert problems(found) == {}
+    verdict = found["gpu.arch-unsupported"][0]
+    assert "gfx90a" in verdict.title and verdict.severity == Severity.OK
+    other = text.replace("1 x AMD AMD INSTINCT MI200 (MCM) OAM LC MBA HPE C2", "1 x NVIDIA A100").replace(
+        "2025.1-rocm-compilers-19.0.0-ROCm-6.4.1", "GROMACS-2025.1-foss-2023b-ROCm-6.4.1.eb")
+    host = load_host(_write(tmp_path, other, "other.txt"))
+    assert not host.gpus and not host.rocm_installs

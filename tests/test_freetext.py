@@ -8,6 +8,8 @@ check that a format parser's fact wins over a free-text one.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -162,6 +164,37 @@ def test_huge_adversarial_input_is_bounded():
     elapsed = time.perf_counter() - start
     assert len(facts.facts) <= 20 * len(RULES)
     assert elapsed < 30, elapsed  # generous: a bound on pathological backtracking, not a benchmark
+
+
+_BACKTRACK_PROBE = """
+import sys, time
+from rocmdoctor.parse.freetext_rules import RULES
+block = (sys.argv[1] + "\\n") * 25
+for rule in RULES:
+    for needle in rule.needles:
+        print(rule.kind, repr(needle), rule.regex[:120], flush=True)
+        text = needle.lstrip("\\n") + "\\n" + block + needle.lstrip("\\n") + "\\n" + block
+        start = time.perf_counter()
+        list(rule.pattern.finditer(text))
+        if time.perf_counter() - start > 2:
+            sys.exit("slow")
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("line", [" " * 14 + "x" * 12, " " * 6 + "- " + " " * 6 + "y" * 8, "\t" * 6 + "z z z z"])
+def test_no_rule_backtracks_over_the_lines_after_its_needle(line: str):
+    """Every rule on each needle followed by 25 indented near-miss lines: a rule whose lines can be split two ways
+    (indentation then "any text", which also takes spaces) tries every split of every line, 8x per line, and never
+    returns; an unambiguous rule reads them once. Run in a child process, which a hung regex cannot take down with
+    it; the last rule it names is the slow one. A bound on pathological backtracking, not a benchmark."""
+    try:
+        proc = subprocess.run([sys.executable, "-c", _BACKTRACK_PROBE, line], capture_output=True, text=True,
+                              timeout=120, cwd=Path(__file__).resolve().parent.parent)
+        out = proc.stdout
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or "") + "\n(timed out)"
+    assert out.rstrip().endswith("done"), [ln for ln in out.splitlines() if ln.strip()][-2:]
 
 
 # ------------------------------------------------------------------------------------- into the Host

@@ -29,6 +29,7 @@ from rocmdoctor.parse import (
     users,
     versions,
 )
+from rocmdoctor.parse import text as text_helpers
 from rocmdoctor.parse.logs import scan
 from tests.parse_helpers import CAPTURES
 
@@ -69,6 +70,7 @@ PARSERS = {
     "env": lambda t: env.parse_env(t),
     "docker_info": lambda t: docker_info.parse_docker_info(t, stderr=t),
     "sniff": lambda t: sniff.sniff(t),
+    "code_spans": lambda t: text_helpers.without_code_spans(t),
     "logs": lambda t: scan(t, "f"),
 }
 
@@ -119,6 +121,15 @@ def test_gfx_target_version_is_total(value):
     assert gfx is None or (gfx.startswith("gfx") and 6 <= len(gfx) <= 8)
 
 
+@FUZZ
+@given(text=any_text)
+def test_unwrapping_code_spans_keeps_every_offset(text):
+    """Evidence line numbers and the free-text extractor's offsets are the paste's own: same length, same lines."""
+    out = text_helpers.without_code_spans(text)
+    assert len(out) == len(text) and out.count("\n") == text.count("\n")
+    assert out.replace("`", "").split("\n")[0].strip() == text.replace("`", "").split("\n")[0].strip()
+
+
 def test_types_of_empty_results():
     assert osrelease.parse_os_release("") == OsInfo()
     assert kernel.parse_uname("", "f") == KernelInfo()
@@ -157,7 +168,7 @@ def test_real_captures_never_raise_anywhere():
 ADVERSARIAL_TOKENS = ["a/", "Name: ", ":", "0x", "gfx90a ", "amdgpu, ", "[ 1.0] ", "uid=1(", "GPU[0] : ", "torch==",
                       "- ", "Linux ", "PyTorch version: ", '{"a":', "[[", "=", "/dev/kfd 6 ", "amdgcn-amd-amdhsa--",
                       "Agent 1 ", "(gfx", "[drm] ", "dkms.conf ", "Linux version ", "ROCk module version ", "a-",
-                      "x" * 7, "\x1b[", "rocminfo ", "Error! ", "1000(a),", "(x"]
+                      "x" * 7, "\x1b[", "rocminfo ", "Error! ", "1000(a),", "(x", "`a", "`"]
 
 
 def test_no_parser_is_quadratic_on_long_repetitive_lines():

@@ -32,7 +32,7 @@ from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import Fact
 from rocmdoctor.parse import dkms, health, secureboot
 from rocmdoctor.parse import logs as logscan
-from rocmdoctor.parse.text import is_binary, src, without_removed_lines
+from rocmdoctor.parse.text import is_binary, src, without_code_spans, without_removed_lines
 
 _LAYOUT_TOP = ("manifest.json", "env.txt")
 _IGNORED_LOOSE = re.compile(r"(?i)\.md$|^expected\.json$|^\.|\.(?:png|jpe?g|gif|pdf|zip|whl)$")
@@ -228,6 +228,7 @@ def _read_logs(acc: Acc, tree: Tree) -> None:
         text = tree.text(name)
         if text is None:
             continue
+        text = without_code_spans(text)
         acc.saw("logs")
         _read_log_formats(acc, text, name)
         acc.host.logs.extend(logscan.scan(text, name))
@@ -260,7 +261,7 @@ def _sniff(text: str) -> list[str]:
 
 def read_pasted(acc: Acc, text: str, file: str) -> list[str]:
     """Treat one pasted file as the parts of a bundle that its content shows; returns the kinds recognised."""
-    text = without_removed_lines(text)
+    text = without_code_spans(without_removed_lines(text))
     kinds = _sniff(text)
     for k in kinds:
         KIND_HANDLERS[k](acc, text, file)

@@ -105,6 +105,9 @@ RULES: tuple[Rule, ...] = (
     # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)
     _r("rocm.named", ("had ", "installed "),
        rf"\b(?:had|installed)\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/])"),
+    # EasyBuild's version suffix names the ROCm a program was built with and runs on: ".../GROMACS/2025.1-rocm-
+    # compilers-19.0.0-ROCm-6.4.1/bin/gmx" (easybuilders/easybuild-easyconfigs#25637: the ROCm/6.4.1 module)
+    _r("rocm.named", ("-ROCm-",), rf"/[\w.+-]{{1,80}}?-ROCm-(?P<v>{_VER})(?=/|$)"),
     # the same, written together in prose: "and install rocm7.1.1" (ROCm/ROCm#5861)
     _r("rocm.named", ("install rocm", "installed rocm", "install ROCm", "installed ROCm"),
        r"\b(?:and|then|I|i) install(?:ed)? (?:ROCm|rocm)(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b(?![-/])"),
@@ -387,6 +390,11 @@ RULES: tuple[Rule, ...] = (
     # nixos/modules/services/misc/ollama.nix: "This sets the value of `HSA_OVERRIDE_GFX_VERSION`"), not the shell's
     _r("env.override.service", ("rocmOverrideGfx",),
        r"\brocmOverrideGfx\s{0,3}=\s{0,3}\"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\""),
+    # a compose file's `environment:` entry is the container's own environment, the process's: "environment:" then
+    # "  - HSA_OVERRIDE_GFX_VERSION=11.0.0" (ollama/ollama#5426, a 780M that works), or the mapping form "KEY: "x""
+    _r("env.override.process", ("environment:",),
+       r"^[ \t]{0,12}environment:[ \t]*\n(?:[ \t]{2,16}[^ \t\n][^\n]{0,200}\n){0,20}?[ \t]{2,16}(?:-[ \t]{1,4})?['\"]?",
+       r"HSA_OVERRIDE_GFX_VERSION['\"]?(?:=|:[ \t]{1,4})['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})['\"]?[ \t]*$", span=21),
     _r("env.override.process", ("server config",),
        r"server config[^\n]{0,3000}?\bHSA_OVERRIDE_GFX_VERSION:(?P<v>[\d.]{0,12})"),
     # "I can't list devices as user" ... "But I can do it as root" (ROCm/legacy-rocm-build#1826): the GPU answers root

@@ -23,6 +23,9 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("gpu.pci", ("DID ",), r"\bDID (?:0x)?(?P<v>[0-9a-fA-F]{4})\b"),
     # the Kubernetes node labeller's label (ROCm/gpu-operator#266: "amd.com/gpu.device-id=74b5", an MI300X VF)
     _r("gpu.pci", ("amd.com/gpu.device-id=",), r"\bamd\.com/gpu\.device-id=(?P<v>[0-9a-fA-F]{4})\b"),
+    # an EasyBuild test report's host line: "nid005107 - Linux SLES 15.6, x86_64, ..., 1 x AMD AMD INSTINCT MI200 (MCM)
+    # OAM LC MBA HPE C2 (model: 0x7408, driver: 6.10.5), Python 3.13.4" (easybuilders/easybuild-easyconfigs#25637)
+    _r("gpu.pci", ("(model: 0x",), r"\b\d{1,2} x AMD [^\n]{1,120}?\(model: 0x(?P<v>[0-9a-fA-F]{4}), driver: "),
     _r("gpu.app", ("Device ",), r"(?P<v>Device \d{1,3}: [^,\n]{1,120}, gfx[0-9a-f]{3,5}\w{0,20}[^\n]{0,120})"),
     # ggml's HIP build counts the devices the ROCm runtime enumerated (its CUDA build says "CUDA devices")
     # a program reporting that it ran on the GPU: ollama/llama.cpp offloading layers ("offloaded 15/49 layers to

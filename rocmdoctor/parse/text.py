@@ -108,6 +108,18 @@ def without_removed_lines(text: str) -> str:
                            + m.group(3), text)
 
 
+_WHOLE_LINE_SPAN = re.compile(r"^([ \t>*-]{0,8})`([^`\n]{1,2000})`([ \t]*)$", re.M)
+
+
+def without_code_spans(text: str) -> str:
+    """``text`` with every line that is one markdown code span unwrapped (same length, same lines): a report's
+    "`amdgpu/6.3.6-1697589.22.04, 6.5.0-35-generic, x86_64: installed`" is dkms status's own line, read by its
+    parser like the bare one (issue templates and chat pastes wrap single output lines in backticks)."""
+    if "`" not in text:
+        return text
+    return _WHOLE_LINE_SPAN.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + "  ", text)
+
+
 def strip_prompt(line: str) -> tuple[str, bool]:
     """``("rocminfo | grep gfx", True)`` for ``"$ rocminfo | grep gfx"``; the line unchanged otherwise."""
     m = _PROMPT.match(line)
