@@ -2519,3 +2519,46 @@ def test_an_easybuild_test_reports_host_line_and_version_suffix_are_read(tmp_pat
         "2025.1-rocm-compilers-19.0.0-ROCm-6.4.1", "GROMACS-2025.1-foss-2023b-ROCm-6.4.1.eb")
     host = load_host(_write(tmp_path, other, "other.txt"))
     assert not host.gpus and not host.rocm_installs
+
+
+def test_a_board_the_report_means_to_buy_is_not_a_gpu_of_the_host(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1786: on an RX 6500 XT, "This makes me thinking of buying a bunch of rx6600 ( Non XT )s"
+    names a board to buy, not a second GPU. "running it on my rx6600 too" (derived look-alike) is the host's."""
+    text = ("GPU: RX 6500 XT\n"
+            "This makes me thinking of buying a bunch of rx6600 ( Non XT )s for machine learning farm?\n")
+    assert [g.name for g in load_host(_write(tmp_path, text)).gpus] == ["RX 6500 XT"]
+    other = text.replace("buying a bunch of rx6600", "running it on my rx6600 too")
+    assert len(load_host(_write(tmp_path, other, "other.txt")).gpus) == 2
+
+
+def test_amdgpus_note_on_pcie_atomics_is_not_an_error_and_kfds_rejection_is(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#157: "[    2.759942] amdgpu 0000:05:00.0: amdgpu: PCIE atomic ops is not supported" on a
+    Fedora host whose ROCm OpenCL works is the link's capability, not a driver error (kfd did not skip the GPU).
+    kfd's own "[    2.694307] kfd kfd: amdgpu: skipped device 1002:7340, PCI rejects atomics" (a real line from another
+    report, xuhuisheng/rocm-build#18, appended: derived look-alike) is the failure."""
+    text = ("[espionage724@Oak ~]$ dmesg | grep atomic\n"
+            "[    0.850468] atomic64_test: passed for x86-64 platform with CX8 and with SSE\n"
+            "[    2.759942] amdgpu 0000:05:00.0: amdgpu: PCIE atomic ops is not supported\n")
+    assert "driver.dmesg-errors" not in problems(judged(tmp_path, text))
+    other = text + "[    2.694307] kfd kfd: amdgpu: skipped device 1002:7340, PCI rejects atomics\n"
+    assert problems(judged(tmp_path, other, "other.txt")).get("driver.pcie-atomics") == "fail"
+
+
+def test_a_tensile_kernel_rocprof_saw_dispatched_names_the_gpu_and_a_rocm_version_is_read(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3122: "ROCM version is 5.6" names the release, and rocprof's 'dispatch[0], gpu-id(2),
+    ..., kernel-name("Cijk_..._ISA90a_...")' a kernel that ran on a gfx90a: a judged, healthy report. The kernel name
+    alone, outside a dispatch record, and "The HIP version is 5.6" (derived look-alikes) name neither."""
+    kernel = ('kernel-name("Cijk_Ailk_Bjlk_SB_MT64x32x32_MI16x16x4x1_SE_1LDSB0_APM1_GLS0_ISA90a_IU1_K1_KLA_LBSPP0_'
+              'WG32_8_1_WGM1.kd"), time(15277600032233532,15277600042830898,15277600043827538,15277600043857508)')
+    text = ("I did some tests to understand the metrics meanings. ROCM version is 5.6\n"
+            "> dispatch[0], gpu-id(2), queue-id(1), queue-index(0), pid(270193), tid(270193), grd(131072), wgr(256), "
+            + kernel + "\n>   VALUBusy (13.5734378537)\n")
+    host = load_host(_write(tmp_path, text))
+    assert [g.gfx for g in host.gpus] == ["gfx90a"] and [r.version for r in host.rocm_installs] == ["5.6"]
+    assert problems(judged(tmp_path, text)) == {}
+    other = "The HIP version is 5.6\n" + kernel + "\n"
+    try:
+        host = load_host(_write(tmp_path, other, "other.txt"))
+    except BadInput:  # nothing else in it to read
+        return
+    assert not host.gpus and not host.rocm_installs

@@ -70,6 +70,10 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
 # (leejet/stable-diffusion.cpp#160) names the variable as Linux's remedy; nothing set it on this host.
+# a board the report only means to buy: "This makes me thinking of buying a bunch of rx6600 ( Non XT )s"
+# (ROCm/legacy-rocm-build#1786, an RX 6500 XT host): not a GPU of this host
+_TO_BUY = re.compile(r"(?i)\b(?:buy|buying|purchas(?:e|ing)|order(?:ing)?)\b(?: (?:a|an|one|two|some|a bunch of|a few|"
+                     r"more|another|new)){0,3}[ \t]{1,3}$")
 _SAID_OF_LINUX = re.compile(r"(?i)\b(?:on|in|under|for) linux\b|\bcan be (?:resolved|fixed|solved)\b")
 
 
@@ -400,7 +404,8 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
     names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
     if not gpus:
         listed = [(gfx, f.source) for f in facts.all("gpu.enumerated") for gfx in f.value.split() if gfx != "gfx000"]
-        for gfx, source in listed + [(f.value.lower(), f.source) for f in facts.all("gpu.gfx")]:
+        ran = [("gfx" + f.value.lower(), f.source) for f in facts.all("gpu.tensile-isa")]
+        for gfx, source in listed + [(f.value.lower(), f.source) for f in facts.all("gpu.gfx")] + ran:
             if gfx in seen:
                 continue
             seen.add(gfx)
@@ -419,7 +424,7 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g.sources.append(f.source)
             gpus.append(g)
     if not gpus:
-        named = facts.all("gpu.name")
+        named = [f for f in facts.all("gpu.name") if not _to_buy(f)]
         boards = [f for f in named if not CODENAME.fullmatch(f.value)]
         for f in boards or named:  # "Navi 22 ... a 6700 xt" is one board: a codename counts only alone
             name = product_name(f.value)
@@ -439,6 +444,13 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
         acc.host.captured.add("app-log")
     if gpus:
         acc.gpus("text", gpus[:MAX_TEXT_GPUS])
+
+
+def _to_buy(f: TextFact) -> bool:
+    """The board is named as one to buy, not one the host has."""
+    line = f.source.text or ""
+    at = line.lower().find(f.value.lower())
+    return at > 0 and bool(_TO_BUY.search(line[:at]))
 
 
 def _env(acc: Acc, facts: TextFacts) -> None:

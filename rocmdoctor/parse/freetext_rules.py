@@ -115,6 +115,8 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.named", (" installed", " to "),
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:\([^()\n]{{1,40}}\)\s{{1,3}})?"
        r"(?:installed|to\s\d)"),
+    # "ROCM version is 5.6" (ROCm/legacy-rocm-build#3122)
+    _r("rocm.named", ("version is",), rf"\b(?:ROCm|ROCM|rocm) version is v?(?P<v>{_VER})\b(?![-/])"),
     # "I am using ROCm version 6.0.0." (invoke-ai/InvokeAI#5738), "running rocm 6.2"
     _r("rocm.named", tuple(f"{v} {r}" for v in ("using", "running", "have") for r in ("ROCm", "rocm", "ROCM")),
        rf"\b(?:using|running|have) (?:ROCm|rocm|ROCM)(?: version)?[ -]v?(?P<v>{_VER})\b(?![-/])"),

@@ -138,6 +138,11 @@ GPU_RULES: tuple[Rule, ...] = (
        r"^(?![^\n]{0,300}\bcode object v\d{1,2} is )[^\n]{0,300}?(?<![-\w])amdgcn-amd-amdhsa--",
        r"(?P<v>gfx[0-9a-f]{3,5})\b"),
     _r("gpu.gfx", ("override gfx",), r"\boverride (?P<v>gfx[0-9a-f]{3,5}) (?:to|as|with)\b"),
+    # a Tensile kernel that rocprof saw dispatched carries the ISA it runs on: 'dispatch[0], gpu-id(2), ...,
+    # kernel-name("Cijk_Ailk_Bjlk_SB_MT64x32x32_..._ISA90a_IU1_...")' is a gfx90a (ROCm/legacy-rocm-build#3122)
+    _r("gpu.tensile-isa", ("kernel-name(\"Cijk_",),
+       r"^[> \t]{0,4}dispatch\[\d{1,9}\], gpu-id\(\d{1,3}\)[^\n]{0,600}?kernel-name\(\"Cijk_[^\"\n]{0,1200}?_ISA",
+       r"(?P<v>[0-9a-f]{3,5})_"),
     # "It is a gfx1032 GPU", "Radeon 860M (gfx1152)": a gfx that names the reporter's GPU (not a list of targets)
     _r("gpu.gfx", ("gfx",), r"\b(?P<v>gfx[0-9a-f]{3,5}) (?:GPU|card|APU|iGPU|dGPU)\b"),
     # "It seems that it is using a gfx1150", "I have a gfx1031" (ROCm/legacy-rocm-build: strix toolbox fixture)
