@@ -4,13 +4,14 @@ rule with the thread it came from, and a look-alike that must not trigger it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from rocmdoctor.bundle import load_host
 from rocmdoctor.diagnose import judge_host
 from rocmdoctor.errors import BadInput
-from rocmdoctor.model import Severity
+from rocmdoctor.model import Host, Severity
 
 
 def judged(tmp_path: Path, text: str, name: str = "paste.txt") -> dict[str, list]:
@@ -39,6 +40,14 @@ def _problems_if_read(tmp_path: Path, text: str, name: str) -> dict[str, str]:
         return problems(judged(tmp_path, text, name))
     except BadInput:
         return {}
+
+
+def _host_if_read(tmp_path: Path, text: str, name: str) -> Optional[Host]:
+    """The host ``text`` describes, or None when nothing in it can be read (the paste is refused, exit 2)."""
+    try:
+        return load_host(_write(tmp_path, text, name))
+    except BadInput:
+        return None
 
 
 def _one_problem(tmp_path: Path, text: str, want: tuple[str, str, str], look_alike: str) -> None:
@@ -1910,11 +1919,8 @@ def test_a_gfx_in_parentheses_after_the_gpu_is_a_is_the_gpu(tmp_path: Path) -> N
     host = load_host(_write(tmp_path, line))
     assert [g.gfx_by_source.get("log") for g in host.gpus] == ["gfx902"]
     other = "The wheel is built for (gfx902) and more\n"
-    try:
-        gpus = load_host(_write(tmp_path, other, "other.txt")).gpus
-    except BadInput:  # nothing else in it to read
-        gpus = []
-    assert gpus == []
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or read.gpus == []
 
 
 def test_uv_replacing_the_rocm_torch_with_an_untagged_one_is_not_a_rocm_build(tmp_path: Path) -> None:
@@ -1950,11 +1956,8 @@ def test_vllms_padded_collect_env_is_read(tmp_path: Path) -> None:
     assert host.torch is not None and host.torch.hip == "7.2.53211"
     assert host.kernel.release == "6.17.9-gentoo"
     other = text.replace("PyTorch version", "Torch versions").replace("ROCM used", "ROCM was used")
-    try:
-        torch = load_host(_write(tmp_path, other, "other.txt")).torch
-    except BadInput:  # nothing else in it to read
-        torch = None
-    assert torch is None or torch.hip is None
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or read.torch is None or read.torch.hip is None
 
 
 def test_a_pci_name_listing_several_boards_is_one_board(tmp_path: Path) -> None:
@@ -2124,11 +2127,8 @@ def test_the_node_labellers_device_id_names_the_gpu(tmp_path: Path) -> None:
     assert [g.pci_device_id for g in host.gpus] == ["0x74b5"]
     assert problems(judged(tmp_path, labels)) == {}
     other = labels.replace("amd.com/gpu.device-id", "nvidia.com/gpu.device-id")
-    try:
-        gpus = load_host(_write(tmp_path, other, "other.txt")).gpus
-    except BadInput:  # nothing else in it to read
-        gpus = []
-    assert gpus == []
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or read.gpus == []
 
 
 def test_a_docker_run_continued_over_lines_is_read_whole(tmp_path: Path) -> None:
@@ -2385,11 +2385,8 @@ def test_a_distribution_and_a_release_written_together_are_read(tmp_path: Path) 
     assert [r.version for r in host.rocm_installs] == ["7.1.1"]
     assert problems(judged(tmp_path, text)) == {}
     other = "libfoo 2.0-1ubuntu24.04 from /opt/rocm7.1.1/lib\n"
-    try:
-        host = load_host(_write(tmp_path, other, "other.txt"))
-    except BadInput:  # nothing else in it to read
-        return
-    assert (host.os is None or host.os.id is None) and not host.rocm_installs
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or ((read.os is None or read.os.id is None) and not read.rocm_installs)
 
 
 def test_a_full_width_colon_reads_like_an_ascii_one(tmp_path: Path) -> None:
@@ -2401,10 +2398,8 @@ def test_a_full_width_colon_reads_like_an_ascii_one(tmp_path: Path) -> None:
     assert [r.version for r in host.rocm_installs] == ["5.7.1"]
     assert problems(judged(tmp_path, text)) == {}
     other = text.replace("ROCm\uff1a 5.7.1", "ROCm\uff1a latest")
-    try:
-        assert not load_host(_write(tmp_path, other, "other.txt")).rocm_installs
-    except BadInput:  # nothing else in it to read
-        pass
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or not read.rocm_installs
 
 
 def test_a_sentence_opening_on_a_gfx_names_the_reporters_gpu(tmp_path: Path) -> None:
@@ -2413,10 +2408,8 @@ def test_a_sentence_opening_on_a_gfx_names_the_reporters_gpu(tmp_path: Path) -> 
     text = "On gfx1201, I am getting unusually poor performance for float32 calculations.\n"
     assert [g.gfx for g in load_host(_write(tmp_path, text)).gpus] == ["gfx1201"]
     for n, other in enumerate(("The kernel also runs on gfx1100, I think.\n", "Built on gfx90a. It is slow.\n")):
-        try:
-            assert not load_host(_write(tmp_path, other, f"other{n}.txt")).gpus
-        except BadInput:  # nothing else in it to read
-            pass
+        read = _host_if_read(tmp_path, other, f"other{n}.txt")
+        assert read is None or not read.gpus
 
 
 def test_nixos_rocm_override_option_is_the_services_override(tmp_path: Path) -> None:
@@ -2476,11 +2469,8 @@ def test_an_output_line_wrapped_in_a_code_span_is_read_like_the_bare_line(tmp_pa
         assert [(e.module, e.version, e.kernel, e.status) for e in dkms.entries] == [
             ("amdgpu", "6.8.5-2038383.20.04", "5.15.0-1078-azure", "installed")]
     other = "It said `amdgpu, 6.8.5-2038383.20.04, 5.15.0-1078-azure, x86_64: installed` here.\n"
-    try:
-        dkms = load_host(_write(tmp_path, other, "other.txt")).dkms
-    except BadInput:  # nothing else in it to read
-        return
-    assert dkms is None or not dkms.entries
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or read.dkms is None or not read.dkms.entries
 
 
 def test_a_compose_files_environment_is_the_containers_own(tmp_path: Path) -> None:
@@ -2557,8 +2547,5 @@ def test_a_tensile_kernel_rocprof_saw_dispatched_names_the_gpu_and_a_rocm_versio
     assert [g.gfx for g in host.gpus] == ["gfx90a"] and [r.version for r in host.rocm_installs] == ["5.6"]
     assert problems(judged(tmp_path, text)) == {}
     other = "The HIP version is 5.6\n" + kernel + "\n"
-    try:
-        host = load_host(_write(tmp_path, other, "other.txt"))
-    except BadInput:  # nothing else in it to read
-        return
-    assert not host.gpus and not host.rocm_installs
+    read = _host_if_read(tmp_path, other, "other.txt")
+    assert read is None or (not read.gpus and not read.rocm_installs)
