@@ -2549,3 +2549,17 @@ def test_a_tensile_kernel_rocprof_saw_dispatched_names_the_gpu_and_a_rocm_versio
     other = "The HIP version is 5.6\n" + kernel + "\n"
     read = _host_if_read(tmp_path, other, "other.txt")
     assert read is None or (not read.gpus and not read.rocm_installs)
+
+
+def test_a_rocminfo_paste_cut_inside_its_cpu_agent_proves_no_missing_gpu(tmp_path: Path) -> None:
+    """ROCm/amdsmi#75: a working WSL host's rocminfo, pasted up to its first agent (the CPU) and cut there, lists no
+    GPU because the paste stops, not because there is none: no gpu.none-found. The same listing ended by rocminfo's
+    own "*** Done ***" (derived look-alike) is a full enumeration without a GPU."""
+    text = ("WSL environment detected.\n=====================\nHSA System Attributes\n=====================\n"
+            "Runtime Version:         1.1\n==========\nHSA Agents\n==========\n*******\nAgent 1\n*******\n"
+            "  Name:                    AMD Ryzen 9 7900X 12-Core Processor\n"
+            "  Marketing Name:          AMD Ryzen 9 7900X 12-Core Processor\n"
+            "  Vendor Name:             CPU\n  Feature:                 None specified\n")
+    assert "gpu.none-found" not in problems(judged(tmp_path, text))
+    whole = text + "  Device Type:             CPU\n*** Done ***\n"
+    assert problems(judged(tmp_path, whole, "whole.txt")).get("gpu.none-found") == "fail"

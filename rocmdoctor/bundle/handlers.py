@@ -26,9 +26,11 @@ from rocmdoctor.parse.text import src
 def _h_rocminfo(acc: Acc, text: str, file: str) -> None:
     res = rocminfo.parse_rocminfo(text, file)
     failed = _ROCMINFO_FAILED.search(text) if not res.gpus and res.agents_seen == 0 else None
-    if res.agents_seen or failed or res.gpus:
-        # an excerpt cut before its agent list (ROCm/legacy-rocm-build#4557) enumerated nothing: it is no
-        # evidence that the host has no GPU
+    # an excerpt cut before its agent list (ROCm/legacy-rocm-build#4557), or inside it before its "*** Done ***"
+    # with only the CPU listed (ROCm/amdsmi#75: a working WSL host's paste stops in the CPU agent), enumerated
+    # nothing: it is no evidence that the host has no GPU
+    cut = not res.gpus and res.agents_seen > 0 and "*** Done ***" not in text
+    if (res.agents_seen and not cut) or failed or res.gpus:
         acc.saw("rocminfo")
     acc.gpus("rocminfo", res.gpus)
     if res.cpu_names:
