@@ -70,11 +70,11 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
 # (leejet/stable-diffusion.cpp#160) names the variable as Linux's remedy; nothing set it on this host.
+_SAID_OF_LINUX = re.compile(r"(?i)\b(?:on|in|under|for) linux\b|\bcan be (?:resolved|fixed|solved)\b")
 # a board the report only means to buy: "This makes me thinking of buying a bunch of rx6600 ( Non XT )s"
 # (ROCm/legacy-rocm-build#1786, an RX 6500 XT host): not a GPU of this host
 _TO_BUY = re.compile(r"(?i)\b(?:buy|buying|purchas(?:e|ing)|order(?:ing)?)\b(?: (?:a|an|one|two|some|a bunch of|a few|"
                      r"more|another|new)){0,3}[ \t]{1,3}$")
-_SAID_OF_LINUX = re.compile(r"(?i)\b(?:on|in|under|for) linux\b|\bcan be (?:resolved|fixed|solved)\b")
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
