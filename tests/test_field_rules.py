@@ -1984,6 +1984,22 @@ def test_hipdf_on_a_gpu_outside_its_list_is_an_unsupported_target(tmp_path: Path
     assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, listed, "listed.txt"))
 
 
+def test_flash_attention_ck_built_for_a_gpu_outside_its_list_names_the_triton_backend(tmp_path: Path) -> None:
+    """ROCm/flash-attention#111: building the CK extension ('building 'flash_attn_2_cuda' extension') for a GFX1151,
+    outside setup.py's allowed_archs (gfx90a, gfx950, gfx942); AMD: 'CK backend is for MI cards only', use Triton.
+    The same build on an MI300X (gfx942) and prose that only names the extension (derived look-alikes) are not."""
+    text = ("### GPU\n\nGFX1151\n\n### ROCm Version\n\nROCm 6.3.0\n\n"
+            "  building 'flash_attn_2_cuda' extension\n  creating build/temp.linux-x86_64-cpython-312/build\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("log.unsupported-gpu-target") == "fail"
+    hit = found["log.unsupported-gpu-target"][0]
+    assert "FlashAttention" in hit.title and hit.fix and "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE" in hit.fix.commands[0]
+    listed = text.replace("GFX1151", "AMD Instinct MI300X")
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, listed, "listed.txt"))
+    prose = text.replace("  building 'flash_attn_2_cuda' extension", "it fails to import flash_attn_2_cuda")
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, prose, "prose.txt"))
+
+
 def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
     """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
     override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the

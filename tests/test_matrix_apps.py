@@ -16,8 +16,12 @@ APPS = load_raw()["apps"]["app"]
 
 def targets_in(excerpt: str) -> list[str]:
     """Every target the excerpt's lines name in parentheses, in order: '(gfx1100/1101)' names gfx1100 and gfx1101
-    (vLLM's docs), '(gfx90a, gfx942, gfx1100)' three targets (hipDF's README)."""
+    (vLLM's docs), '(gfx90a, gfx942, gfx1100)' three targets (hipDF's README); or the gfx strings of a setup.py's
+    'allowed_archs = [...]' ('native' builds for the machine's own GPU, so it is no target)."""
     body = excerpt.split("\n---\n", 1)[1]
+    listed = re.search(r"allowed_archs = \[([^\]]{1,400})\]", body)  # a setup.py's list (FlashAttention's CK build)
+    if listed:
+        return re.findall(r'"(gfx[0-9a-f]{2,5})"', listed.group(1))
     out: list[str] = []
     for group in re.findall(r"\((gfx[0-9a-f]{2,5}(?:\s{0,2}[/,]\s{0,2}(?:gfx)?[0-9a-f]{2,5})*)\)", body):
         out += [t if t.startswith("gfx") else f"gfx{t}" for t in re.split(r"\s{0,2}[/,]\s{0,2}", group)]
@@ -25,7 +29,7 @@ def targets_in(excerpt: str) -> list[str]:
 
 
 def test_there_is_an_app_table() -> None:
-    assert {a["name"] for a in APPS} >= {"vllm", "hipdf"}
+    assert {a["name"] for a in APPS} >= {"vllm", "hipdf", "flash-attn-ck"}
 
 
 @pytest.mark.parametrize("app", APPS, ids=[a["name"] for a in APPS])
@@ -37,5 +41,8 @@ def test_app_targets_are_the_excerpts(app: dict) -> None:
 
 
 def test_matrix_serves_the_app_lists() -> None:
-    label, gfx, source = load().app_gfx["vllm"]
-    assert label == "vLLM" and "gfx1030" not in gfx and "gfx942" in gfx and source.startswith("https://github.com/")
+    app = load().app_gfx["vllm"]
+    assert app.label == "vLLM" and "gfx1030" not in app.gfx and "gfx942" in app.gfx
+    assert app.source.startswith("https://github.com/") and not app.instead
+    ck = load().app_gfx["flash-attn-ck"]
+    assert "gfx1151" not in ck.gfx and "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE" in ck.instead_commands[0]

@@ -14,13 +14,15 @@ from rocmdoctor.judge.facts import discrete_gpus, finding, gpu_label, native_gfx
 from rocmdoctor.model import Finding, Fix, Severity
 
 if TYPE_CHECKING:
-    from rocmdoctor.matrix import Matrix
+    from rocmdoctor.matrix import AppSupport, Matrix
     from rocmdoctor.model import Host
 
 # host.context key (set from free text: rocmdoctor.bundle.text) -> matrices/apps.toml name, and the finding a GPU
 # outside its list gets: the framework an application bundles (torch.arch-missing), or a GPU library's own support
-# (log.unsupported-gpu-target: hipDF on an RX 9060 XT, ROCm/legacy-rocm-build#6383)
-APP_CONTEXT = {"app-vllm": ("vllm", "torch.arch-missing"), "app-hipdf": ("hipdf", "log.unsupported-gpu-target")}
+# (log.unsupported-gpu-target: hipDF on an RX 9060 XT, ROCm/legacy-rocm-build#6383; FlashAttention's CK extension
+# built for a Strix Halo gfx1151, ROCm/flash-attention#111)
+APP_CONTEXT = {"app-vllm": ("vllm", "torch.arch-missing"), "app-hipdf": ("hipdf", "log.unsupported-gpu-target"),
+               "app-flash-attn-ck": ("flash-attn-ck", "log.unsupported-gpu-target")}
 
 
 def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing") -> list[Finding]:
@@ -30,26 +32,36 @@ def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing"
         return []
     out: list[Finding] = []
     for key, (name, fid) in APP_CONTEXT.items():
-        used, row = host.context.get(key), matrix.app_gfx.get(name)
-        if used is None or row is None or fid != finding_id:
+        used, app = host.context.get(key), matrix.app_gfx.get(name)
+        if used is None or app is None or fid != finding_id:
             continue
-        label, targets, source = row
         for gpu in discrete_gpus(host):
             gfx = native_gfx(gpu)
-            if not gfx or gfx in targets:
-                continue
-            bundled = fid == "torch.arch-missing"
-            out.append(finding(
-                fid, Severity.FAIL,
-                f"{label} has no GPU code for {gpu_label(gpu)}: it is built for {', '.join(targets)} only",
-                (f"{label}'s ROCm builds and images (and the PyTorch they bundle) are compiled for the targets "
-                 f"{label} supports; {gfx} is not one of them, so its kernels fail with 'invalid device function' "
-                 "even where ROCm itself supports the GPU.") if bundled else
-                (f"{label} supports only {', '.join(targets)}; {gfx} is not one of them, so it fails on this GPU "
-                 "(a crash or a fault) even where ROCm itself supports the GPU."),
-                [str(used.source), *(str(s) for s in gpu.sources[:1])],
-                Fix(f"Serve the model with a runtime built for {gfx} (llama.cpp, ollama), or run {label} on a GPU "
-                    "its list names." if bundled else f"Run {label} on a GPU its list names, or use a CPU/other "
-                    "library for this GPU.", [], source.split(" : ", 1)[0]),
-            ))
+            if gfx and gfx not in app.gfx:
+                out.append(_outside(app, gfx, gpu_label(gpu), fid == "torch.arch-missing",
+                                    [str(used.source), *(str(s) for s in gpu.sources[:1])]))
     return out
+
+
+def _outside(app: AppSupport, gfx: str, label: str, bundled: bool, evidence: list[str]) -> Finding:
+    """The finding for one GPU outside an application's list; the fix is upstream's own alternative where it
+    names one (FlashAttention's Triton backend), else another runtime or a GPU the list names."""
+    targets = ", ".join(app.gfx)
+    if app.instead:
+        fix = Fix(app.instead, list(app.instead_commands), app.instead_source.split(" : ", 1)[0])
+    elif bundled:
+        fix = Fix(f"Serve the model with a runtime built for {gfx} (llama.cpp, ollama), or run {app.label} on a GPU "
+                  "its list names.", [], app.source.split(" : ", 1)[0])
+    else:
+        fix = Fix(f"Run {app.label} on a GPU its list names, or use a CPU/other library for this GPU.", [],
+                  app.source.split(" : ", 1)[0])
+    return finding(
+        "torch.arch-missing" if bundled else "log.unsupported-gpu-target", Severity.FAIL,
+        f"{app.label} has no GPU code for {label}: it is built for {targets} only" if bundled else
+        f"{app.label} does not support {label}: it supports {targets} only",
+        (f"{app.label}'s ROCm builds and images (and the PyTorch they bundle) are compiled for the targets "
+         f"{app.label} supports; {gfx} is not one of them, so its kernels fail with 'invalid device function' "
+         "even where ROCm itself supports the GPU.") if bundled else
+        (f"{app.label} supports only {targets}; {gfx} is not one of them, so it fails on this GPU "
+         "(a build error, a crash or a fault) even where ROCm itself supports the GPU."),
+        evidence, fix)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rocmdoctor.matrix.load import load, load_raw, read_toml
 from rocmdoctor.matrix.query import Matrix, _vtuple, kernel_matches
 from rocmdoctor.matrix.types import (
+    AppSupport,
     Breakage,
     Channel,
     DkmsBuild,
@@ -25,7 +26,7 @@ from rocmdoctor.matrix.types import (
 )
 
 __all__ = [  # the row types are the public shape of Matrix's fields; _vtuple stays for the tests that use it
-    "Breakage", "Channel", "DkmsBuild", "GpuProduct", "GpuTarget", "KmdDeclaration",
+    "AppSupport", "Breakage", "Channel", "DkmsBuild", "GpuProduct", "GpuTarget", "KmdDeclaration",
     "Matrix", "NightlyEpoch", "OsSupport", "RocmRelease", "SupportStatus", "TorchVariant", "_vtuple",
     "kernel_matches", "load", "load_raw", "read_toml",
 ]

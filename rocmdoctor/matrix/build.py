@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from rocmdoctor.matrix.query import Matrix, _norm_pci, _norm_rev, _vtuple
 from rocmdoctor.matrix.types import (
+    AppSupport,
     Breakage,
     Channel,
     DkmsBuild,
@@ -219,7 +220,9 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
-        app_gfx={a["name"]: (a["label"], _t(a["gfx"]), a["source"]) for a in raw.get("apps", {}).get("app", [])},
+        app_gfx={a["name"]: AppSupport(a["label"], _t(a["gfx"]), a["source"], a.get("instead", ""),
+                                       _t(a.get("instead_commands", [])), a.get("instead_source", ""))
+                 for a in raw.get("apps", {}).get("app", [])},
         app_not_on_wsl={a["name"]: (a["not_on_wsl_through"], a.get("not_on_wsl_source", ""))
                         for a in raw.get("apps", {}).get("app", []) if a.get("not_on_wsl_through")},
         windows_sdk={w["version"]: (_t(w["runtime"]), _t(w["hip_sdk"]), _t(w["listed"]), w["source"])

@@ -192,6 +192,9 @@ APP: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
     "not_on_wsl_through": ("str", False),  # the newest release known unable to run under WSL
     "not_on_wsl_source": ("str", False),
+    "instead": ("str", False),  # the fix for a GPU outside the list, where upstream names one
+    "instead_commands": (STR_LIST, False),
+    "instead_source": ("str", False),
 }
 
 CHANNEL: dict[str, tuple[Spec, bool]] = {

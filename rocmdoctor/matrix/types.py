@@ -174,6 +174,19 @@ class DkmsBuild:
 
 
 @dataclass(frozen=True)
+class AppSupport:
+    """The GPU targets an application states it supports (``matrices/apps.toml``), and what upstream says to use on
+    a GPU outside them: a fix that names the application's own alternative beats a generic one."""
+
+    label: str  # "vLLM"
+    gfx: tuple[str, ...]
+    source: str
+    instead: str = ""  # FlashAttention: "Build FlashAttention's Triton backend instead ..."
+    instead_commands: tuple[str, ...] = ()
+    instead_source: str = ""
+
+
+@dataclass(frozen=True)
 class Channel:
     """Where one torch wheel channel lives (``matrices/channels.toml``): the one home of its URL template."""
 
@@ -213,8 +226,8 @@ class MatrixData:
     pci_by_name: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # TheRock's per-family index name -> (gfx targets it served, source) (matrices/torch_builds.toml)
     therock_families: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
-    # matrices/apps.toml: application -> (its label, the gfx targets it states it supports, source)
-    app_gfx: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
+    # matrices/apps.toml: application -> its label, the gfx targets it states it supports, and its alternative
+    app_gfx: dict[str, AppSupport] = field(default_factory=dict)
     # matrices/apps.toml: application -> (its newest release known not to run under WSL, source)
     app_not_on_wsl: dict[str, tuple[str, str]] = field(default_factory=dict)
     # matrices/windows.toml: HIP SDK for Windows release -> (Runtime targets, HIP SDK targets, listed targets, source)

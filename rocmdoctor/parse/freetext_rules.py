@@ -67,6 +67,9 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:GPU survey unsuccessful|Error surveying hardware)\b)"),
     # the report uses hipDF, AMD's port of RAPIDS cuDF ("import hipdf", ROCm/legacy-rocm-build#6383)
     _r("app.hipdf", ("hipdf",), r"(?P<v>^[ \t>]{0,8}(?:import hipdf\b|from hipdf import\b)|\bhipdf\.DataFrame\()"),
+    # the report builds FlashAttention's Composable Kernel extension from source, setuptools saying "building
+    # 'flash_attn_2_cuda' extension" (ROCm/flash-attention#111, for a gfx1151); its Triton backend builds no extension
+    _r("app.flash-attn-ck", ("flash_attn_2_cuda",), r"(?P<v>\bbuilding 'flash_attn_2_cuda' extension\b)"),
     # the vLLM release a report runs: "ROCm 6.4.1; PyTorch 2.6.0; vLLM 0.8.2" (ROCm/legacy-rocm-build#5007),
     # "vllm==0.8.2", vLLM's own start-up line "vLLM API server version 0.8.2"
     _r("vllm.version", ("vLLM ", "vllm==", "server version"),
