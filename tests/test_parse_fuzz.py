@@ -24,6 +24,7 @@ from rocmdoctor.parse import (
     pip,
     rocminfo,
     smi,
+    smi_monitor,
     sniff,
     torch_probe,
     users,
@@ -53,6 +54,7 @@ PARSERS = {
     "rocminfo": lambda t: rocminfo.parse_rocminfo(t),
     "rocm_smi": lambda t: smi.parse_rocm_smi(t),
     "amd_smi": lambda t: smi.parse_amd_smi(t),
+    "amd_smi_monitor": lambda t: smi_monitor.parse_amd_smi_monitor(t, "f"),
     "agent_enumerator": lambda t: smi.parse_agent_enumerator(t),
     "lspci": lambda t: lspci.parse_lspci(t),
     "dkms": lambda t: dkms.parse_dkms(t),
@@ -147,7 +149,7 @@ def test_huge_inputs_are_bounded():
     res = rocminfo.parse_rocminfo(big)
     assert len(res.gpus) >= per_block * (3_000_000 // len(block)) - per_block
     one_line = "x" * 20_000_000  # longer than MAX_CHARS, no newline
-    for name in ("rocminfo", "dkms", "collect_env", "logs", "pip_freeze", "sniff", "amd_smi"):
+    for name in ("rocminfo", "dkms", "collect_env", "logs", "pip_freeze", "sniff", "amd_smi", "amd_smi_monitor"):
         PARSERS[name](one_line)
     # Not a benchmark: just a guard that nothing is quadratic (generous for a loaded 2-core machine).
     assert time.perf_counter() - start < 30
@@ -168,7 +170,8 @@ def test_real_captures_never_raise_anywhere():
 ADVERSARIAL_TOKENS = ["a/", "Name: ", ":", "0x", "gfx90a ", "amdgpu, ", "[ 1.0] ", "uid=1(", "GPU[0] : ", "torch==",
                       "- ", "Linux ", "PyTorch version: ", '{"a":', "[[", "=", "/dev/kfd 6 ", "amdgcn-amd-amdhsa--",
                       "Agent 1 ", "(gfx", "[drm] ", "dkms.conf ", "Linux version ", "ROCk module version ", "a-",
-                      "x" * 7, "\x1b[", "rocminfo ", "Error! ", "1000(a),", "(x", "`a", "`"]
+                      "x" * 7, "\x1b[", "rocminfo ", "Error! ", "1000(a),", "(x", "`a", "`",
+                      "GPU  POWER  GPU_T ", "  0  "]
 
 
 def test_no_parser_is_quadratic_on_long_repetitive_lines():

@@ -127,6 +127,16 @@ def _h_bandwidth(acc: Acc, text: str, file: str) -> None:
         acc.saw("health")
 
 
+def _h_amd_smi_monitor(acc: Acc, text: str, file: str) -> None:
+    """``amd-smi monitor``: its ECC columns are health facts; its rows are no GPU enumeration (no name, no gfx)."""
+    from rocmdoctor.parse import smi_monitor
+
+    found = smi_monitor.parse_amd_smi_monitor(text, file)
+    if found:
+        acc.host.health.extend(found)
+        acc.saw("health")
+
+
 def _h_pip_freeze(acc: Acc, text: str, file: str) -> None:
     from rocmdoctor.parse import pip
 
@@ -349,6 +359,7 @@ KIND_HANDLERS: dict[str, Handler] = {
     "lspci": _h_lspci,
     "dmesg": _h_dmesg,
     "rocm-bandwidth-test": _h_bandwidth,
+    "amd-smi-monitor": _h_amd_smi_monitor,
     "pip-freeze": _h_pip_freeze,
     "pip-list": _h_pip_list,
     "pip-show": _h_pip_show,

@@ -42,6 +42,8 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # amd-smi static without --json: "GPU: 0" then indented sections ("    ASIC:", "    BUS:", ...)
         ("amd-smi", r"^GPU: \d{1,3}\s*\n[ \t]+"
                     r"(?:ASIC|BUS|BOARD|VBIOS|IFWI|DRIVER|VRAM|LIMIT|RAS|NUMA|CACHE_INFO):\s*$"),
+        # amd-smi monitor's table header ("TIMESTAMP  GPU  POWER  GPU_TEMP  MEM_TEMP ...", ROCm/amdsmi)
+        ("amd-smi-monitor", r"^[ \t]{0,16}(?:TIMESTAMP[ \t]{1,8})?GPU(?:[ \t]{1,8}XCP)?[ \t]{1,8}POWER[ \t]{1,8}GPU_T"),
         ("id", r"uid=\d{1,10}\([^)\s]{0,64}\)\s+gid=\d"),
         ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
         ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),
