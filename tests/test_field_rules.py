@@ -2000,6 +2000,25 @@ def test_flash_attention_ck_built_for_a_gpu_outside_its_list_names_the_triton_ba
     assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, prose, "prose.txt"))
 
 
+def test_deepspeed_ds_report_names_the_torch_build(tmp_path: Path) -> None:
+    """DeepSpeed's ds_report pads its keys with dots: the CUDA sample of deepspeedai/DeepSpeed#6762 ('torch version
+    .... 2.3.0+cu121', 'torch hip version .... None') is a CUDA torch, the ROCm sample of #1906 ('torch hip version
+    .... 5.1.20531-cacfa990') a ROCm build; the wheel line 'deepspeed wheel compiled w. ...... torch 1.10, hip 5.1'
+    (same sample) names no installed torch."""
+    cuda = ("DeepSpeed general environment info:\n"
+            "torch version .................... 2.3.0+cu121\n"
+            "torch cuda version ............... 12.1\n"
+            "torch hip version ................ None\n")
+    assert problems(judged(tmp_path, cuda)).get("torch.not-rocm-build") == "fail"
+    rocm = ("torch version .................... 1.10.0a0+git539d476\n"
+            "torch cuda version ............... None\n"
+            "torch hip version ................ 5.1.20531-cacfa990\n")
+    found = judged(tmp_path, rocm, "rocm.txt")
+    assert [f.severity.value for f in found["torch.not-rocm-build"]] == ["ok"]
+    wheel_only = "deepspeed wheel compiled w. ...... torch 1.10, hip 5.1\n"
+    assert load_host(_write(tmp_path, wheel_only, "wheel.txt")).torch is None
+
+
 def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
     """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
     override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the

@@ -88,6 +88,12 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.hip", ("torch.version.hip",), r"torch\.version\.hip", _TORCH_Q,
        r"(?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})\b"),
     _r("torch.cuda", ("torch.version.cuda",), r"torch\.version\.cuda", _TORCH_Q, r"(?P<v>None|\d{1,2}\.\d{1,2})"),
+    # DeepSpeed's ds_report: "torch version ......... 2.3.0+cu121", "torch cuda version ......... 12.1",
+    # "torch hip version ......... 5.1.20531-cacfa990" or "None" (deepspeedai/DeepSpeed#1906, #6762)
+    _r("torch.version", ("torch version ...",), rf"^torch version \.{{3,40}} (?P<v>{_TORCH_VER})[ \t]*$"),
+    _r("torch.hip", ("torch hip version ...",),
+       r"^torch hip version \.{3,40} (?P<v>None|\d{1,2}\.\d{1,2}\.\d{4,6}[\w.-]{0,30})[ \t]*$"),
+    _r("torch.cuda", ("torch cuda version ...",), r"^torch cuda version \.{3,40} (?P<v>None|\d{1,2}\.\d{1,2})[ \t]*$"),
     _r("torch.available", ("is_available()",), r"cuda\.is_available\(\)", _TORCH_Q, r"(?P<v>True|False)\b"),
     # how many GPUs torch sees: "torch.cuda.device_count()" answered in a REPL, or the list of device objects a REPL
     # prints ("[<torch.cuda.device object at 0x7f2132935e80>, ...]", spack/spack#31115: eight GPUs)
