@@ -2019,6 +2019,33 @@ def test_deepspeed_ds_report_names_the_torch_build(tmp_path: Path) -> None:
     assert load_host(_write(tmp_path, wheel_only, "wheel.txt")).torch is None
 
 
+def test_amd_dkms_installed_while_kfd_rejects_the_gpu_is_the_in_tree_driver_loaded(tmp_path: Path) -> None:
+    """ROCm/amdgpu#57: rocm-dkms 1.9 installed on RHEL 7.5, 'kfd not supported on this ASIC' for the Vega FE and
+    rocminfo's 4104; the in-tree amdgpu was the one loaded (confirmed by the reporter). The same lines without AMD's
+    DKMS package (derived look-alike) name only the kernel line."""
+    text = ("This is on a very clean, just installed **RHEL 7.5**, Vega Frontier Edition Air cooled vs "
+            "**rocm-dkms-1.9.211-1.x86_64**.\n```\n[    2.131266] amdgpu 0000:03:00.0: kfd not supported on this ASIC\n"
+            "```\n```\n# /opt/rocm/bin/rocminfo \nhsa api call failure at line 900, file: /home/1019/git/"
+            "rocm-rel-1.9-211/rocminfo/rocminfo.cc. Call returned 4104\n```\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("rocm.kmd-mismatch") == "fail"
+    fix = found["rocm.kmd-mismatch"][0].fix
+    assert fix is not None and "sudo dracut -f" in fix.commands
+    inbox = text.replace(" vs **rocm-dkms-1.9.211-1.x86_64**", "")
+    assert "rocm.kmd-mismatch" not in problems(judged(tmp_path, inbox, "inbox.txt"))
+
+
+def test_an_os_only_old_releases_support_is_no_verdict_on_the_gpu(tmp_path: Path) -> None:
+    """ROCm/ROCm#755 (2019): eight RX 580s on Ubuntu 18.04, no ROCm version named; only ROCm 5.2.3 and older list
+    18.04 and their GPU lists are not in the data, so gfx803 is not judged by the newest list. On Ubuntu 22.04
+    (derived look-alike) the newest list stands."""
+    text = ('did a completely clean install of ROCm on Ubuntu 18.04 and 7 of my 8 GPUs get "PCI rejects atomics"\n'
+            "CPU is a Intel(R) Core(TM) i7-6700K CPU @ 4.00GHz and the RX580's are listed as supported GPUs\n")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, text))
+    newer = text.replace("Ubuntu 18.04", "Ubuntu 22.04")
+    assert problems(judged(tmp_path, newer, "newer.txt")).get("gpu.arch-unsupported") == "fail"
+
+
 def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
     """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
     override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the

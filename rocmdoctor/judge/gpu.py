@@ -39,6 +39,7 @@ from rocmdoctor.judge.gpu_evidence import (
     isa_build_error,
     named_only,
     not_on_platform_list,
+    os_before_gpu_lists,
     override_helps,
     override_said_to_work,
     override_tried,
@@ -177,7 +178,8 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)) \
             and not code_missing(host, ctx, gpu, gfx):
         return _unofficial(ctx, gpu, gfx)
-    named = None if ctx.version else named_only(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu))
+    named = None if ctx.version else (os_before_gpu_lists(host, matrix, gpu, gfx)
+                                      or named_only(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu)))
     if named is not None:
         return named
     return _unsupported(matrix, ctx, gpu, gfx, status, target)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.judge.facts import PROMPT_RUN, finding, gpu_label, said_ran_with
+from rocmdoctor.judge.facts import PROMPT_RUN, finding, gpu_label, said_ran_with, skip
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.parse.signatures import by_id
@@ -127,6 +127,22 @@ def named_only(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[st
                    f"{gpu_label(gpu)}: {gfx} is in no AMD ROCm release since {since}; no installed ROCm or failure "
                    "on it is in the report",
                    "An application's own ROCm build may include it; AMD's releases and wheels do not.", evidence)
+
+
+def os_before_gpu_lists(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """No ROCm version in the report, and its OS release is one that only releases older than rocmdoctor's GPU lists
+    support (Ubuntu 18.04: ROCm 5.2.3 and older): the ROCm it runs is one of those, so the newest list is no verdict
+    (ROCm/ROCm#755, 2019: an RX 580 then supported, 'the RX580's are listed as supported GPUs')."""
+    version = host.os.version_id or host.os.version or ""
+    if not host.os.id or not version:
+        return None
+    listing = [r for r in matrix.releases.values() if matrix.os_supported(r.version, host.os.id, version)]
+    if not listing or any(r.gfx_known for r in listing):
+        return None
+    newest = max((r.version for r in listing), key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit()))
+    return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: no ROCm version in the report, and "
+                f"{host.os.pretty_name or version} is supported only by ROCm {newest} and older, whose GPU lists are "
+                f"not in rocmdoctor's data: its support for {gfx} is not judged")
 
 
 def isa_build_error(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str]) -> Optional[Finding]:

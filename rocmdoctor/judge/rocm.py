@@ -278,6 +278,38 @@ def _operator_driver_not_in_use(host: Host) -> Optional[Finding]:
     )
 
 
+def _dkms_module_not_in_use(host: Host) -> Optional[Finding]:
+    """AMD's kernel driver package is installed (rocm-dkms, amdgpu-dkms), yet the running kernel's kfd rejects the GPU
+    ('kfd not supported on this ASIC') and ROCm enumerates none: AMD's driver serves the GPUs its ROCm supports, so
+    the amdgpu loaded is another one, the distribution's in-tree module (ROCm/amdgpu#57: RHEL 7.5 with rocm-dkms 1.9;
+    the reporter confirmed that loading the DKMS module made rocminfo work). Not with an iGPU, a second GPU or a GPU
+    kfd never serves: the line may then be about that GPU."""
+    package = host.context.get("amd-packages")
+    rejected = [m for m in host.logs if m.signature == "kfd-not-supported-on-asic"]
+    if package is None or "dkms" not in package.value or not rejected or len(host.gpus) > 1 \
+            or any(g.kfd_node is not None or g.chip_without_kfd or g.is_apu for g in host.gpus):
+        return None
+    return finding(
+        "rocm.kmd-mismatch", Severity.FAIL,
+        f"AMD's kernel driver ({package.value}) is installed, but the amdgpu loaded is not it",
+        "The running amdgpu's compute interface (kfd) rejects this GPU, which AMD's own driver serves for the GPUs "
+        "its ROCm supports: the kernel loaded its in-tree amdgpu instead of the DKMS build (the module was not "
+        "built for this kernel, or the initramfs still carries the in-tree one).",
+        [str(package.source)] + [str(m.source) if m.source else m.text for m in rejected[:1]],
+        Fix("See which amdgpu is loaded (AMD's DKMS build lives under updates/ or extra/), rebuild the initramfs "
+            "with it and reboot:", ["modinfo -F filename amdgpu", "dkms status", *_initramfs_rebuild(host)],
+            ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+    )
+
+
+def _initramfs_rebuild(host: Host) -> list[str]:
+    """dracut on the RPM distributions, update-initramfs on Debian's family; both when the OS is not known."""
+    family = {host.os.id or "", *host.os.id_like}
+    rpm = bool(family & {"rhel", "fedora", "centos", "rocky", "almalinux", "ol", "sles", "suse", "opensuse"})
+    deb = bool(family & {"debian", "ubuntu"})
+    return ["sudo dracut -f"] * (rpm or not deb) + ["sudo update-initramfs -u"] * (deb or not rpm)
+
+
 @check("rocm.kmd-mismatch", title="ROCm user space vs kernel driver")
 def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     """System ROCm user space must be within the supported window of the amdgpu kernel driver's release. The
@@ -307,7 +339,7 @@ def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                 "kernel driver supports):", ["sudo amdgpu-install --usecase=dkms"],
                 ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
         )]
-    operator = _operator_driver_not_in_use(host)
+    operator = _operator_driver_not_in_use(host) or _dkms_module_not_in_use(host)
     if operator is not None:
         return [operator]
     sr = system_rocm(host)
