@@ -2046,6 +2046,93 @@ def test_an_os_only_old_releases_support_is_no_verdict_on_the_gpu(tmp_path: Path
     assert problems(judged(tmp_path, newer, "newer.txt")).get("gpu.arch-unsupported") == "fail"
 
 
+def test_a_rocm_smi_table_under_a_launcher_prefix_lists_its_gpus(tmp_path: Path) -> None:
+    """wandb/wandb#5449: eight MI250X GCDs in a job log whose every line starts 'nid005113 out: '; read as eight GPUs,
+    never 'no AMD GPU found'. Rows that cannot be read (derived: the prefix differs on the banner) are no evidence
+    of an empty host either."""
+    rows = "".join(f"nid005113 out: {i}    47.0c  91.0W   800Mhz  1600Mhz  0%   auto  560.0W    0%   0%\n"
+                   for i in range(8))
+    text = ("nid005113 out: ======================= ROCm System Management Interface =======================\n"
+            "nid005113 out: ================================= Concise Info =================================\n"
+            "nid005113 out: GPU  Temp   AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%\n" + rows +
+            "nid005113 out: ============================= End of ROCm SMI Log ==============================\n")
+    assert len(load_host(_write(tmp_path, text)).gpus) == 8
+    assert "gpu.none-found" not in problems(judged(tmp_path, text))
+    other = text.replace("nid005113 out: ==", "nid005114 err: ==", 1)
+    assert "gpu.none-found" not in problems(judged(tmp_path, other, "other.txt"))
+
+
+def test_a_model_guard_naming_its_only_rocm_target_is_an_unsupported_target(tmp_path: Path) -> None:
+    """vllm-project/recipes#858: 'NotImplementedError: glm 5 next currently supports ROCm gfx950 only.' on an MI325X
+    (gfx942). Prose naming a ROCm release the recipe supports (derived look-alike) is no refusal."""
+    text = ("Deployed the recipe on MI325X (gfx942)\n"
+            "NotImplementedError: glm 5 next currently supports ROCm gfx950 only.\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("log.unsupported-gpu-target") == "fail"
+    assert "gfx950" in found["log.unsupported-gpu-target"][0].title
+    prose = "Deployed the recipe on MI325X (gfx942)\nThe image currently supports ROCm 7.0 only.\n"
+    assert "log.unsupported-gpu-target" not in problems(judged(tmp_path, prose, "prose.txt"))
+
+
+def test_tasks_that_each_asked_for_a_gpu_but_share_a_few_are_a_binding_fault(tmp_path: Path) -> None:
+    """llnl/mpibind#45: 'flux run -N 1 -n 24 -g 1 bash -c "echo \\$ROCR_VISIBLE_DEVICES"' printed 18-23 for 24 tasks.
+    Distinct indexes (derived), or tasks that asked for no GPU of their own (derived: no -g), are no fault."""
+    shared = [19, 19, 18, 18, 19, 20, 19, 20, 20, 20, 21, 21, 21, 21, 22, 22, 22, 22, 23, 23, 23, 23, 18, 18]
+    head = ' flux run -N 1 -n 24 -g 1  bash -c "echo \\$ROCR_VISIBLE_DEVICES"\n'
+    text = head + "".join(f"{i}\n" for i in shared)
+    found = judged(tmp_path, text)
+    assert problems(found).get("env.visible-devices") == "fail"
+    assert "share 6 GPUs" in found["env.visible-devices"][0].title
+    fix = found["env.visible-devices"][0].fix
+    assert fix is not None
+    assert fix.commands == ["flux run -n 24 -g 1 bash -c 'echo $ROCR_VISIBLE_DEVICES' | sort -n | uniq -c"]
+    distinct = head + "".join(f"{i}\n" for i in range(24))
+    assert "env.visible-devices" not in problems(judged(tmp_path, distinct, "distinct.txt"))
+    no_request = text.replace(" -g 1", "")
+    assert "env.visible-devices" not in problems(judged(tmp_path, no_request, "no_request.txt"))
+
+
+def test_companions_from_another_rocm_release_than_torch_are_a_mismatch(tmp_path: Path) -> None:
+    """Comfy-Org/ComfyUI#9604: torch==2.7.1+rocm7.9.0rc20250923 beside torchaudio==2.8.0a0+rocm7.0.0rc20250903 (two
+    ROCm releases of TheRock's index). The same index's own pair (a healthy fixture: torch 2.9.0a0 and torchaudio
+    2.8.0a0, both +rocm7.0.0rc20250805) is no mismatch."""
+    text = ("$ python -m pip freeze --all | grep torch\ntorch==2.7.1+rocm7.9.0rc20250923\n"
+            "torchaudio==2.8.0a0+rocm7.0.0rc20250903\ntorchvision==0.22.1+rocm7.9.0rc20250923\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("torch.companion-mismatch") == "fail"
+    assert "torchaudio" in found["torch.companion-mismatch"][0].title
+    same = ("torch==2.9.0a0+rocm7.0.0rc20250805\ntorchaudio==2.8.0a0+rocm7.0.0rc20250805\n"
+            "torchvision==0.24.0a0+rocm7.0.0rc20250805\n")
+    assert "torch.companion-mismatch" not in problems(judged(tmp_path, same, "same.txt"))
+
+
+def test_a_backend_speed_is_no_rocm_version(tmp_path: Path) -> None:
+    """ROCm/ROCm#4722: LM Studio's 'ROCm : 16.91 tok/sec, 1514 tokens' is a speed; 'ROCm : 6.4' (derived) a version."""
+    speed = "ROCm : 16.91 tok/sec, 1514 tokens, 3.49s to first token, Stop reason: EOS Token Found\n"
+    assert load_host(_write(tmp_path, speed)).rocm_installs == []
+    version = "ROCm : 6.4\n"
+    assert [i.version for i in load_host(_write(tmp_path, version, "v.txt")).rocm_installs] == ["6.4"]
+
+
+def test_an_index_that_served_torch_for_this_python_lacks_the_companion_not_the_python(tmp_path: Path) -> None:
+    """pytorch/pytorch#131793: the rocm6.1 index served torch-2.4.0+rocm6.1-cp312 and no torchaudio ('from versions:
+    none'): the index's gap (log.no-matching-wheel), not Python 3.12. torch itself missing (derived look-alike, with
+    no torch wheel downloaded) still blames the Python."""
+    text = ("Looking in indexes: https://download.pytorch.org/whl/rocm6.1\nCollecting torch\n  Downloading "
+            "https://download.pytorch.org/whl/rocm6.1/torch-2.4.0%2Brocm6.1-cp312-cp312-linux_x86_64.whl (2662.1 MB)\n"
+            "ERROR: Could not find a version that satisfies the requirement torchaudio (from versions: none)\n"
+            "ERROR: No matching distribution found for torchaudio\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("log.no-matching-wheel") == "fail" and "python.no-rocm-wheel" not in problems(found)
+    fix = found["python.no-rocm-wheel"][0].fix
+    assert fix is not None
+    assert fix.commands == ["pip index versions torchaudio --index-url https://download.pytorch.org/whl/rocm6.1"]
+    torch_missing = ("Python 3.14.0\nLooking in indexes: https://download.pytorch.org/whl/rocm6.1\n"
+                     "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+                     "ERROR: No matching distribution found for torch\n")
+    assert problems(judged(tmp_path, torch_missing, "torch.txt")).get("python.no-rocm-wheel") == "fail"
+
+
 def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
     """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
     override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the

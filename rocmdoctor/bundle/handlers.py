@@ -58,8 +58,11 @@ _ROCMINFO_STARTED = re.compile(r"^[ \t]{0,8}Runtime Version:[ \t]{1,40}\d{1,3}\.
 
 
 def _h_rocm_smi(acc: Acc, text: str, file: str) -> None:
-    acc.saw("rocm-smi")
-    acc.gpus("rocm-smi", smi.parse_rocm_smi(text, file))
+    text = smi.without_line_prefix(text)
+    gpus = smi.parse_rocm_smi(text, file)
+    if not smi.unread_rows(text, gpus):  # rows it could not read say nothing about how many GPUs there are
+        acc.saw("rocm-smi")
+    acc.gpus("rocm-smi", gpus)
 
 
 def _h_amd_smi(acc: Acc, text: str, file: str) -> None:

@@ -47,7 +47,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
                   "app.vllm": "app-vllm", "app.hipdf": "app-hipdf", "app.flash-attn-ck": "app-flash-attn-ck",
-                  "triton.nvidia": "triton-nvidia",
+                  "visible-devices.per-task": "per-task-visible", "triton.nvidia": "triton-nvidia",
                   "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
                   "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
                   "rocm.distro-packages": "distro-rocm",

@@ -42,8 +42,16 @@ def ld_library_path(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+# a launcher that gives each task GPUs of its own: Flux's "-g 1", Slurm's "--gpus-per-task=1"
+_PRINTED_INDEXES = re.compile(r"(?:\s\d{1,3}){4,128}\s*$")
+_ONE_GPU_PER_TASK = re.compile(r"\bflux (?:run|submit|alloc)\b[^\n]{0,120}?\s-g ?1\b|--gpus-per-task[= ]1\b")
+
+
 @check("env.visible-devices", title="GPU visibility variables")
 def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
+    shared = _tasks_share_gpus(host)
+    if shared is not None:
+        return [shared]
     if "env" not in host.captured and not any(f"env-{k}" in host.context for k in MASKS):
         return []  # (a report's `export HIP_VISIBLE_DEVICES=...` counts too)
     chained = _rocr_then_hip(host)
@@ -74,6 +82,40 @@ def visible_devices(host: Host, matrix: Matrix) -> list[Finding]:
                 [f"{host.env_source or 'env.txt'}: {key}={value}"],
             ))
     return out
+
+
+def _tasks_share_gpus(host: Host) -> Finding | None:
+    """Each task asked its launcher for a GPU of its own (Flux's -g 1), yet the visible-device indexes the tasks
+    printed repeat: the launcher's binding stacked several tasks on each of a few GPUs and left the others idle
+    (llnl/mpibind#45: 24 tasks on 24 MI300A partitions all got 18-23)."""
+    said = host.context.get("per-task-visible")
+    if said is None:
+        return None
+    tail = _PRINTED_INDEXES.search(said.value)  # (the context's value has its lines joined by spaces)
+    command, indexes = said.value[:tail.start()] if tail else said.value, [int(x) for x in tail.group().split()] \
+        if tail else []
+    distinct = sorted(set(indexes))
+    if not _ONE_GPU_PER_TASK.search(command) or len(indexes) < 4 or len(distinct) == len(indexes):
+        return None
+    return finding(
+        "env.visible-devices", Severity.FAIL,
+        f"{len(indexes)} tasks each asked for a GPU of their own, but share {plural(len(distinct), 'GPU')} "
+        f"({distinct[0]}-{distinct[-1]})",
+        "The launcher's GPU binding set the same visible device for several tasks: they compete for a few GPUs "
+        "while the node's others stay idle. The variable is right to exist; its values are the launcher's.",
+        [str(said.source)],
+        Fix("Check the launcher's GPU binding (Flux's mpibind plugin, Slurm's --gpu-bind), then count the devices "
+            "the tasks get:", [_recount(command, len(indexes))]),
+    )
+
+
+def _recount(command: str, tasks: int) -> str:
+    """The launcher's command rebuilt from what rocmdoctor knows (never the pasted text): one line per GPU, the
+    number of tasks on it."""
+    var = re.search(r"(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES", command)
+    name = var.group() if var else "ROCR_VISIBLE_DEVICES"
+    launch = f"flux run -n {tasks} -g 1" if "flux" in command else f"srun -n {tasks} --gpus-per-task=1"
+    return f"{launch} bash -c 'echo ${name}' | sort -n | uniq -c"
 
 
 def _indexes(value: str) -> list[int] | None:

@@ -20,6 +20,7 @@ from rocmdoctor.judge.facts import (
     wheel_code,
     wheel_lib_missing,
 )
+from rocmdoctor.judge.pip_verdicts import no_versions, wheel_refused
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Fact, Finding, Fix, Severity, TorchBuild, TorchInfo
 from rocmdoctor.parse.freetext_rule import FREE_TEXT
@@ -249,8 +250,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     return [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU", detail=f"per {where}")]
 
 
-COMPANIONS = ("torchvision", "torchaudio")  # wheels built against one exact torch
 # what says the report installs (or tried to install) torch: pip's index lines, its "from versions: none"
+COMPANIONS = ("torchvision", "torchaudio")  # wheels built against one exact torch
 _INSTALL_CONTEXT = ("pip-index", "pip-no-versions", "rocm-wheels", "wheel-refused")
 
 
@@ -314,12 +315,19 @@ def companions(host: Host, matrix: Matrix) -> list[Finding]:
     return out
 
 
+_ROCM_LINE = re.compile(r"rocm(\d{1,2})\.(\d{1,2})")
+
+
 def _other_variant(version: str, torch_label: str) -> bool:
     """A companion's build tag that is not torch's ("+cu121" beside "+rocm6.0"), or none beside a ROCm torch: PyPI's
     own torchvision/torchaudio carry no tag and are CUDA builds on Linux (ROCm/pytorch#3109)."""
     if "+" not in version:
         return torch_label.startswith("rocm")
-    return version.split("+", 1)[1].split(".git")[0][:6] != torch_label.split(".git")[0][:6]
+    tag = version.split("+", 1)[1]
+    mine, theirs = _ROCM_LINE.match(tag), _ROCM_LINE.match(torch_label)
+    if mine and theirs:  # "rocm7.0.0rc20250903" beside "rocm7.9.0rc20250923": two ROCm releases (ComfyUI#9604)
+        return mine.groups() != theirs.groups()
+    return tag.split(".git")[0][:6] != torch_label.split(".git")[0][:6]
 
 
 def _pinned_elsewhere(pinned: Fact[str], host: Host) -> Finding:
@@ -382,32 +390,10 @@ def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
-def _wheel_refused(host: Host) -> Optional[Finding]:
-    """pip refused a torch/ROCm wheel file as 'not a supported wheel on this platform': its CPython tag names the only
-    Python it installs on (evshiron/rocm_lab#6: a cp310 wheel under Python 3.11)."""
-    fact = host.context.get("wheel-refused")
-    tag = re.search(r"-cp(\d)(\d{1,2})-", fact.value) if fact is not None else None
-    if fact is None or tag is None:
-        return None
-    wheel_py = f"{tag.group(1)}.{tag.group(2)}"
-    mine = major_minor(host.python.version or "")
-    if mine == wheel_py:
-        return None  # the Python matches: the platform tag was refused, not the interpreter
-    return finding(
-        "python.no-rocm-wheel", Severity.FAIL,
-        f"The wheel is built for Python {wheel_py} only" + (f"; this is Python {mine}" if mine else ""),
-        f"pip refused {fact.value.rsplit('/', 1)[-1]}: its cp{tag.group(1)}{tag.group(2)} tag installs on CPython "
-        f"{wheel_py} alone, and the interpreter running pip is another version.",
-        [str(fact.source)] + ([str(host.python.source)] if host.python.source else []),
-        Fix(f"Create the environment with Python {wheel_py} (or fetch the wheel built for this Python):",
-            [f"uv venv --python {wheel_py} .venv"]),
-    )
-
-
 @check("python.no-rocm-wheel", title="Python version")
 def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     version = host.python.version
-    refused = _wheel_refused(host)
+    refused = wheel_refused(host)
     if refused is not None:
         return [refused]
     if not version:
@@ -416,18 +402,7 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     ev = [str(host.python.source)] if host.python.source else [f"Python {version}"]
     none = host.context.get("pip-no-versions")
     if none is not None and "pip-versions-listed" not in host.context:  # listed versions: the index serves this Python
-        index = host.context.get("pip-index")
-        wanted = re.search(r"found for ([A-Za-z][\w.-]{0,60}?)(?:[=<>!~\[ ]|$)", none.value)
-        package = wanted.group(1) if wanted else "torch"
-        return [finding(
-            "python.no-rocm-wheel", Severity.FAIL, f"pip found no {package} wheel for Python {mm} on this platform",
-            f"pip saw no {package} release at all for Python {mm} here ('from versions: none'): the index has no wheel "
-            "for this Python (and OS)." + (" Windows wheels exist only for the Python versions AMD builds them for."
-                                           if "windows" in host.context else ""),
-            [*ev, str(none.source)] + ([str(index.source)] if index else []),
-            Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
-                ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
-        )]
+        return [no_versions(host, mm, ev, none)]
     listed = _rocm_wheel_tags(host)
     if listed and not any(t in ("abi3", "cp" + mm.replace(".", "")) for t, _ in listed):
         tags = sorted({t for t, _ in listed})

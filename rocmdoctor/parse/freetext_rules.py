@@ -67,6 +67,11 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:GPU survey unsuccessful|Error surveying hardware)\b)"),
     # the report uses hipDF, AMD's port of RAPIDS cuDF ("import hipdf", ROCm/legacy-rocm-build#6383)
     _r("app.hipdf", ("hipdf",), r"(?P<v>^[ \t>]{0,8}(?:import hipdf\b|from hipdf import\b)|\bhipdf\.DataFrame\()"),
+    # a launcher printing each task's visible GPU: 'flux run -N 1 -n 24 -g 1  bash -c "echo \$ROCR_VISIBLE_DEVICES"' and
+    # one index per task below it (llnl/mpibind#45: 24 tasks on 24 MI300A partitions all got 18-23)
+    _r("visible-devices.per-task", ("_VISIBLE_DEVICES",),
+       r"^(?P<v>[^\n]{0,200}?\becho \\?\$\{?(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES\b[^\n]{0,60}\n",
+       r"(?:[ \t]{0,4}\d{1,3}[ \t]{0,4}\n){4,128})", span=130),
     # the report builds FlashAttention's Composable Kernel extension from source, setuptools saying "building
     # 'flash_attn_2_cuda' extension" (ROCm/flash-attention#111, for a gfx1151); its Triton backend builds no extension
     _r("app.flash-attn-ck", ("flash_attn_2_cuda",), r"(?P<v>\bbuilding 'flash_attn_2_cuda' extension\b)"),
@@ -146,8 +151,8 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.version", tuple(f"{p}{s}" for p in ("ROCm", "ROCM", "Rocm", "rocm")
                              for s in (":", " :", "=", "**", " version", " Version", "/MIOpen version")),
        rf"^[\s>*-]{{0,8}}(?:\*\*)?(?:ROCm|ROCM|Rocm|rocm)(?:/MIOpen)?(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}[:=](?:\*\*)?"
-       rf"\s{{0,4}}v?"
-       rf"(?P<v>{_VER})\b"),
+       rf"\s{{0,4}}v?"  # not a speed an app prints per backend: "ROCm : 16.91 tok/sec" (LM Studio, ROCm/ROCm#4722)
+       rf"(?P<v>{_VER})\b(?![ \t]{{0,4}}(?:tok|t/s|it/s|tokens))"),
     # a markdown table row: "| **ROCm** | 7.1.1 (Docker: ...) |" (ROCm/amdgpu#213)
     _r("rocm.version", ("| **ROCm**", "| ROCm |", "| ROCm Version", "| **ROCm Version**", "| ROCm version"),
        rf"^\|\s{{0,4}}(?:\*\*)?ROCm(?: [Vv]ersion)?(?:\*\*)?\s{{0,4}}\|\s{{0,4}}v?(?P<v>{_VER})\b"),

@@ -83,6 +83,30 @@ def _start_lines(body: str) -> set[int]:
     return out
 
 
+# a job launcher's prefix on every line of a node's output, before rocm-smi's banner: "nid005113 out: ==== ROCm System
+# Management Interface ====" (a Slurm/Cray job log, wandb/wandb#5449), pdsh's "node01: "
+_PREFIXED_BANNER = re.compile(
+    r"^(?P<p>[^\n=]{0,60}?[^\s=][:>\]] {0,2})={3,120}[ \t]{0,8}ROCm System Management Interface", re.M)
+# a concise-table row rocm-smi printed ("0    47.0c  91.0W ..."), with whatever precedes it on the line
+_TABLE_ROW = re.compile(r"^[^\n]{0,80}?(?<![\w.])\d{1,3}[ \t]{1,16}(?:\d{1,3}\.\d{1,2}c|N/A)[ \t]", re.M)
+
+
+def without_line_prefix(text: str) -> str:
+    """The output with the launcher's per-line prefix removed (same lines, so evidence line numbers hold); the text
+    unchanged when rocm-smi's banner has no prefix."""
+    m = _PREFIXED_BANNER.search(text[:MAX_CHARS])
+    if m is None:
+        return text
+    p = m.group("p")
+    return "\n".join(line[len(p):] if line.startswith(p) else line for line in text.split("\n"))
+
+
+def unread_rows(text: str, gpus: list[GpuInfo]) -> bool:
+    """True when rocm-smi printed table rows that :func:`parse_rocm_smi` did not turn into GPUs: such an output is
+    no evidence that the host has none (fail closed: unreadable is not 'no GPU')."""
+    return not gpus and _TABLE_ROW.search(text[:MAX_CHARS]) is not None
+
+
 def parse_rocm_smi(text: str, file: str = "cmd/rocm-smi.txt") -> list[GpuInfo]:
     """GPUs in device-index order; device id / gfx / bus filled where the output shows them."""
     gpus: dict[int, GpuInfo] = {}
