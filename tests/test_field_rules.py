@@ -2133,6 +2133,19 @@ def test_an_index_that_served_torch_for_this_python_lacks_the_companion_not_the_
     assert problems(judged(tmp_path, torch_missing, "torch.txt")).get("python.no-rocm-wheel") == "fail"
 
 
+def test_a_groups_remedy_after_a_cpu_only_run_names_the_device_permissions(tmp_path: Path) -> None:
+    """unslothai/unsloth#10466: 'Uses CPU only', then the remedy 'sudo usermod -a -G render,video $LOGNAME' and 'Now,
+    GPU can be used via ROCm or Vulkan backends.' The remedy in a setup that never failed, or a failure whose report
+    does not say the remedy worked (derived look-alikes), names nothing."""
+    failed = "**Actual behavior:**\n\nUses CPU only (confirmed via htop high CPU usage, and nothing on amd-smi).\n\n"
+    remedy = ("## Remedy\n\nHave to manually run \n\n`sudo usermod -a -G render,video $LOGNAME`\n\nand reboot/re-login."
+              "\n\nNow, GPU can be used via ROCm or Vulkan backends.\n")
+    assert problems(judged(tmp_path, failed + remedy)).get("perm.kfd-access") == "fail"
+    assert "perm.kfd-access" not in problems(judged(tmp_path, remedy, "setup.txt"))
+    unsaid = failed + remedy.replace("Now, GPU can be used via ROCm or Vulkan backends.", "Still the same.")
+    assert "perm.kfd-access" not in problems(judged(tmp_path, unsaid, "unsaid.txt"))
+
+
 def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
     """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
     override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the

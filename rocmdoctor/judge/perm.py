@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from rocmdoctor.judge.facts import finding, groups_of_user, not_captured, ok
 from rocmdoctor.judge.registry import check
@@ -78,6 +78,36 @@ def _root_only(host: Host) -> Finding:
         Fix("Add the user to both groups, then log out and back in:",
             [command("sudo", "usermod", "-aG", "render,video", user), "ls -l /dev/kfd /dev/dri/renderD*"],
             PERM_URL),
+    )
+
+
+def _told(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
+    """What the report itself says, with no device nodes captured: SELinux keeping the GPU from a service, a Distrobox
+    without the host's groups, the GPU answering root only, or the groups remedy that made the GPU usable."""
+    told = _selinux(host, no_gpu) or _distrobox(host, no_gpu)
+    if told is not None:
+        return told
+    if "root-only" in host.context:
+        return _root_only(host)
+    remedy = host.context.get("groups-remedy")
+    ran_without = host.context.get("cpu-device") or (no_gpu[0] if no_gpu else None)
+    if remedy is not None and ran_without is not None:
+        return _groups_remedy(host, remedy, ran_without)
+    return None
+
+
+def _groups_remedy(host: Host, remedy: Fact[str], ran_without: Union[Fact[str], LogMatch]) -> Finding:
+    """The report ran without the GPU (on the CPU, no GPU found) and says adding the user to render/video made the
+    GPU usable (unslothai/unsloth#10466): the user could not open the device nodes until then."""
+    user = word("user", host.user.name if host.user else None, "$USER")
+    return finding(
+        "perm.kfd-access", Severity.FAIL, "The user could not open /dev/kfd: adding the groups made the GPU usable",
+        "The report's program ran without the GPU, and adding the user to render and video fixed it: without those "
+        "groups the user cannot open /dev/kfd and /dev/dri/renderD*, so ROCm sees no GPU and programs fall back to "
+        "the CPU. An installer that does not add them leaves every new user there.",
+        [str(ran_without.source), str(remedy.source)],
+        Fix("Add the user to both groups, then log out and back in (or reboot):",
+            [command("sudo", "usermod", "-aG", "render,video", user), "ls -l /dev/kfd /dev/dri/renderD*"], PERM_URL),
     )
 
 
@@ -161,11 +191,9 @@ def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
                 ["docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
                  "stat -c '%G %g' /dev/dri/renderD128"], PERM_URL),
         )]
-    told = (_selinux(host, no_gpu) or _distrobox(host, no_gpu)) if not nodes else None
+    told = _told(host, no_gpu) if not nodes else None
     if told is not None:
         return [told]
-    if not nodes and "root-only" in host.context:
-        return [_root_only(host)]
     said = host.context.get("kfd-absent")
     if not nodes and said is not None and not host.kernel.is_wsl and "wsl" not in host.context \
             and not any(k in host.context for k in ("container", "kfd-missing", "container-run", "devices-absent")):

@@ -67,6 +67,12 @@ RULES: tuple[Rule, ...] = (
        r"\b(?:GPU survey unsuccessful|Error surveying hardware)\b)"),
     # the report uses hipDF, AMD's port of RAPIDS cuDF ("import hipdf", ROCm/legacy-rocm-build#6383)
     _r("app.hipdf", ("hipdf",), r"(?P<v>^[ \t>]{0,8}(?:import hipdf\b|from hipdf import\b)|\bhipdf\.DataFrame\()"),
+    # the report's own remedy, adding the user to the device groups, and the GPU working after it: "sudo usermod -a -G
+    # render,video $LOGNAME ... Now, GPU can be used via ROCm or Vulkan backends." (unslothai/unsloth#10466)
+    _r("perm.groups-remedy", ("usermod",),
+       r"(?P<v>\busermod (?:-a -G|-aG|-G|--append --groups) ?[\w,]{0,40}?\b(?:render|video)\b[^\n]{0,80})",
+       r"(?:\n[^\n]{0,300}){0,6}?\n[^\n]{0,60}?\b(?:[Nn]ow,? (?:the )?GPU (?:can be used|works|is (?:used|detected|",
+       r"working))|[Nn]ow it works|[Ii]t works now|[Tt]h(?:at|is) fixed it)\b", span=7),
     # a launcher printing each task's visible GPU: 'flux run -N 1 -n 24 -g 1  bash -c "echo \$ROCR_VISIBLE_DEVICES"' and
     # one index per task below it (llnl/mpibind#45: 24 tasks on 24 MI300A partitions all got 18-23)
     _r("visible-devices.per-task", ("_VISIBLE_DEVICES",),

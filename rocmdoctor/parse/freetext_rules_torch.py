@@ -160,7 +160,8 @@ TORCH_RULES: tuple[Rule, ...] = (
     # a report's own words that the program ran on the CPU: "it falls back to CPU-only" (VoiceStudio#987), "the CPU
     # is selected as the torch device" (InvokeAI#7146). Alone it proves nothing about the wheel (a ROCm torch
     # that sees no GPU runs on the CPU too); beside a failed ROCm-index install it shows which torch stayed.
-    _r("torch.cpu-device", ("back to CPU", "back to the CPU", "CPU is selected", "back to cpu"),
+    # ... and "Uses CPU only (confirmed via htop ...)" (unslothai/unsloth#10466)
+    _r("torch.cpu-device", ("back to CPU", "back to the CPU", "CPU is selected", "back to cpu", "CPU only"),
        r"(?P<v>\b(?:falls?|falling|fell) back to (?:the )?(?:CPU|cpu)\b[\w-]{0,6}"
-       r"|\b(?:the )?CPU is selected as the (?:torch |PyTorch )?device)"),
+       r"|\b(?:the )?CPU is selected as the (?:torch |PyTorch )?device|\b[Uu]ses? (?:the )?CPU only\b)"),
 )
