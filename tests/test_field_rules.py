@@ -2146,6 +2146,30 @@ def test_a_groups_remedy_after_a_cpu_only_run_names_the_device_permissions(tmp_p
     assert "perm.kfd-access" not in problems(judged(tmp_path, unsaid, "unsaid.txt"))
 
 
+def test_a_speed_on_the_rocm_backend_is_a_run_on_the_gpus_own_target(tmp_path: Path) -> None:
+    """lemonade-sdk/lemonade#2186: llama.cpp's 'Device 0: AMD Radeon 860M Graphics, gfx1152 (0x1152)' and 'llama.cpp
+    Bonsai-1.8B ROCM - 88.7tps': the build runs the 860M's own target, no override needed. The same device line with
+    the run failing (derived look-alike) still asks for the override."""
+    device = ("Tested with `Device 0: AMD Radeon 860M Graphics, gfx1152 (0x1152), VMM: no, Wave Size: 32, VRAM: "
+              "81920 MiB`\n\n")
+    ran = device + "llama.cpp Bonsai-1.8B ROCM - 88.7tps\n"
+    assert "gpu.override-needed" not in problems(judged(tmp_path, ran))
+    failed = device + "llama.cpp Bonsai-1.8B ROCM - crashes at load\nSegmentation fault (core dumped)\n"
+    assert problems(judged(tmp_path, failed, "failed.txt")).get("gpu.override-needed") == "fail"
+
+
+def test_hip_headers_in_the_distributions_tree_and_amds_are_two_installs(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#15196: 'find / -name hip_bf16.h' lists /usr/include/hip/hip_bf16.h and /opt/rocm-6.4.3/
+    include/hip/hip_bf16.h after ld.lld's 'duplicate symbol: __float2bfloat16(float)'. AMD's tree alone (derived
+    look-alike) is one install; both trees with no failed build (derived) are a warning."""
+    listing = "/usr/include/hip/hip_bf16.h\n/opt/rocm-6.4.3/include/hip/hip_bf16.h\n"
+    broke = "ld.lld: error: duplicate symbol: __float2bfloat16(float)\n```\n"
+    assert problems(judged(tmp_path, broke + listing)).get("rocm.multiple-versions") == "fail"
+    assert problems(judged(tmp_path, listing, "calm.txt")).get("rocm.multiple-versions") == "warn"
+    amd_only = broke + "/opt/rocm-6.4.3/include/hip/hip_bf16.h\n"
+    assert "rocm.multiple-versions" not in problems(judged(tmp_path, amd_only, "amd.txt"))
+
+
 def test_a_library_table_lacking_the_family_asks_for_no_override(tmp_path: Path) -> None:
     """tracel-ai/burn#3129: cubecl-hip 0.5.0 panics at runtime.rs:85 on an RX 6700 XT (its table has no gfx10); an
     override to 10.3.0 stays gfx10, so gpu.override-needed is not read from it. rocBLAS's missing code objects for the

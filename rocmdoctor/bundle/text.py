@@ -49,6 +49,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "app.vllm": "app-vllm", "app.hipdf": "app-hipdf", "app.flash-attn-ck": "app-flash-attn-ck",
                   "visible-devices.per-task": "per-task-visible", "triton.nvidia": "triton-nvidia",
                   "perm.groups-remedy": "groups-remedy", "torch.cpu-device": "cpu-device",
+                  "hip.headers-distro": "hip-headers-distro", "hip.headers-amd": "hip-headers-amd",
+                  "build.duplicate-symbol": "duplicate-symbol",
                   "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
                   "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
                   "rocm.distro-packages": "distro-rocm",

@@ -116,6 +116,27 @@ def _two_sources(host: Host) -> list[Finding]:
     )]
 
 
+def _two_header_trees(host: Host) -> list[Finding]:
+    """HIP's headers in the distribution's /usr/include/hip and in AMD's /opt/rocm*/include/hip: a build may take
+    one tree's headers and the other's libraries or compiler (ggml-org/llama.cpp#15196: Ubuntu's libamdhip64-dev
+    beside ROCm 6.4.3, then ld.lld's 'duplicate symbol: __float2bfloat16'); a failure when the build failed so."""
+    distro, amd = host.context.get("hip-headers-distro"), host.context.get("hip-headers-amd")
+    if distro is None or amd is None:
+        return []
+    broke = host.context.get("duplicate-symbol")
+    return [finding(
+        "rocm.multiple-versions", Severity.FAIL if broke is not None else Severity.WARN,
+        "HIP's headers are installed twice: the distribution's /usr/include/hip beside AMD's "
+        + amd.value.split("/include/", 1)[0],
+        "A build finds the distribution's HIP headers on the default include path and AMD's through ROCm's compiler: "
+        "the two releases' inline functions are defined twice (ld.lld: duplicate symbol) or disagree.",
+        [str(distro.source), str(amd.source)] + ([str(broke.source)] if broke is not None else []),
+        Fix("Remove the distribution's HIP development packages (or build against them alone):",
+            ["dpkg -S /usr/include/hip/hip_runtime.h", "rpm -qf /usr/include/hip/hip_runtime.h"],
+            ROCM_DOCS + "install/install-methods/package-manager/package-manager-ubuntu.html"),
+    )]
+
+
 def _void_pin(host: Host) -> list[Finding]:
     """The pin meant to rank repo.radeon.com first was written with bash's echo without -e (ROCm/legacy-rocm-build
     #3946): apt ignores it, so the distribution's ROCm packages compete with AMD's."""
@@ -139,7 +160,7 @@ def multiple(host: Host, matrix: Matrix) -> list[Finding]:
     mixed = _mixed_by_upgrade(host)
     if mixed is not None:
         return [mixed]
-    sources = _two_sources(host)
+    sources = _two_sources(host) or _two_header_trees(host)
     if sources:
         return sources
     versions = sorted({r.version for r in host.rocm_installs if r.version})

@@ -73,6 +73,14 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\busermod (?:-a -G|-aG|-G|--append --groups) ?[\w,]{0,40}?\b(?:render|video)\b[^\n]{0,80})",
        r"(?:\n[^\n]{0,300}){0,6}?\n[^\n]{0,60}?\b(?:[Nn]ow,? (?:the )?GPU (?:can be used|works|is (?:used|detected|",
        r"working))|[Nn]ow it works|[Ii]t works now|[Tt]h(?:at|is) fixed it)\b", span=7),
+    # HIP's headers found in two trees, the distribution's and AMD's: "find / -name hip_bf16.h" listing
+    # /usr/include/hip/hip_bf16.h and /opt/rocm-6.4.3/include/hip/hip_bf16.h (ggml-org/llama.cpp#15196: Ubuntu's
+    # libamdhip64-dev beside ROCm 6.4.3; the build then fails with ld.lld's "duplicate symbol: __float2bfloat16")
+    _r("hip.headers-distro", ("/usr/include/hip/",), r"^[ \t]{0,4}(?P<v>/usr/include/hip/[\w.]{1,60}\.h)[ \t]*$"),
+    _r("hip.headers-amd", ("/include/hip/",),
+       r"^[ \t]{0,4}(?P<v>/opt/rocm(?:-\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)?/include/hip/[\w.]{1,60}\.h)[ \t]*$"),
+    _r("build.duplicate-symbol", ("duplicate symbol: ",),
+       r"(?P<v>\bld(?:\.lld)?: error: duplicate symbol: [^\n]{1,120})"),
     # a launcher printing each task's visible GPU: 'flux run -N 1 -n 24 -g 1  bash -c "echo \$ROCR_VISIBLE_DEVICES"' and
     # one index per task below it (llnl/mpibind#45: 24 tasks on 24 MI300A partitions all got 18-23)
     _r("visible-devices.per-task", ("_VISIBLE_DEVICES",),

@@ -35,9 +35,12 @@ GPU_RULES: tuple[Rule, ...] = (
     # 188.64 ± 0.00 |", ggml-org/llama.cpp#26454)
     # MIOpenDriver checking the GPU's result against the CPU's ("Forward Convolution Verifies on CPU and GPU (2.2e-08)",
     # ROCm/MIOpen#161)
+    # a report's generation speed on the ROCm backend: "llama.cpp Bonsai-1.8B ROCM - 88.7tps" (lemonade-sdk/lemonade
+    # #2186, an 860M), LM Studio's "ROCm : 16.91 tok/sec" (ROCm/ROCm#4722)
     _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark", ", GPU ID: ",
-                      "| ROCm", "Verifies on CPU and GPU"),
+                      "| ROCm", "Verifies on CPU and GPU", "ROCM -", "ROCm -", "ROCm :", "ROCM :", "ROCm:", "ROCM:"),
        r"(?P<v>\boffloaded [1-9]\d{0,3}/\d{1,4} layers to GPU\b",
+       r"|\bROC[Mm][ \t]{0,2}[-:][ \t]{0,4}[1-9][\d.]{0,8}[ \t]{0,2}(?:tps|tok/sec|tok/s|t/s|tokens/s)\b",
        r"|^\|[^\n]{1,200}\|[ \t]{0,40}ROCm(?:,BLAS)?[ \t]{0,40}\|[^\n]{0,200}\|[ \t]{0,40}(?:pp|tg)\d{1,6}"
        r"[ \t]{0,40}\|[ \t]{0,40}[1-9][\d.]{0,10} ± [\d.]{1,10}[ \t]{0,4}\|",
        r"|\b(?:Forward|Backward) [\w ]{1,40} Verifies on CPU and GPU\b",
