@@ -94,7 +94,9 @@ _TABLE_ROW = re.compile(r"^[^\n]{0,80}?(?<![\w.])\d{1,3}[ \t]{1,16}(?:\d{1,3}\.\
 def without_line_prefix(text: str) -> str:
     """The output with the launcher's per-line prefix removed (same lines, so evidence line numbers hold); the text
     unchanged when rocm-smi's banner has no prefix."""
-    m = _PREFIXED_BANNER.search(text[:MAX_CHARS])
+    head = text[:MAX_CHARS]
+    at = head.find("ROCm System Management Interface")  # the banner's line only: no regex over a 1 MiB log
+    m = _PREFIXED_BANNER.match(head, head.rfind("\n", 0, at) + 1) if at >= 0 else None
     if m is None:
         return text
     p = m.group("p")
