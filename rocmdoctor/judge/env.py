@@ -42,8 +42,9 @@ def ld_library_path(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
-# a launcher that gives each task GPUs of its own: Flux's "-g 1", Slurm's "--gpus-per-task=1"
+# the indexes the tasks printed, at the end of the context's value (its lines are joined by spaces)
 _PRINTED_INDEXES = re.compile(r"(?:\s\d{1,3}){4,128}\s*$")
+# a launcher that gives each task GPUs of its own: Flux's "-g 1", Slurm's "--gpus-per-task=1"
 _ONE_GPU_PER_TASK = re.compile(r"\bflux (?:run|submit|alloc)\b[^\n]{0,120}?\s-g ?1\b|--gpus-per-task[= ]1\b")
 
 
@@ -89,11 +90,10 @@ def _tasks_share_gpus(host: Host) -> Finding | None:
     printed repeat: the launcher's binding stacked several tasks on each of a few GPUs and left the others idle
     (llnl/mpibind#45: 24 tasks on 24 MI300A partitions all got 18-23)."""
     said = host.context.get("per-task-visible")
-    if said is None:
+    tail = _PRINTED_INDEXES.search(said.value) if said is not None else None
+    if said is None or tail is None:
         return None
-    tail = _PRINTED_INDEXES.search(said.value)  # (the context's value has its lines joined by spaces)
-    command, indexes = said.value[:tail.start()] if tail else said.value, [int(x) for x in tail.group().split()] \
-        if tail else []
+    command, indexes = said.value[:tail.start()], [int(x) for x in tail.group().split()]
     distinct = sorted(set(indexes))
     if not _ONE_GPU_PER_TASK.search(command) or len(indexes) < 4 or len(distinct) == len(indexes):
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import PROMPT_RUN, finding, gpu_label, said_ran_with, skip
+from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
 from rocmdoctor.parse.signatures import by_id
@@ -139,7 +140,7 @@ def os_before_gpu_lists(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> O
     listing = [r for r in matrix.releases.values() if matrix.os_supported(r.version, host.os.id, version)]
     if not listing or any(r.gfx_known for r in listing):
         return None
-    newest = max((r.version for r in listing), key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit()))
+    newest = max((r.version for r in listing), key=_vtuple)
     return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: no ROCm version in the report, and "
                 f"{host.os.pretty_name or version} is supported only by ROCm {newest} and older, whose GPU lists are "
                 f"not in rocmdoctor's data: its support for {gfx} is not judged")

@@ -132,7 +132,7 @@ def _two_header_trees(host: Host) -> list[Finding]:
         "the two releases' inline functions are defined twice (ld.lld: duplicate symbol) or disagree.",
         [str(distro.source), str(amd.source)] + ([str(broke.source)] if broke is not None else []),
         Fix("Remove the distribution's HIP development packages (or build against them alone):",
-            ["dpkg -S /usr/include/hip/hip_runtime.h", "rpm -qf /usr/include/hip/hip_runtime.h"],
+            _by_family(host, "rpm -qf /usr/include/hip/hip_runtime.h", "dpkg -S /usr/include/hip/hip_runtime.h"),
             ROCM_DOCS + "install/install-methods/package-manager/package-manager-ubuntu.html"),
     )]
 
@@ -318,17 +318,19 @@ def _dkms_module_not_in_use(host: Host) -> Optional[Finding]:
         "built for this kernel, or the initramfs still carries the in-tree one).",
         [str(package.source)] + [str(m.source) if m.source else m.text for m in rejected[:1]],
         Fix("See which amdgpu is loaded (AMD's DKMS build lives under updates/ or extra/), rebuild the initramfs "
-            "with it and reboot:", ["modinfo -F filename amdgpu", "dkms status", *_initramfs_rebuild(host)],
+            "with it and reboot:",
+            ["modinfo -F filename amdgpu", "dkms status",
+             *_by_family(host, "sudo dracut -f", "sudo update-initramfs -u")],
             ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
     )
 
 
-def _initramfs_rebuild(host: Host) -> list[str]:
-    """dracut on the RPM distributions, update-initramfs on Debian's family; both when the OS is not known."""
+def _by_family(host: Host, rpm_command: str, deb_command: str) -> list[str]:
+    """The command of the OS's package family (RPM distributions, Debian's); both when the OS is not known."""
     family = {host.os.id or "", *host.os.id_like}
     rpm = bool(family & {"rhel", "fedora", "centos", "rocky", "almalinux", "ol", "sles", "suse", "opensuse"})
     deb = bool(family & {"debian", "ubuntu"})
-    return ["sudo dracut -f"] * (rpm or not deb) + ["sudo update-initramfs -u"] * (deb or not rpm)
+    return [rpm_command] * (rpm or not deb) + [deb_command] * (deb or not rpm)
 
 
 @check("rocm.kmd-mismatch", title="ROCm user space vs kernel driver")

@@ -250,8 +250,8 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     return [ok("torch.arch-missing", f"torch {t.version} includes code objects for every GPU", detail=f"per {where}")]
 
 
-# what says the report installs (or tried to install) torch: pip's index lines, its "from versions: none"
 COMPANIONS = ("torchvision", "torchaudio")  # wheels built against one exact torch
+# what says the report installs (or tried to install) torch: pip's index lines, its "from versions: none"
 _INSTALL_CONTEXT = ("pip-index", "pip-no-versions", "rocm-wheels", "wheel-refused")
 
 

@@ -24,9 +24,9 @@ MAX_HEADERS = 64
 MAX_ROW_CHARS = 1024
 
 # the header: "TIMESTAMP  GPU  POWER  GPU_TEMP ..." (-w), "GPU  POWER  GPU_TEMP ...", "GPU  XCP  POWER ..." (MI300
-# partitions); every name is upper case with digits and underscores
-HEADER = re.compile(r"^[ \t]{0,16}(?:TIMESTAMP[ \t]{1,8})?GPU(?:[ \t]{1,8}XCP)?[ \t]{1,8}POWER[ \t]{1,8}GPU_T(?:EMP)?"
-                    r"(?:[ \t]{1,16}[A-Z][A-Z0-9_%]{0,24}){0,60}[ \t]{0,8}$", re.M)
+# partitions); every name is upper case with digits and underscores. HEADER_START is also sniff's marker.
+HEADER_START = r"^[ \t]{0,16}(?:TIMESTAMP[ \t]{1,8})?GPU(?:[ \t]{1,8}XCP)?[ \t]{1,8}POWER[ \t]{1,8}GPU_T"
+HEADER = re.compile(HEADER_START + r"(?:EMP)?(?:[ \t]{1,16}[A-Z][A-Z0-9_%]{0,24}){0,60}[ \t]{0,8}$", re.M)
 _NAME = re.compile(r"[A-Z][A-Z0-9_%]{0,24}")
 # column name -> GpuHealth attribute (amdsmi's 'single_bit_ecc' / 'double_bit_ecc' print as SINGLE_ECC / DOUBLE_ECC)
 _COUNTERS = {"SINGLE_ECC": "ecc_correctable", "DOUBLE_ECC": "ecc_uncorrectable"}

@@ -14,6 +14,7 @@ from typing import Any, Optional
 from rocmdoctor.parse.kernel import JOURNAL_KERNEL_PREFIX
 from rocmdoctor.parse.needles import line_shapes, may_match
 from rocmdoctor.parse.smi import load_json
+from rocmdoctor.parse.smi_monitor import HEADER_START
 
 # kind -> regex that is enough to recognise it anywhere in the text (MULTILINE).
 _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -43,7 +44,7 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("amd-smi", r"^GPU: \d{1,3}\s*\n[ \t]+"
                     r"(?:ASIC|BUS|BOARD|VBIOS|IFWI|DRIVER|VRAM|LIMIT|RAS|NUMA|CACHE_INFO):\s*$"),
         # amd-smi monitor's table header ("TIMESTAMP  GPU  POWER  GPU_TEMP  MEM_TEMP ...", ROCm/amdsmi)
-        ("amd-smi-monitor", r"^[ \t]{0,16}(?:TIMESTAMP[ \t]{1,8})?GPU(?:[ \t]{1,8}XCP)?[ \t]{1,8}POWER[ \t]{1,8}GPU_T"),
+        ("amd-smi-monitor", HEADER_START),
         ("id", r"uid=\d{1,10}\([^)\s]{0,64}\)\s+gid=\d"),
         ("stat-dev", r"^/dev/(?:kfd|dri/\S+|dxg)\s+[0-7]{3,4}\s+\S+\s+\S+\s+\d+\s+\d+\s*$"),
         ("modules", r"^amdgpu\s+\d+\s+\d+(?:\s|$)"),
