@@ -2749,3 +2749,38 @@ def test_a_rocminfo_paste_cut_inside_its_cpu_agent_proves_no_missing_gpu(tmp_pat
             "  Vendor Name:             CPU\n  Feature:                 None specified\n")
     whole = text + "  Device Type:             CPU\n*** Done ***\n"
     _fires_only_in(tmp_path, text, "gpu.none-found", whole, ("gpu.none-found", "fail"))
+
+
+def test_an_override_named_for_a_run_that_ollama_ps_shows_on_the_gpu_worked(tmp_path: Path) -> None:
+    """ollama/ollama#6282: "Just tested this on my FW13 (16 × AMD Ryzen 7 7840U w/ Radeon  780M Graphics) ... using
+    `HSA_OVERRIDE_GFX_VERSION=11.0.1`" (the CPU name's double space kept) and `ollama ps` listing the model at
+    "100% GPU": the override worked on the only GPU, so neither "needs 11.0.0" nor "11.0.1 is known to fail" holds.
+    The same report with ollama's rocBLAS line for gfx1103 (fixtures/field-ollama-bundled-rocblas-lacks-gfx1103,
+    appended: derived look-alike) is a run that failed: the override the table asks for is the fix."""
+    text = ("Just tested this on my FW13 (16 × AMD Ryzen 7 7840U w/ Radeon  780M Graphics) with 64GB of RAM using "
+            "`HSA_OVERRIDE_GFX_VERSION=11.0.1` and `HCC_AMDGPU_TARGET=gfx1103`.\n\n```\n❯ ollama ps\n"
+            "NAME                       ID              SIZE     PROCESSOR    UNTIL\n"
+            "mistral-small3.1:latest    b9aaf0c2586a    26 GB    100% GPU     4 minutes from now\n```\n")
+    host = load_host(_write(tmp_path, text))
+    assert [g.name for g in host.gpus] == ["Radeon 780M"] and "gpu-run-ok" in host.context
+    assert problems(judged(tmp_path, text)) == {}
+    failed = text + ("rocBLAS error: Cannot read /usr/local/lib/ollama/rocm/rocblas/library/TensileLibrary.dat: "
+                     "Illegal seek for GPU arch : gfx1103\n")
+    assert problems(judged(tmp_path, failed, "failed.txt")).get("gpu.override-needed") == "fail"
+    split = text.replace("100% GPU", "48%/52% CPU/GPU")
+    assert "gpu-run-ok" not in load_host(_write(tmp_path, split, "split.txt")).context
+
+
+def test_the_linker_caches_hip_runtime_is_an_installed_rocm_of_unknown_release(tmp_path: Path) -> None:
+    """warpfront/hipfire#64: `ldconfig -p | grep libamdhip64` printing "libamdhip64.so.6 (libc6,x86-64) =>
+    /lib64/libamdhip64.so.6" (Fedora's rocm-hip package) is an installed HIP runtime, its release not named: the
+    paste is read (not refused) and no ROCm is reported missing. The library named in prose without the cache's
+    arrow (derived look-alike) is no installation."""
+    text = ("```bash\nldconfig -p | grep libamdhip64\n"
+            "        libamdhip64.so.6 (libc6,x86-64) => /lib64/libamdhip64.so.6\n```\n")
+    host = load_host(_write(tmp_path, text))
+    assert [(r.path, r.version) for r in host.rocm_installs] == [("/lib64", None)]
+    found = judged(tmp_path, text)
+    assert problems(found) == {} and found["rocm.not-installed"][0].severity == Severity.OK
+    other = _host_if_read(tmp_path, "it doesn't detect: libamdhip64.so.6 (stable ABI variant)\n", "other.txt")
+    assert other is None or not other.rocm_installs

@@ -196,7 +196,7 @@ def _finish_rocm(acc: Acc, links: dict[str, str]) -> None:
     elif len({i.version for i in host.rocm_installs if i.version}) == 1:
         inst = host.rocm_installs[0]
         host.rocm_version = Fact(inst.version or "", inst.source or Source(inst.path))
-    elif host.rocm_installs:
+    elif len(host.rocm_installs) > 1:
         host.parse_notes.append("several ROCm installs and no /opt/rocm link: no single ROCm version chosen")
     elif host.hip_version is not None:
         rocm = versions.hip_to_rocm(host.hip_version.value)

@@ -367,6 +367,8 @@ def _system(acc: Acc, facts: TextFacts) -> None:
                 code = int(f.value)
                 acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f"{code // 10000}.{code // 100 % 100}."
                                                   f"{code % 100}", source=f.source))
+            elif (f := facts.first("rocm.lib-dir")) is not None:  # the HIP runtime's directory, its release unknown
+                acc.rocm_files.append(RocmInstall(path=f.value, version=None, source=f.source))
     f = facts.first("hip.version")
     if f is not None:
         acc.offer("hip_version", "text", _fact(f))

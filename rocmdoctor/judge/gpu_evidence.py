@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rocmdoctor.judge.facts import RocmContext
     from rocmdoctor.matrix import Matrix
     from rocmdoctor.matrix.types import GpuTarget
-    from rocmdoctor.model import GpuInfo, Host, LogMatch
+    from rocmdoctor.model import Fact, GpuInfo, Host, LogMatch
 
 WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/reference/system-requirements.html"
 
@@ -165,12 +165,25 @@ def isa_build_error(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str]) -> 
     )
 
 
+def override_worked(host: Host) -> Optional[Fact[str]]:
+    """The override the report's program ran with and that worked: one it says works, or one the report names for
+    its run ("Just tested this ... using `HSA_OVERRIDE_GFX_VERSION=11.0.1`") beside that run's success on the only
+    GPU ("100% GPU" in `ollama ps`) and no failure (ollama/ollama#6282: a 780M run as gfx1101)."""
+    said = host.context.get("override-works")
+    if said is not None:
+        return said
+    shell = host.context.get("override-shell")
+    if shell is None or not shell.value or "gpu-run-ok" not in host.context or "env" in host.captured:
+        return None
+    return shell if len(host.gpus) == 1 and not failed_here(host) and said_ran_with(host, shell.value) else None
+
+
 def override_said_to_work(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str]) -> Optional[Finding]:
     """The report says its program runs with HSA_OVERRIDE_GFX_VERSION=X ("If I use HSA_OVERRIDE_GFX_VERSION=11.5.1 the
     container is running ... recognised as 1150 I only get segmentation fault": a gfx1150 under a gfx1151-only
     image). Direct evidence beats the table: the program needs X, whatever rocmdoctor's data says of this target's
     overrides. A failure in the report is the run without it (fail); with none, the override is simply in use."""
-    said = host.context.get("override-works")
+    said = override_worked(host)
     if said is None or len(host.gpus) != 1:
         return None
     wanted = gfx_from_version(said.value)

@@ -28,7 +28,7 @@ from rocmdoctor.judge.facts import (
     skip,
 )
 from rocmdoctor.judge.gpu import newer_than_data
-from rocmdoctor.judge.gpu_evidence import failed_here, failed_under_override
+from rocmdoctor.judge.gpu_evidence import failed_here, failed_under_override, override_worked
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, gfx_parts, version_of_gfx
@@ -205,7 +205,7 @@ def _applies_to(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, valu
     # torch.cuda.is_available() True): its flakiness is gpu.override-needed's caution
     failing = failed_under_override(host) or "crash-said" in host.context
     own_fine = target is not None and target.override == value and not failing
-    broken = target is not None and target.override_broken and "override-works" not in host.context and not own_fine
+    broken = target is not None and target.override_broken and override_worked(host) is None and not own_fine
     if not (native_ok or broken or (kinds > 1 and (target is None or target.override != value))):
         return None
     alone = _only_gpu_other_generation(host, gfx, forced)

@@ -20,6 +20,10 @@ def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
     sr = system_rocm(host)
     if sr:
         return [ok("rocm.not-installed", f"ROCm {sr[0]} installed", [str(sr[1])])]
+    lib = next((r for r in host.rocm_installs if not r.version), None)
+    if lib is not None:  # the linker cache's HIP runtime (a distribution's package): installed, release not named
+        return [ok("rocm.not-installed", f"ROCm's HIP runtime installed in {lib.path} (its release not named)",
+                   [str(lib.source or lib.path)])]
     if "rocminfo-failed" not in host.context and any("rocminfo" in g.gfx_by_source for g in host.gpus):
         return [ok("rocm.not-installed", "ROCm user space present (rocminfo lists the GPUs)")]
     mesa = host.context.get("opencl-mesa")

@@ -122,6 +122,11 @@ RULES: tuple[Rule, ...] = (
     # --- ROCm / HIP versions (paths, URLs, package names) ----------------------------------------------------
     _r("rocm.path", ("/opt/rocm-",), rf"(?P<v>/opt/rocm-{_VER})\b"),
     _r("rocm.path", ("/opt/rocm_sdk_",), r"(?P<v>/opt/rocm_sdk_\d{3})\b"),  # ROCm SDK Builder: 612 = 6.1.2
+    # the linker cache listing the HIP runtime: "libamdhip64.so.6 (libc6,x86-64) => /lib64/libamdhip64.so.6" (`ldconfig
+    # -p`, Fedora's own rocm-hip package; warpfront/hipfire#64): installed, in the directory named
+    _r("rocm.lib-dir", ("libamdhip64.so",),
+       r"^[ \t]{0,16}libamdhip64\.so(?:\.\d{1,3}){0,3}[ \t]{1,4}\([\w,.-]{1,40}\)[ \t]{1,4}=>[ \t]{1,4}"
+       r"(?P<v>/[\w./+-]{1,200}?)/libamdhip64\.so\b"),
     # the HIP SDK for Windows installs under its release: "C:\Program Files\AMD\ROCm\6.2\bin" (FramePack-ZLUDA#4)
     _r("rocm.path", ("\\AMD\\ROCm\\",), r"(?P<v>\b[A-Za-z]:\\Program Files\\AMD\\ROCm\\\d{1,2}\.\d{1,2})(?=\\|\b)"),
     # "I had rocm-5.7 installed", "ROCm 6.2", "rocm 3.9 to 3.10": a release named in prose (not an index URL)

@@ -38,7 +38,8 @@ GPU_RULES: tuple[Rule, ...] = (
     # a report's generation speed on the ROCm backend: "llama.cpp Bonsai-1.8B ROCM - 88.7tps" (lemonade-sdk/lemonade
     # #2186, an 860M), LM Studio's "ROCm : 16.91 tok/sec" (ROCm/ROCm#4722)
     _r("run.gpu-ok", ("layers to GPU", "Out of bounds values", "OK: finished running benchmark", ", GPU ID: ",
-                      "| ROCm", "Verifies on CPU and GPU", "ROCM -", "ROCm -", "ROCm :", "ROCM :", "ROCm:", "ROCM:"),
+                      "| ROCm", "Verifies on CPU and GPU", "ROCM -", "ROCm -", "ROCm :", "ROCM :", "ROCm:", "ROCM:",
+                      "100% GPU"),
        r"(?P<v>\boffloaded [1-9]\d{0,3}/\d{1,4} layers to GPU\b",
        r"|\bROC[Mm][ \t]{0,2}[-:][ \t]{0,4}[1-9][\d.]{0,8}[ \t]{0,2}(?:tps|tok/sec|tok/s|t/s|tokens/s)\b",
        r"|^\|[^\n]{1,200}\|[ \t]{0,40}ROCm(?:,BLAS)?[ \t]{0,40}\|[^\n]{0,200}\|[ \t]{0,40}(?:pp|tg)\d{1,6}"
@@ -46,7 +47,11 @@ GPU_RULES: tuple[Rule, ...] = (
        r"|\b(?:Forward|Backward) [\w ]{1,40} Verifies on CPU and GPU\b",
        r"|^#[ \t]{0,4}Out of bounds values[ \t]{0,4}:[ \t]{0,4}0 OK|^OK: finished running benchmark",
        # rocprof-compute's roofline micro-benchmarks measuring a GPU (ROCm/rocm-systems#3506)
-       r"|^Peak [\w ()-]{1,40}, GPU ID: \d{1,2},[^\n]{0,200}\bmean:[1-9][\d.]{0,12} G(?:FLOP|B|IOP)S\b)"),
+       r"|^Peak [\w ()-]{1,40}, GPU ID: \d{1,2},[^\n]{0,200}\bmean:[1-9][\d.]{0,12} G(?:FLOP|B|IOP)S\b",
+       # `ollama ps`: a model loaded whole into the GPU's memory, "mistral-small3.1:latest    b9aaf0c2586a    26 GB
+       # 100% GPU     4 minutes from now" (ollama/ollama#6282; NAME, 12-digit ID, SIZE, PROCESSOR; a split load is
+       # "48%/52% CPU/GPU")
+       r"|^[\w.:/-]{1,120}[ \t]{1,40}[0-9a-f]{12}[ \t]{1,40}[\d.]{1,8} ?[KMGT]i?B[ \t]{1,40}100% GPU\b)"),
     # a progress bar that completed ("100%|████| 30/30 [01:12<00:00,  2.42s/it]"): work finished; it proves the GPU ran
     # only where the program names the GPU as its device (bundle.text: ComfyUI's "Device: cuda:0 AMD Radeon ...")
     _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,200}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
@@ -108,7 +113,8 @@ GPU_RULES: tuple[Rule, ...] = (
        r"|\brx ?(?:vega \d{2}|\d{3,4}(?: ?(?:xtx|xt|XTX|XT))?)\b(?! [Ss]eries)",  # "i have an rx 6600" (#2061)
        r"|(?<![\w.-])\d{4} ?(?:XTX|XT|GRE|xtx|xt)\b",  # "a 6700/6700 xt/6750" (stable-diffusion-rocm#4)
        r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:Pro|PRO) (?:Vega \d{2}|[WV]?\d{3,4}[A-Z]?(?: ?(?:XTX|XT|X))?)\b",
-       r"|\b(?:AMD )?Radeon(?:\(TM\))? (?:\d{3}M(?!/)|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
+       # (a CPU name pasted with its double space: "AMD Ryzen 7 7840U w/ Radeon  780M Graphics", ollama/ollama#6282)
+       r"|\b(?:AMD )?Radeon(?:\(TM\))?[ \t]{1,2}(?:\d{3}M(?!/)|80[56]0S|VII)\b|\bInstinct MI\d{2,3}[A-Z]{0,2}\b",
        # the GCN1-3 era: "Radeon HD 8750M", "amd radeon hd 8750m", "Radeon R7 M265" (ROCm/legacy-rocm-build#3897)
        r"|\b(?:AMD |amd )?(?:Radeon|radeon) (?:HD|hd|R[579]|r[579]) M?m?\d{3,4}[A-Za-z]{0,2}\b",
        # chip codenames the PCI ID Repository names devices by: "Navi 22 isn't supported" (stable-diffusion-rocm#4)
