@@ -2784,3 +2784,14 @@ def test_the_linker_caches_hip_runtime_is_an_installed_rocm_of_unknown_release(t
     assert problems(found) == {} and found["rocm.not-installed"][0].severity == Severity.OK
     other = _host_if_read(tmp_path, "it doesn't detect: libamdhip64.so.6 (stable ABI variant)\n", "other.txt")
     assert other is None or not other.rocm_installs
+
+
+def test_an_upgrade_told_in_prose_names_the_release_it_went_to(tmp_path: Path) -> None:
+    """JuliaGPU/AMDGPU.jl#841: "After updating from ROCm 6.4 to 7.0, `using AMDGPU` tries to load libxml2.so.2" is a
+    host on ROCm 7.0 now, not 6.4. The sentence without its upgrade ("I am using ROCm 6.4, ...", derived look-alike)
+    names 6.4."""
+    text = ("After updating from ROCm 6.4 to 7.0, `using AMDGPU` tries to load libxml2.so.2, whereas libxml2.so.16 is "
+            "the one installed.\n")
+    assert [r.version for r in load_host(_write(tmp_path, text)).rocm_installs] == ["7.0"]
+    other = text.replace("After updating from ROCm 6.4 to 7.0", "I am using ROCm 6.4")
+    assert [r.version for r in load_host(_write(tmp_path, other, "other.txt")).rocm_installs] == ["6.4"]

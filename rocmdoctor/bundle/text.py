@@ -361,7 +361,11 @@ def _system(acc: Acc, facts: TextFacts) -> None:
             # a release named in prose counts when nothing better says which one ("If you installed ROCm-3.9 with
             # gfx803", ROCm/legacy-rocm-build#1269)
             f = facts.first("rocm.core") or facts.first("rocm.version") or facts.first("rocm.named")
-            if f is not None:
+            up = facts.first("rocm.upgraded")
+            if up is not None and (f is None or f.kind != "rocm.core"):
+                # "After updating from ROCm 6.4 to 7.0" (JuliaGPU/AMDGPU.jl#841): the release installed now is the last
+                acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=up.value.split()[-1], source=up.source))
+            elif f is not None:
                 acc.rocm_files.append(RocmInstall(path="/opt/rocm", version=f.value, source=f.source))
             elif (f := facts.first("rocm.package-file")) is not None:  # "40200" is 4.2.0
                 code = int(f.value)
