@@ -2795,3 +2795,44 @@ def test_an_upgrade_told_in_prose_names_the_release_it_went_to(tmp_path: Path) -
     assert [r.version for r in load_host(_write(tmp_path, text)).rocm_installs] == ["7.0"]
     other = text.replace("After updating from ROCm 6.4 to 7.0", "I am using ROCm 6.4")
     assert [r.version for r in load_host(_write(tmp_path, other, "other.txt")).rocm_installs] == ["6.4"]
+
+
+def test_a_program_the_report_always_started_with_an_override_needs_it_when_no_gpu_is_named(tmp_path: Path) -> None:
+    """mcmonkeyprojects/SwarmUI#592: "I always had to start python main.py with HSA_OVERRIDE_GFX_VERSION=10.3.0" and
+    SwarmUI's ComfyUI backend failing with "HIP error: invalid device function": the GPU, never named, needs 10.3.0
+    (a fail, with the error under it). "I never had to start ..." (derived look-alike) says no such thing."""
+    text = ("I used to use comfyui directly and I always had to start python main.py with "
+            "HSA_OVERRIDE_GFX_VERSION=10.3.0 - now I wanted to try SwarmUI, but unfortunately I get the error:\n"
+            "ComfyUI execution error: HIP error: invalid device function\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("gpu.override-needed") == "fail"
+    assert "10.3.0" in found["gpu.override-needed"][0].title
+    assert found["gpu.override-needed"][0].fix.commands == ["export HSA_OVERRIDE_GFX_VERSION=10.3.0"]
+    other = text.replace("I always had to", "I never had to")
+    assert "gpu.override-needed" not in problems(judged(tmp_path, other, "other.txt"))
+
+
+def test_apts_resolver_trace_with_the_distributions_rocm_installed_is_two_rocm_sources(tmp_path: Path) -> None:
+    """ROCm/rocm-install-on-linux#583: "Broken rocm:amd64 Depends on rocminfo:amd64 < 5.7.1-3build1 @ii mK > (=
+    1.0.0.70001-42~24.04)": the distribution's rocminfo is installed and AMD's ROCm 7.0.1 needs its own. The same
+    trace line for a sibling not installed yet ("< none | 0.14.0.70001-42~24.04 @un uH >", the next line of that
+    paste) is no clash."""
+    text = ("Broken rocm:amd64 Depends on rocminfo:amd64 < 5.7.1-3build1 @ii mK > (= 1.0.0.70001-42~24.04)\n"
+            "  Considering rocminfo:amd64 1 as a solution to rocm:amd64 9999\n")
+    found = problems(judged(tmp_path, text))
+    assert found == {"rocm.multiple-versions": "warn", "log.package-install-failed": "fail"}
+    other = ("Broken rocm:amd64 Depends on rocm-cmake:amd64 < none | 0.14.0.70001-42~24.04 @un uH > "
+             "(= 0.14.0.70001-42~24.04)\n")
+    assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, "other.txt")
+
+
+def test_no_kfd_folder_in_dev_and_a_kernel_in_parentheses_are_read(tmp_path: Path) -> None:
+    """ROCm/ROCm#753: "a clean Ubuntu 18.04 installation (kernel 4.18)" names the running kernel, and "there is no kfd
+    folder in /dev" a host without /dev/kfd. "there is no kfd folder in /dev inside the container" (derived look-alike)
+    is a container's, not the host's."""
+    text = ("I have a clean Ubuntu 18.04 installation (kernel 4.18), and I am trying to install ROCm, version 2.2.\n"
+            "`dmesg | grep kfd` produces no output at all. I also see that there is no kfd folder in /dev.\n")
+    host = load_host(_write(tmp_path, text))
+    assert host.kernel.release == "4.18" and "kfd-absent" in host.context
+    other = text.replace("in /dev.", "in /dev inside the container.")
+    assert "kfd-absent" not in load_host(_write(tmp_path, other, "other.txt")).context

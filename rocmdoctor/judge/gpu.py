@@ -41,6 +41,7 @@ from rocmdoctor.judge.gpu_evidence import (
     not_on_platform_list,
     os_before_gpu_lists,
     override_helps,
+    override_said_needed,
     override_said_to_work,
     override_tried,
     runs_here,
@@ -101,7 +102,7 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
     """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's): one finding per
     discrete GPU."""
     if not host.gpus:
-        return [skip("gpu.arch-unsupported", "No GPU to judge")]
+        return [override_said_needed(host) or skip("gpu.arch-unsupported", "No GPU to judge")]
     ctx = rocm_context(host, matrix, allow_latest=False)
     return [_arch_finding(host, matrix, ctx, gpu) for gpu in discrete_gpus(host)]
 

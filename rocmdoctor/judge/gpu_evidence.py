@@ -205,6 +205,25 @@ def override_said_to_work(host: Host, gpu: GpuInfo, gfx: str, evidence: list[str
     )
 
 
+def override_said_needed(host: Host) -> Optional[Finding]:
+    """No GPU named, but the report says its program needs HSA_OVERRIDE_GFX_VERSION=X ("I always had to start python
+    main.py with HSA_OVERRIDE_GFX_VERSION=10.3.0") beside a missing-GPU-code error from a launcher that did not pass
+    it (mcmonkeyprojects/SwarmUI#592): the GPU needs X, whatever it is."""
+    said = host.context.get("override-works")
+    if said is None or host.gpus or not any(m.finding_id in CODE_ERRORS and override_helps(m) for m in host.logs):
+        return None
+    return finding(
+        "gpu.override-needed", Severity.FAIL,
+        f"The GPU needs HSA_OVERRIDE_GFX_VERSION={said.value} for this program: the report says it runs with it",
+        f"The program carries no code for the GPU's own target; with the override the GPU runs "
+        f"{gfx_from_version(said.value) or 'another target'}'s code, and the failure in the report is the run without "
+        "it (a launcher, service or container that does not pass the shell's variable).",
+        [str(said.source)],
+        Fix("Set it for the process that uses the GPU (the launcher's, service's or container's environment, not only "
+            "a shell):", [f"export HSA_OVERRIDE_GFX_VERSION={said.value}"]),
+    )
+
+
 def not_on_wsl(host: Host, gpu: GpuInfo, target: Optional[GpuTarget], evidence: list[str]) -> Optional[Finding]:
     """Under WSL only the GPUs on AMD's WSL list run, a narrower list than native Linux's: a target AMD said is not
     on it fails whatever the Linux tables say (ROCm/ROCm#4503: an RX 6950 XT, gfx1030)."""

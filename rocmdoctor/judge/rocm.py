@@ -84,10 +84,13 @@ def _mixed_by_upgrade(host: Host) -> Optional[Finding]:
     )
 
 
+_DISTRO_OUTRANKS = ("apt-distro-rocm-outranks-amd", "apt-resolver-distro-rocm-installed")
+
+
 def _two_sources(host: Host) -> list[Finding]:
     """apt choosing the distribution's ROCm packages over AMD's repository (ROCm/legacy-rocm-build#1899): two
     sources of ROCm on one system, even before either is fully installed."""
-    lines = [m for m in host.logs if m.signature == "apt-distro-rocm-outranks-amd"]
+    lines = [m for m in host.logs if m.signature in _DISTRO_OUTRANKS]
     fetched = host.context.get("apt-two-sources")
     if not lines and fetched is not None:
         return [finding(

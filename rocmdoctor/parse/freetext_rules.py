@@ -222,6 +222,9 @@ RULES: tuple[Rule, ...] = (
     _r("kernel.release", ("on kernel ", "on the kernel "),
        r"\bon (?:the )?kernel\s{1,3}(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-"
        r"(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem))\b"),
+    # a kernel named in parentheses after the OS: "a clean Ubuntu 18.04 installation (kernel 4.18)" (ROCm/ROCm#753)
+    _r("kernel.release", ("(kernel ", "(Kernel "),
+       r"\((?:[Kk]ernel) (?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)\)"),
     # prose that the DKMS build failed for a kernel: "AMDGPU/ROCm DKMS fails on kernel 6.16" (the title of
     # ROCm/legacy-rocm-build#5110: "AMDGPU DKMS fails to build on Linux 6.16"); "DKMS no longer fails" is no match
     _r("dkms.failed-on", ("DKMS fail", "dkms fail", "DKMS build fail", "dkms build fail"),
@@ -362,6 +365,9 @@ RULES: tuple[Rule, ...] = (
     _r("kfd.absent-said", ("kfd", "glob topology properties"),
        r"(?P<v>(?<![\w-])(?:/dev/)?kfd(?: {1,3}device)? {1,3}(?:is not|isn't|is missing|does not exist|doesn't exist)",
        r"(?: present| there)?(?![^\n.]{0,40}\b(?:inside|in|into) (?:the |a |my )?(?:container|pod|docker))",
+       # "I also see that there is no kfd folder in /dev" (ROCm/ROCm#753)
+       r"|\bthere is no (?:/dev/kfd\b|kfd (?:folder|directory|device|file|node) in /dev\b)",
+       r"(?![^\n.]{0,40}\b(?:inside|in|into) (?:the |a |my )?(?:container|pod|docker))",
        r"|\bFail to glob topology properties\b)"),
     # prose: "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible inside the container"
     # (ROCm/TheRock#7705)
@@ -411,6 +417,11 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})",
        r"(?(1)|(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,40}\n?",
        r"(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,120}?\b(?:works|working|is running|runs fine|run fine)\b)"),
+    # the report saying its program needs one: "I always had to start python main.py with
+    # HSA_OVERRIDE_GFX_VERSION=10.3.0" (mcmonkeyprojects/SwarmUI#592); not "I never had to ..."
+    _r("env.override.works", ("HSA_OVERRIDE_GFX_VERSION",),
+       r"^(?:(?!\bnot\b|n't\b|\bnever\b)[^\n]){0,200}?\b(?:had|have|has|need|needs|needed) to (?:start|run|launch)\b",
+       r"[^\n]{0,80}?\bwith [`'\"]?HSA_OVERRIDE_GFX_VERSION['\"]?\s?=\s?['\"]?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})"),
     # any value, malformed ones included ("HSA_OVERRIDE_GFX_VERSION=gfx1102" in an ollama log, ollama#12071)
     _r("env.override.named", ("HSA_OVERRIDE_GFX_VERSION",),
        r"(?<![\w])HSA_OVERRIDE_GFX_VERSION['\"]?\s?[=:]\s?['\"]?(?P<v>[\w.]{1,12})"),
