@@ -2836,3 +2836,18 @@ def test_no_kfd_folder_in_dev_and_a_kernel_in_parentheses_are_read(tmp_path: Pat
     assert host.kernel.release == "4.18" and "kfd-absent" in host.context
     other = text.replace("in /dev.", "in /dev inside the container.")
     assert "kfd-absent" not in load_host(_write(tmp_path, other, "other.txt")).context
+
+
+def test_rocm_2_2s_readme_kernels_judge_the_kernel_and_no_gpu_list_is_invented(tmp_path: Path) -> None:
+    """ROCm/ROCm#753: Ubuntu 18.04 with kernel 4.18 under ROCm 2.2, whose README lists kernels 4.13-4.15 (the
+    reporter: "supported kernels are 4.13 - 4.15, so I downgraded to 4.15. Now it works"): kernel.not-validated
+    warns; with 4.15 (derived look-alike) it does not. The 2.x entries hold no GPU list, so a Vega 64 under ROCm
+    3.5.1, between them and the first GPU list, is not called unsupported."""
+    text = ("I have a clean Ubuntu 18.04 installation (kernel 4.18), and I am trying to install ROCm, version 2.2. "
+            "My GPU is a Radeon VII.\n>hsa api call failure at line 900, file: /data/jenkins_workspace/"
+            "compute-rocm-rel-2.2/rocminfo/rocminfo.cc. Call returned 4104\n")
+    assert problems(judged(tmp_path, text)).get("kernel.not-validated") == "warn"
+    other = text.replace("(kernel 4.18)", "(kernel 4.15)")
+    assert "kernel.not-validated" not in problems(judged(tmp_path, other, "other.txt"))
+    vega = "I am using ROCm 3.5.1 on Ubuntu 18.04 with a Radeon RX Vega 64.\n"
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, vega, "vega.txt"))

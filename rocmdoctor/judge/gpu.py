@@ -458,10 +458,11 @@ def newer_than_data(matrix: Matrix, version: str) -> bool:
 
 
 def older_than_data(matrix: Matrix, version: str) -> bool:
-    """A release before the oldest one the matrix knows (ROCm 1.8 in an old rocminfo path): never judged."""
+    """A release before the oldest GPU list the matrix holds (ROCm 1.8 in an old rocminfo path, or 3.5 between the
+    2.x entries, which carry OS/kernel lists only (gfx_known = false), and 5.x): never judged."""
     from rocmdoctor.judge.facts import _vkey
 
-    known = [r.version for r in matrix.releases.values()]
+    known = [r.version for r in matrix.releases.values() if r.gfx_known]
     return bool(known) and _vkey(version) < min(_vkey(v) for v in known)
 
 
