@@ -2851,3 +2851,45 @@ def test_rocm_2_2s_readme_kernels_judge_the_kernel_and_no_gpu_list_is_invented(t
     assert "kernel.not-validated" not in problems(judged(tmp_path, other, "other.txt"))
     vega = "I am using ROCm 3.5.1 on Ubuntu 18.04 with a Radeon RX Vega 64.\n"
     assert "gpu.arch-unsupported" not in problems(judged(tmp_path, vega, "vega.txt"))
+
+
+def test_an_upgrade_to_a_release_and_a_default_kernel_in_parentheses_are_read(tmp_path: Path) -> None:
+    """ROCm/ROCm#731: "My system is running Ubuntu 18.04 with default kernel (4.18), previously it ran fine on ROCm
+    2.1. Today I upgraded to ROCm 2.2 through apt": ROCm 2.2 on kernel 4.18, which its README does not list. Without
+    the upgrade sentence (derived look-alike) no release is named, and nothing is judged against one."""
+    text = ("My system is running Ubuntu 18.04 with default kernel (4.18), previously it ran fine on ROCm 2.1. Today I "
+            "upgraded to ROCm 2.2 through apt and ROCK-dkms fails to build:\n")
+    host = load_host(_write(tmp_path, text))
+    assert host.kernel.release == "4.18" and [r.version for r in host.rocm_installs] == ["2.2"]
+    assert problems(judged(tmp_path, text)).get("kernel.not-validated") == "warn"
+    other = text.replace(" Today I upgraded to ROCm 2.2 through apt and", "")
+    assert "kernel.not-validated" not in _problems_if_read(tmp_path, other, "other.txt")
+
+
+def test_rock_dkms_1_9_on_kernel_4_17_is_a_known_breakage_with_no_invented_fixed_release(tmp_path: Path) -> None:
+    """ROCm/ROCm#546: rock-dkms 1.9-211 failing on 4.17.0-041700-generic is the known breakage of ROCm 1.9's driver on
+    kernels 4.17 and newer (AMD in ROCm/ROCm#624: lower than 4.17), and no "first release that builds there" is
+    offered (the data's amdgpu-dkms bases start at ROCm 5.7). The same failure on 4.16 (derived look-alike) is a
+    failed build, not that breakage."""
+    text = ("Setting up rock-dkms (1.9-211) ...\nLoading new amdgpu-1.9-211 DKMS files...\n"
+            "Building for 4.17.0-041700-generic\n"
+            "Error! Bad return status for module build on kernel: 4.17.0-041700-generic (x86_64)\n"
+            "Consult /var/lib/dkms/amdgpu/1.9-211/build/make.log for more information.\n"
+            "root@test123:/home/frolo# uname -r\n4.17.0-041700-generic\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("driver.dkms-breakage") == "fail"
+    broke = found["driver.dkms-breakage"][0]
+    assert broke.title.startswith("rock-dkms 1.9-211") and broke.fix.commands == ["rocmdoctor matrix show"]
+    other = text.replace("4.17.0-041700", "4.16.0-041600")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, other, "other.txt"))
+
+
+def test_dpp_broadcasts_refused_for_an_rdna_target_is_code_older_than_the_gpu(tmp_path: Path) -> None:
+    """ROCm/rocm-examples#45: "error: Illegal instruction detected: Invalid dpp_ctrl value: broadcasts are not supported
+    on GFX10+" then "1 error generated when compiling for gfx1102": the image's hipCUB predates RDNA. Another LLVM
+    DPP complaint (derived look-alike: "Invalid dpp_ctrl value: row_share is not supported") is not this."""
+    text = ("error: Illegal instruction detected: Invalid dpp_ctrl value: broadcasts are not supported on GFX10+\n"
+            "1 error generated when compiling for gfx1102.\n")
+    assert problems(judged(tmp_path, text)) == {"log.unsupported-gpu-target": "fail"}
+    other = text.replace("broadcasts are not supported on GFX10+", "row_share is not supported")
+    assert "log.unsupported-gpu-target" not in _problems_if_read(tmp_path, other, "other.txt")

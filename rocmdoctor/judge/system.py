@@ -136,24 +136,26 @@ def _breakages(host: Host, matrix: Matrix, info: DkmsInfo, amdgpu: list[DkmsEntr
             if (e.version, b.issue) in seen:
                 continue
             seen.add((e.version, b.issue))
-            fixed = [b.fixed_in] if b.fixed_in else _dkms_fixed(matrix, e.version, kernel)
+            # (the releases the data gives a dkms base start at 5.7: no later release is "the first" for rock-dkms)
+            fixed = [b.fixed_in] if b.fixed_in else _dkms_fixed(matrix, e.version, kernel) if b.what == "amdgpu-dkms" \
+                else []
             upgrade = f" (the first that builds there: ROCm {fixed[0]})" if fixed else ""
             span = f"{b.kernel_min}–{b.kernel_max}" if b.kernel_max else f"{b.kernel_min} and newer"
             where = f" on {', '.join(b.distro)}" if b.distro else ""
             releases = f" (ROCm {', '.join(b.rocm)})" if b.rocm else ""
             if direct:
-                title = f"amdgpu-dkms {e.version} failed to build on kernel {kernel}: a known breakage"
-                why = (f"The input shows the build failing for kernel {kernel}, and amdgpu-dkms {b.dkms_base}"
+                title = f"{b.what} {e.version} failed to build on kernel {kernel}: a known breakage"
+                why = (f"The input shows the build failing for kernel {kernel}, and {b.what} {b.dkms_base}"
                        f"{releases} is known to fail on kernels {span}{where} ({b.issue}).")
             else:
-                title = f"amdgpu-dkms {e.version} is predicted not to build on kernel {kernel}"
+                title = f"{b.what} {e.version} is predicted not to build on kernel {kernel}"
                 why = (f"Prediction from the breakage table, not an observation: the bundle has no build result for "
-                       f"{kernel}. amdgpu-dkms {b.dkms_base}{releases} fails on kernels {span}{where} ({b.issue}).")
+                       f"{kernel}. {b.what} {b.dkms_base}{releases} fails on kernels {span}{where} ({b.issue}).")
             out.append(finding(
                 "driver.dkms-breakage", Severity.FAIL if direct else Severity.WARN, title,
                 why + (f" Fixed in ROCm {b.fixed_in}." if b.fixed_in else ""),
                 [str(e.source)] if e.source else [],
-                Fix("Boot an older (validated) kernel, or install a ROCm release whose amdgpu-dkms builds on "
+                Fix(f"Boot an older (validated) kernel, or install a ROCm release whose {b.what} builds on "
                     f"this kernel{upgrade}.",
                     ["rocmdoctor matrix show" + (f" --rocm {fixed[0]}" if fixed else "")],
                     b.issue),

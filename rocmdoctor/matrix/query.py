@@ -462,7 +462,9 @@ class Matrix(DerivedLookups):
         one of them is among the row's affected releases (a later, fixed build of the same base does not
         match); a distribution-specific row matches only a host known to run that distribution.
         """
-        m = re.search(r"(\d+\.\d+\.\d+)", dkms_version.split(":", 1)[-1])
+        # amdgpu-dkms names its base X.Y.Z ("6.3.6-1718217.22.04"); rock-dkms, before ROCm 3.x, the ROCm release X.Y
+        # ("1.9-211")
+        m = re.search(r"(\d+\.\d+(?:\.\d+)?)", dkms_version.split(":", 1)[-1])
         have = _vtuple(kernel)
         if not m or not have:
             return []

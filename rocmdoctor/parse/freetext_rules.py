@@ -51,6 +51,10 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.upgraded", ("updated ", "upgraded ", "updating ", "upgrading "),
        rf"\b(?:updated|upgraded|updating|upgrading)\s{{1,3}}(?:from\s)?(?:the\s)?(?:ROCm|rocm|ROCM)[ -]?v?(?P<v>{_VER}",
        rf"\s{{1,3}}to\s{{1,3}}(?:ROCm[ -]|rocm[ -]|ROCM[ -])?v?{_VER})\b"),
+    # "Today I upgraded to ROCm 2.2 through apt" (ROCm/ROCm#731): the release it went to (value "to ROCm 2.2")
+    _r("rocm.upgraded", ("updated to", "upgraded to", "updating to", "upgrading to"),
+       r"\b(?:updated|upgraded|updating|upgrading)\s{1,3}",
+       rf"(?P<v>to\s{{1,3}}(?:the\s)?(?:ROCm|rocm|ROCM)[ -]?v?{_VER})\b(?![-/]|\.\d)"),
     # a ROCm tool that cannot find a file of its own tree: "/opt/rocm-3.8.0/bin/clang-ocl: line 49:
     # /opt/rocm-3.8.0/llvm/bin/clang: No such file or directory" (ROCm/ROCm#1260: llvm-amdgpu left in /opt/rocm-3.7.0)
     _r("rocm.tree-incomplete", ("/bin/",),
@@ -223,8 +227,9 @@ RULES: tuple[Rule, ...] = (
        r"\bon (?:the )?kernel\s{1,3}(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-"
        r"(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem))\b"),
     # a kernel named in parentheses after the OS: "a clean Ubuntu 18.04 installation (kernel 4.18)" (ROCm/ROCm#753)
-    _r("kernel.release", ("(kernel ", "(Kernel "),
-       r"\((?:[Kk]ernel) (?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)\)"),
+    # or after it: "Ubuntu 18.04 with default kernel (4.18)" (ROCm/ROCm#731)
+    _r("kernel.release", ("(kernel ", "(Kernel ", "kernel ("),
+       r"(?:\([Kk]ernel |\b[Kk]ernel \()(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)\)"),
     # prose that the DKMS build failed for a kernel: "AMDGPU/ROCm DKMS fails on kernel 6.16" (the title of
     # ROCm/legacy-rocm-build#5110: "AMDGPU DKMS fails to build on Linux 6.16"); "DKMS no longer fails" is no match
     _r("dkms.failed-on", ("DKMS fail", "dkms fail", "DKMS build fail", "dkms build fail"),
