@@ -2893,3 +2893,27 @@ def test_dpp_broadcasts_refused_for_an_rdna_target_is_code_older_than_the_gpu(tm
     assert problems(judged(tmp_path, text)) == {"log.unsupported-gpu-target": "fail"}
     other = text.replace("broadcasts are not supported on GFX10+", "row_share is not supported")
     assert "log.unsupported-gpu-target" not in _problems_if_read(tmp_path, other, "other.txt")
+
+
+def test_a_gpu_the_runtime_lists_with_nothing_failing_gets_the_override_as_a_prediction(tmp_path: Path) -> None:
+    """ROCm/ROCm-docker#149: rocminfo's gfx1102 (an RX 7600 XT) in AMD's rocm/pytorch:latest under ROCm 6.3.0, the
+    report asking only why torch.version.cuda is None: nothing failed and no torch is named, so the table's "needs
+    HSA_OVERRIDE_GFX_VERSION=11.0.0" is a warning, not a failure (the fixture's paste). With HIP's missing-code line
+    appended (derived look-alike) the run failed and it is the fix."""
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / (
+        "field-healthy-rocm-pytorch-latest-rx7600xt-gfx1102-torch-version-cuda-none")
+    text = (fixture / "paste.txt").read_text(encoding="utf-8")
+    assert problems(judged(tmp_path, text)).get("gpu.override-needed") == "warn"
+    failed = text + '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+    assert problems(judged(tmp_path, failed, "failed.txt")).get("gpu.override-needed") == "fail"
+
+
+def test_rocblas_missing_its_tensile_library_told_in_prose_is_read(tmp_path: Path) -> None:
+    """ROCm/rocBLAS#1286: "When I tried to run rocblas-test, I got an error, that the **TensileLibrary.dat file could
+    not be found**" (fixed by ROCBLAS_TENSILE_LIBPATH) is rocBLAS without its kernel library. "the TensileLibrary.dat
+    file was found" (derived look-alike) is not."""
+    text = ("When I tried to run rocblas-test, I got an error, that the **TensileLibrary.dat file could not be "
+            "found**. It doesn't exist/isn't included in the RHEL installation.\n")
+    assert problems(judged(tmp_path, text)) == {"log.rocblas-library-missing": "fail"}
+    other = text.replace("could not be found", "was found")
+    assert "log.rocblas-library-missing" not in _problems_if_read(tmp_path, other, "other.txt")

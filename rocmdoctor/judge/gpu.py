@@ -36,9 +36,11 @@ from rocmdoctor.judge.gpu_evidence import (
     failed_elsewhere,
     failed_here,
     gpu_evidence,
+    hung_under_override,
     isa_build_error,
     named_only,
     not_on_platform_list,
+    nothing_failed,
     os_before_gpu_lists,
     override_helps,
     override_said_needed,
@@ -199,7 +201,7 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
             return _unsupported(matrix, ctx, gpu, gfx, status, target, under_wsl=True)
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
                     "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
-    if _hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
+    if hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
         return _unsupported(matrix, ctx, gpu, gfx, status, target)
     if override_tried(host, target.override or ""):
         if target.override_broken:  # the report tried the unreliable override and the error stayed
@@ -217,21 +219,6 @@ def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:
         if m.signature == "rocblas-tensile-missing-arch" and log_gfx(m) == gfx and (hit is None or hit[1] is not m):
             return m
     return None
-
-
-def _hung_under_override(host: Host, gpu: GpuInfo) -> bool:
-    """A GPU hang or memory fault on *this* GPU, and no missing-code error: on a target that runs only as another
-    ISA, the process had the override, and that ISA's code is what hung (AMD on a 780M as gfx1100: it 'can need
-    more VGPRs than the 780M has', ROCm/legacy-rocm-build#4557). The fault names its kfd node; with several GPUs
-    and no node known, it is not pinned on this one (ROCm/legacy-rocm-build#5238: the MI210 faulted, not the
-    RX 6600 beside it)."""
-    faults = [m for m in host.logs if m.finding_id in ("log.gpu-hang", "log.gpu-memory-access-fault")]
-    if not faults or any(m.finding_id in CODE_ERRORS for m in host.logs):
-        return False
-    nodes = {m.groups.get("node") for m in faults}
-    if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
-        return True
-    return len(discrete_gpus(host)) == 1 and gpu.kfd_node is None
 
 
 def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:
@@ -327,10 +314,14 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
         return finding("gpu.override-needed", Severity.OK,
                        f"{gpu_label(gpu)} runs its own {gfx} code: a program ran on it without the override",
                        "", [str(ran.source), *gpu_evidence(gpu)[:1]])
+    quiet = "rocminfo" in gpu.gfx_by_source and not mentioned and nothing_failed(host)
     return finding(
-        "gpu.override-needed", Severity.FAIL,
-        f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}",
-        f"ROCm and the PyTorch wheels ship no code objects for {gfx}, but it runs the {wanted} ISA. "
+        "gpu.override-needed", Severity.WARN if quiet else Severity.FAIL,
+        f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}" + (" where a build lacks its code" if quiet
+                                                                          else ""),
+        (f"AMD's support list and older PyTorch wheels carry no code objects for {gfx}; nothing in the report shows "
+         "a program failing, so this is the fix if one does" if quiet
+         else f"ROCm and the PyTorch wheels ship no code objects for {gfx}") + f", but it runs the {wanted} ISA. "
         f"Without the override, kernels fail with 'hipErrorNoBinaryForGpu' or 'invalid device function'."
         # an override to an ISA no ROCm release supports (gfx1013 runs as gfx1010) helps only libraries that carry it
         + (f" Caution: {note}" if (flaky or not matrix.releases_supporting(gfx=wanted)) and note else "")

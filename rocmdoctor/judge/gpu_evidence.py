@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.judge.facts import PROMPT_RUN, finding, gpu_label, said_ran_with, skip
+from rocmdoctor.judge.facts import PROMPT_RUN, discrete_gpus, finding, gpu_label, said_ran_with, skip
 from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -49,6 +49,31 @@ def override_helps(m: LogMatch) -> bool:
 def failed_here(host: Host) -> bool:
     """A line of the report says a program failed on the GPU (missing code, a fault, a hang)."""
     return any(m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES for m in host.logs)
+
+
+def hung_under_override(host: Host, gpu: GpuInfo) -> bool:
+    """A GPU hang or memory fault on *this* GPU, and no missing-code error: on a target that runs only as another
+    ISA, the process had the override, and that ISA's code is what hung (AMD on a 780M as gfx1100: it 'can need
+    more VGPRs than the 780M has', ROCm/legacy-rocm-build#4557). The fault names its kfd node; with several GPUs
+    and no node known, it is not pinned on this one (ROCm/legacy-rocm-build#5238: the MI210 faulted, not the
+    RX 6600 beside it)."""
+    faults = [m for m in host.logs if m.finding_id in ("log.gpu-hang", "log.gpu-memory-access-fault")]
+    if not faults or any(m.finding_id in CODE_ERRORS for m in host.logs):
+        return False
+    nodes = {m.groups.get("node") for m in faults}
+    if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
+        return True
+    return len(discrete_gpus(host)) == 1 and gpu.kfd_node is None
+
+
+def nothing_failed(host: Host) -> bool:
+    """No error line, no crash or missing GPU told, no torch, program log or process environment: beside rocminfo's
+    own listing of the target (AMD's tool, not the program), a table's "needs the override" is then a prediction for
+    builds without the target's code, not an observation (ROCm/ROCm-docker#149: a gfx1102 in rocm/pytorch:latest,
+    the report asking only about torch.version.cuda). A program's own device list (llama.cpp, ollama) is the program
+    that lacks the code: not this."""
+    return not host.logs and host.torch is None and not ({"env", "app-log"} & host.captured) and not any(
+        k in host.context for k in ("crash-said", "no-gpu-said", "cpu-device"))
 
 
 def failed_elsewhere(host: Host, gpu: GpuInfo, gfx: str) -> bool:
