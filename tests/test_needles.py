@@ -296,3 +296,12 @@ def test_any_case_is_decided_exactly_on_non_ascii_text(lines: list[str], repeat:
     for sample in samples + [s.upper() for s in samples]:
         found = re.search(re.escape(sample), text, re.I) is not None
         assert needles._occurs_any_case(text, sample) == found, (sample, len(text))
+
+
+def test_every_shipped_signature_has_needles_so_no_regex_runs_on_every_line() -> None:
+    """A signature whose literals cannot be worked out runs its regex over every distinct line of a paste: one such
+    pattern (a scoped `(?i:...)` group) cost 15 ms on a 1 MiB log whose lines do not repeat (nineteenth session)."""
+    from rocmdoctor.parse.logs import load_signatures
+    from rocmdoctor.parse.needles import pattern_needles
+
+    assert [s.id for s in load_signatures() if pattern_needles(s.pattern) is None] == []
