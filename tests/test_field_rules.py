@@ -2917,3 +2917,17 @@ def test_rocblas_missing_its_tensile_library_told_in_prose_is_read(tmp_path: Pat
     assert problems(judged(tmp_path, text)) == {"log.rocblas-library-missing": "fail"}
     other = text.replace("could not be found", "was found")
     assert "log.rocblas-library-missing" not in _problems_if_read(tmp_path, other, "other.txt")
+
+
+def test_a_rocm_library_test_binary_passing_its_tests_is_a_run_on_the_gpu(tmp_path: Path) -> None:
+    """ROCm/rocm-libraries#485: gtest's "[  PASSED  ] 38680 tests." then "command line: ./build/release/clients/
+    staging/hipblaslt-test" is hipBLASLt's GPU test suite passing: a judged, healthy report (not refused as unreadable).
+    The same summary from a program that is not a ROCm library's test binary (derived look-alike: "./my-app-test")
+    proves nothing about a GPU."""
+    text = ("[==========] 38680 tests from 11 test suites ran. (289742 ms total)\n[  PASSED  ] 38680 tests.\n"
+            "hipBLASLt version: 100100\nhipBLASLt git version:\n"
+            "command line: ./build/release/clients/staging/hipblaslt-test\n")
+    host = load_host(_write(tmp_path, text))
+    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
+    other = _host_if_read(tmp_path, text.replace("hipblaslt-test", "my-app-test"), "other.txt")
+    assert other is None or "gpu-run-ok" not in other.context

@@ -52,6 +52,14 @@ GPU_RULES: tuple[Rule, ...] = (
        # 100% GPU     4 minutes from now" (ollama/ollama#6282; NAME, 12-digit ID, SIZE, PROCESSOR; a split load is
        # "48%/52% CPU/GPU")
        r"|^[\w.:/-]{1,120}[ \t]{1,40}[0-9a-f]{12}[ \t]{1,40}[\d.]{1,8} ?[KMGT]i?B[ \t]{1,40}100% GPU\b)"),
+    # a ROCm library's own GPU test binary passing its tests, gtest's summary then the binary's "command line:"
+    # ("[  PASSED  ] 38680 tests." ... "command line: ./build/release/clients/staging/hipblaslt-test",
+    # ROCm/rocm-libraries#485; rocblas-test under ctest, "2: [ PASSED   ] 98937 tests.", ROCm/TheRock#6529)
+    _r("run.gpu-ok", ("PASSED ",),
+       r"^(?P<v>(?:\d{1,3}: )?\[ {1,4}PASSED {1,4}\] [1-9]\d{0,7} tests?\.)[ \t]*\n(?:[^\n]{0,200}\n){0,3}?",
+       r"(?:\d{1,3}: )?command line: [^\n]{0,200}?\b(?:rocblas|hipblaslt|hipblas|rocsolver|hipsolver|rocfft|hipfft|",
+       r"rocsparse|hipsparse|rocrand|hiprand|rocprim|hipcub|rocthrust|miopen|rccl|rocalution|rocwmma)-test\b",
+       span=4),
     # a progress bar that completed ("100%|████| 30/30 [01:12<00:00,  2.42s/it]"): work finished; it proves the GPU ran
     # only where the program names the GPU as its device (bundle.text: ComfyUI's "Device: cuda:0 AMD Radeon ...")
     _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,200}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
