@@ -2931,3 +2931,15 @@ def test_a_rocm_library_test_binary_passing_its_tests_is_a_run_on_the_gpu(tmp_pa
     assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
     other = _host_if_read(tmp_path, text.replace("hipblaslt-test", "my-app-test"), "other.txt")
     assert other is None or "gpu-run-ok" not in other.context
+
+
+def test_strix_halo_named_in_prose_is_the_gfx1151_apu(tmp_path: Path) -> None:
+    """lhl/strix-halo-testing#33: "I've just got my Strix Halo device" above a llama-bench table: the PCI ID
+    Repository's codename for the Radeon 8050S/8060S APU (0x1586), so the report names a gfx1151 and is judged, not
+    refused as unreadable. "Strix Point" (derived look-alike) is another chip and is not read as one."""
+    text = ("I've just got my Strix Halo device and was playing with different llama.cpp builds.\n"
+            "| gpt-oss 120B MXFP4 MoE | 59.02 GiB | 116.83 B |            tg32 |  47.41 ± 0.00 |\n")
+    host = load_host(_write(tmp_path, text))
+    assert [g.name for g in host.gpus] == ["Strix Halo"] and problems(judged(tmp_path, text)) == {}
+    other = _host_if_read(tmp_path, text.replace("Strix Halo", "Strix Point"), "other.txt")
+    assert other is None or not other.gpus

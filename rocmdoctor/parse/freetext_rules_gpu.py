@@ -13,7 +13,8 @@ from rocmdoctor.parse.freetext_rule import Rule
 from rocmdoctor.parse.freetext_rule import rule as _r
 
 # chip codenames the PCI ID Repository names devices by ("Navi 22"): a GPU named this way is the chip, not a board
-_CODENAMES = r"(?:Navi ?[1-4]\d|Vega ?[12]0|Polaris ?[12]\d|Ellesmere|Baffin|Aldebaran|Arcturus|Aqua Vanjaram)"
+_CODENAMES = (r"(?:Navi ?[1-4]\d|Vega ?[12]0|Polaris ?[12]\d|Ellesmere|Baffin|Aldebaran|Arcturus|Aqua Vanjaram"
+              r"|Strix Halo)")
 CODENAME = re.compile(_CODENAMES)
 
 GPU_RULES: tuple[Rule, ...] = (
@@ -112,7 +113,7 @@ GPU_RULES: tuple[Rule, ...] = (
        r"(?P<v>_CudaDeviceProperties\(name='[^'\n]{1,120}'[^\n)]{0,400}gcnArchName='gfx[0-9a-f]{3,5})"),
     _r("gpu.name", ("RX", "Radeon", "radeon", "Instinct MI", "XT", "GRE", "rx ", "rx4", "rx5", "rx6", "rx7", "rx9",
                     " xt", "0xt", "0M", "Navi", "Vega", "Polaris", "Ellesmere", "Baffin", "Aldebaran", "Arcturus",
-                    "Aqua Vanjaram"),
+                    "Aqua Vanjaram", "Strix Halo"),
        # (not the first model of the PCI ID Repository's list, "Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]":
        # one board, ROCm/ROCm#2119)
        # (nor a family: "RX 7000 series", FoldingAtHome/containers#36)
