@@ -2940,6 +2940,8 @@ def test_strix_halo_named_in_prose_is_the_gfx1151_apu(tmp_path: Path) -> None:
     text = ("I've just got my Strix Halo device and was playing with different llama.cpp builds.\n"
             "| gpt-oss 120B MXFP4 MoE | 59.02 GiB | 116.83 B |            tg32 |  47.41 ± 0.00 |\n")
     host = load_host(_write(tmp_path, text))
-    assert [g.name for g in host.gpus] == ["Strix Halo"] and problems(judged(tmp_path, text)) == {}
+    found = judged(tmp_path, text)
+    assert [g.name for g in host.gpus] == ["Strix Halo"] and problems(found) == {}
+    assert "gfx1151" in found["gpu.arch-unsupported"][0].title
     other = _host_if_read(tmp_path, text.replace("Strix Halo", "Strix Point"), "other.txt")
     assert other is None or not other.gpus

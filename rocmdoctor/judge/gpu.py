@@ -29,7 +29,6 @@ from rocmdoctor.judge.facts import (
     wheel_lib_missing,
 )
 from rocmdoctor.judge.gpu_evidence import (
-    CODE_ERRORS,
     built_without,
     code_missing,
     distribution_build,
@@ -42,10 +41,10 @@ from rocmdoctor.judge.gpu_evidence import (
     not_on_platform_list,
     nothing_failed,
     os_before_gpu_lists,
-    override_helps,
     override_said_needed,
     override_said_to_work,
     override_tried,
+    override_would_help,
     runs_here,
     unlisted_words,
 )
@@ -298,7 +297,7 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
             [f"rocminfo reports {reported}" if reported
              else f"env.txt: {setting[0]}={setting[1]}" if setting else "override active"])
     # a missing-GPU-code error in the input is the process telling that it ran without the override
-    code_error = any(m.finding_id in CODE_ERRORS and override_helps(m) for m in host.logs)
+    code_error = override_would_help(host)
     ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
     # a crash the report tells of, with the override named nowhere in it: it ran without (pytorch/pytorch#111355)
     told = "crash-said" in host.context and not any(k.startswith("override-") for k in host.context)

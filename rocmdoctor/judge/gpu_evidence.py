@@ -46,6 +46,11 @@ def override_helps(m: LogMatch) -> bool:
     return sig is None or sig.override_helps
 
 
+def override_would_help(host: Host) -> bool:
+    """A missing-GPU-code error in the report that an ISA override could answer: the process ran without one."""
+    return any(m.finding_id in CODE_ERRORS and override_helps(m) for m in host.logs)
+
+
 def failed_here(host: Host) -> bool:
     """A line of the report says a program failed on the GPU (missing code, a fault, a hang)."""
     return any(m.finding_id in CODE_ERRORS or m.finding_id in RUN_FAILURES for m in host.logs)
@@ -235,7 +240,7 @@ def override_said_needed(host: Host) -> Optional[Finding]:
     main.py with HSA_OVERRIDE_GFX_VERSION=10.3.0") beside a missing-GPU-code error from a launcher that did not pass
     it (mcmonkeyprojects/SwarmUI#592): the GPU needs X, whatever it is."""
     said = host.context.get("override-works")
-    if said is None or host.gpus or not any(m.finding_id in CODE_ERRORS and override_helps(m) for m in host.logs):
+    if said is None or host.gpus or not override_would_help(host):
         return None
     return finding(
         "gpu.override-needed", Severity.FAIL,

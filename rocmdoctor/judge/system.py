@@ -136,9 +136,10 @@ def _breakages(host: Host, matrix: Matrix, info: DkmsInfo, amdgpu: list[DkmsEntr
             if (e.version, b.issue) in seen:
                 continue
             seen.add((e.version, b.issue))
-            # (the releases the data gives a dkms base start at 5.7: no later release is "the first" for rock-dkms)
-            fixed = [b.fixed_in] if b.fixed_in else _dkms_fixed(matrix, e.version, kernel) if b.what == "amdgpu-dkms" \
-                else []
+            if b.fixed_in:
+                fixed = [b.fixed_in]
+            else:  # the releases the data gives a dkms base start at 5.7: none is "the first" after a rock-dkms
+                fixed = _dkms_fixed(matrix, e.version, kernel) if b.what == "amdgpu-dkms" else []
             upgrade = f" (the first that builds there: ROCm {fixed[0]})" if fixed else ""
             span = f"{b.kernel_min}–{b.kernel_max}" if b.kernel_max else f"{b.kernel_min} and newer"
             where = f" on {', '.join(b.distro)}" if b.distro else ""
