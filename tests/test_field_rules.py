@@ -2945,3 +2945,31 @@ def test_strix_halo_named_in_prose_is_the_gfx1151_apu(tmp_path: Path) -> None:
     assert "gfx1151" in found["gpu.arch-unsupported"][0].title
     other = _host_if_read(tmp_path, text.replace("Strix Halo", "Strix Point"), "other.txt")
     assert other is None or not other.gpus
+
+
+def test_hips_directed_tests_nearly_all_passing_under_ctest_are_a_run_on_the_gpu(tmp_path: Path) -> None:
+    """ROCm/hip#2449 (Debian's packaged HIP): ctest's "99% tests passed, 3 tests failed out of 403" with the failures
+    named "103 - directed_tests/ipc/hipMultiProcIpcMem.tst (Timeout)": hundreds of HIP tests ran on the GPU, a judged,
+    healthy report. The same summary over tests that are not HIP's (derived look-alike: "tests/unit/parser.tst")
+    proves nothing about a GPU, nor does a suite that mostly failed ("41% tests passed")."""
+    text = ("99% tests passed, 3 tests failed out of 403\n\nTotal Test time (real) = 3933.38 sec\n\n"
+            "The following tests FAILED:\n103 - directed_tests/ipc/hipMultiProcIpcMem.tst (Timeout)\n")
+    host = load_host(_write(tmp_path, text))
+    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
+    for n, other in enumerate((text.replace("directed_tests/ipc/", "tests/unit/"), text.replace("99%", "41%"))):
+        read = _host_if_read(tmp_path, other, f"other{n}.txt")
+        assert read is None or "gpu-run-ok" not in read.context
+
+
+def test_comfyui_loading_its_models_on_cuda0_and_finishing_its_steps_ran_on_the_gpu(tmp_path: Path) -> None:
+    """Comfy-Org/ComfyUI#15674 (an RX 9070 XT): "CLIP/text encoder model load device: cuda:0, offload device: cpu" and a
+    completed "20/20" sampling bar whose blocks fill 240 columns: the models ran on the GPU, a judged, healthy report.
+    With "load device: cpu" (derived look-alike) nothing says a GPU ran."""
+    bar = "█" * 240
+    text = ("[INFO] CLIP/text encoder model load device: cuda:0, offload device: cpu, current: cpu, dtype: "
+            f"torch.float16\n[INFO] Requested to load SDXL\n100%|{bar}| 20/20 [00:30<00:00,  1.52s/it]\n"
+            "[INFO] Prompt executed in 85.21 seconds\n")
+    host = load_host(_write(tmp_path, text))
+    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
+    cpu = _host_if_read(tmp_path, text.replace("device: cuda:0,", "device: cpu,"), "cpu.txt")
+    assert cpu is None or "gpu-run-ok" not in cpu.context

@@ -97,7 +97,8 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         if key and key not in host.context:
             host.context[key] = _fact(f)
     done, device = facts.first("run.steps-done"), next(
-        (f for f in facts.all("gpu.name") if re.search(r"\bDevice: cuda:\d", f.source.text or "")), None)
+        (f for f in facts.all("gpu.name") if re.search(r"\bDevice: cuda:\d", f.source.text or "")),
+        facts.first("run.torch-device"))
     if done is not None and device is not None:  # ComfyUI on "Device: cuda:0 AMD Radeon ..." finished its steps
         host.context.setdefault("gpu-run-ok", _fact(done))
     vulkan = facts.all("gpu.vulkan")

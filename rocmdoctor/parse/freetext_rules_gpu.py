@@ -61,9 +61,18 @@ GPU_RULES: tuple[Rule, ...] = (
        r"(?:\d{1,3}: )?command line: [^\n]{0,200}?\b(?:rocblas|hipblaslt|hipblas|rocsolver|hipsolver|rocfft|hipfft|",
        r"rocsparse|hipsparse|rocrand|hiprand|rocprim|hipcub|rocthrust|miopen|rccl|rocalution|rocwmma)-test\b",
        span=4),
+    # HIP's own directed tests under ctest, nearly all passing: "99% tests passed, 3 tests failed out of 403", the
+    # failures listed as "103 - directed_tests/ipc/hipMultiProcIpcMem.tst (Timeout)" (ROCm/hip#2449, Debian's
+    # packaged HIP: hundreds of tests that each ran on the GPU; a summary without HIP's test names says nothing)
+    _r("run.gpu-ok", ("tests passed, ",),
+       r"^(?P<v>(?:9\d|100)% tests passed, \d{1,5} tests? failed out of [1-9]\d{1,5})[ \t]*\n(?:[^\n]{0,200}\n){0,8}?",
+       r"[ \t]{0,8}\d{1,5} - directed_tests/[\w/.-]{1,160}\.tst\b", span=10),
     # a progress bar that completed ("100%|████| 30/30 [01:12<00:00,  2.42s/it]"): work finished; it proves the GPU ran
     # only where the program names the GPU as its device (bundle.text: ComfyUI's "Device: cuda:0 AMD Radeon ...")
-    _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,200}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
+    _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,400}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
+    # ComfyUI placing its models on a torch GPU device: "CLIP/text encoder model load device: cuda:0, offload device:
+    # cpu" (Comfy-Org/ComfyUI#15674, an RX 9070 XT); on the CPU it says "load device: cpu"
+    _r("run.torch-device", ("load device: cuda:",), r"\bmodel load device: (?P<v>cuda:\d{1,2})\b"),
     # performance that falls after minutes of sustained load and stays down, said in prose: the usual cause is a
     # thermal or power limit (ROCm/legacy-rocm-build#564: "After about 190 seconds, the performance starts to drop
     # and never recovers", closed as thermal throttling: jlgreathouse, Radeon fans cap at an acoustic limit)
