@@ -60,7 +60,27 @@ def enrich(host: Host, matrix: Matrix) -> Host:
             if target is not None and target.is_apu:
                 gpu.is_apu = True
                 gpu.sources.append(Source("matrix", text=f"{gpu.gfx} is an APU target"))
+    _drop_own_targets(host)
     return host
+
+
+def _drop_own_targets(host: Host) -> None:
+    """A build target a program was told (``TRITON_OVERRIDE_ARCH=gfx1200``) is a problem only beside a known GPU that
+    runs neither it natively nor under its override (patientx/ComfyUI-Zluda#263: gfx1200 for an RX 9070 XT, a gfx1201).
+    Such a match (a signature's ``other_gfx_only``) is dropped where no GPU's target is known or one GPU runs it."""
+    from rocmdoctor.parse.kfd import gfx_from_version
+    from rocmdoctor.parse.signatures import by_id
+
+    table = by_id()
+    if not any((sig := table.get(m.signature)) is not None and sig.other_gfx_only for m in host.logs):
+        return
+    runs = {g for gpu in host.gpus for g in (gpu.gfx, *gpu.gfx_by_source.values()) if g}
+    if runs:
+        said = [host.env.get("HSA_OVERRIDE_GFX_VERSION"), *(f.value for k, f in host.context.items()
+                                                            if k.startswith("override-"))]
+        runs |= {g for v in said if isinstance(v, str) and (g := gfx_from_version(v.strip()))}
+    host.logs = [m for m in host.logs if not ((sig := table.get(m.signature)) is not None and sig.other_gfx_only
+                                              and (not runs or m.groups.get("gfx", "").lower() in runs))]
 
 
 def _igpu_in_the_log(gpu: GpuInfo, matrix: Matrix) -> Optional[GpuInfo]:

@@ -2973,3 +2973,53 @@ def test_comfyui_loading_its_models_on_cuda0_and_finishing_its_steps_ran_on_the_
     assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
     cpu = _host_if_read(tmp_path, text.replace("device: cuda:0,", "device: cpu,"), "cpu.txt")
     assert cpu is None or "gpu-run-ok" not in cpu.context
+
+
+def test_a_pasted_pci_listing_alone_is_no_verdict_on_an_old_gpu_target(tmp_path: Path) -> None:
+    """clbr/radeontop#106: an RX 580 2048SP that 'works great with the `amdgpu` driver', its `lspci -v` entry pasted
+    in a request to a monitoring tool. Nothing in the report uses ROCm, so gfx803 being in no ROCm release since 5.6
+    is information, not a fail. The same listing beside a ROCm program's failure (derived look-alike: rocBLAS's
+    'Cannot read .../TensileLibrary.dat') keeps AMD's verdict."""
+    text = ("43:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Polaris 20 XL [Radeon RX 580 "
+            "2048SP] (rev ef) (prog-if 00 [VGA controller])\n        Flags: bus master, fast devsel, latency 0\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {} and [f.severity for f in found["gpu.arch-unsupported"]] == [Severity.INFO]
+    failing = text + "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file\n"
+    assert problems(judged(tmp_path, failing, "b.txt")).get("gpu.arch-unsupported") == "fail"
+
+
+def test_a_triton_target_override_for_another_gpu_is_code_the_gpu_cannot_run(tmp_path: Path) -> None:
+    """patientx/ComfyUI-Zluda#263: the launcher's "Detected GPU via Windows registry: AMD Radeon RX 9070 XT" (gfx1201)
+    then "Set TRITON_OVERRIDE_ARCH=gfx1200": Triton builds for another target (HIP error 209); the fix was gfx1201.
+    Derived look-alikes: the same line for a gfx1200 GPU (RX 9060 XT), for a gfx1031 run with
+    HSA_OVERRIDE_GFX_VERSION=10.3.0 and TRITON_OVERRIDE_ARCH=gfx1030 (both agree), and with no GPU named."""
+    text = ("** Platform: Windows\n  ::  Detected GPU via Windows registry: AMD Radeon RX 9070 XT\n"
+            "  ::  Set TRITON_OVERRIDE_ARCH=gfx1200\n  ::  Triton core imported successfully\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"log.no-binary-for-gpu": "fail"}
+    assert "gfx1200" in found["log.no-binary-for-gpu"][0].title
+    own = text.replace("RX 9070 XT", "RX 9060 XT")
+    assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, own, "own.txt")
+    agreed = ("GPU: AMD Radeon RX 6700 XT\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
+              "export TRITON_OVERRIDE_ARCH=gfx1030\n")
+    assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, agreed, "agreed.txt")
+    alone = text.replace("  ::  Detected GPU via Windows registry: AMD Radeon RX 9070 XT\n", "")
+    assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, alone, "alone.txt")
+
+
+def test_freebsds_firmware_load_failure_before_a_failed_init_is_missing_firmware(tmp_path: Path) -> None:
+    """freebsd/drm-kmod-firmware#27: "drmn0: could not load firmware image 'amdgpu/navy_flounder_sos.bin'", then
+    "sw_init of IP block <psp> failed -2" and "Fatal error during GPU init"; fixed by installing the navy-flounder
+    firmware package. The fix is FreeBSD's (fwget, the chip's package), not apt's. Derived look-alike: the optional
+    trusted-application file (navy_flounder_ta.bin) is not the cause of the same failed init."""
+    text = ("May 15 22:34:16 Home kernel: drmn0: could not load firmware image 'amdgpu/navy_flounder_sos.bin'\n"
+            "May 15 22:34:16 Home kernel: [drm ERROR :amdgpu_device_ip_init] sw_init of IP block <psp> failed -2\n"
+            "May 15 22:34:16 Home kernel: drmn0: Fatal error during GPU init\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("driver.firmware-missing") == "fail"
+    fix = found["driver.firmware-missing"][0].fix
+    assert fix is not None
+    assert fix.commands[:2] == ["sudo fwget", "sudo pkg install gpu-firmware-amd-kmod-navy-flounder"]
+    assert not any("apt" in c for c in fix.commands)
+    optional = text.replace("navy_flounder_sos.bin", "navy_flounder_ta.bin")
+    assert "driver.firmware-missing" not in problems(judged(tmp_path, optional, "b.txt"))

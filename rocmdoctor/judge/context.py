@@ -297,13 +297,30 @@ def firmware_missing(host: Host, matrix: Matrix) -> list[Finding]:
     if not (fw and init):
         return []
     names = sorted({m.groups.get("fw", "") for m in fw if m.groups.get("fw")})
+    freebsd = any(m.signature == "freebsd-firmware-not-loaded" for m in fw)
     return [finding(
         "driver.firmware-missing", Severity.FAIL,
         f"amdgpu cannot initialise the GPU: firmware {', '.join(names[:3]) or 'files'} missing",
-        "The kernel's amdgpu needs firmware files for this GPU (linux-firmware, or the amdgpu-dkms-firmware package "
-        "for ROCm's driver); without them the init fails and no GPU appears.",
+        "The kernel's amdgpu needs firmware files for this GPU (linux-firmware, the amdgpu-dkms-firmware package "
+        "for ROCm's driver, FreeBSD's gpu-firmware-amd-kmod packages); without them the init fails and no GPU "
+        "appears.",
         [str(m.source) if m.source else m.text for m in (fw[:2] + init[:1])],
+        _freebsd_firmware_fix(names) if freebsd else
         Fix("Install the firmware for this kernel/driver, rebuild the initramfs and reboot:",
             ["sudo apt install --reinstall linux-firmware amdgpu-dkms-firmware", "sudo update-initramfs -u",
              "sudo reboot"]),
     )]
+
+
+# a chip-named firmware file ("amdgpu/navy_flounder_sos.bin") and FreeBSD's package of that chip's firmware
+# (gpu-firmware-amd-kmod-navy-flounder, freebsd/drm-kmod#323); IP-versioned files (psp_13_0_0_sos.bin) have no
+# such name: fwget(8) picks those from the PCI ids
+_CHIP_FIRMWARE = re.compile(r"amdgpu/([a-z]{2,20}(?:_[a-z]{2,20}){0,2}\d{0,2})_(?:sos|asd|toc|smc|ce|me|mec2?|pfp|rlc"
+                            r"|sdma1?|vcn|dmcub|mc|uvd|vce)\.bin")
+
+
+def _freebsd_firmware_fix(names: list[str]) -> Fix:
+    """FreeBSD: firmware comes as kernel-module packages, not linux-firmware; commands from the parsed file names."""
+    chips = sorted({m.group(1).replace("_", "-") for n in names if (m := _CHIP_FIRMWARE.fullmatch(n))})
+    return Fix("On FreeBSD the firmware is a package per GPU: install it (fwget finds the GPU's), then reboot:",
+               ["sudo fwget", *(f"sudo pkg install gpu-firmware-amd-kmod-{c}" for c in chips[:2]), "sudo reboot"])

@@ -149,9 +149,12 @@ def named_only(host: Host, gpu: GpuInfo, gfx: str, since: str, evidence: list[st
     application's own ROCm build (ollama/ollama#7723: an RX 5700 XT under ollama; the failure was /dev/kfd's
     permissions). A GPU from this host's own capture keeps AMD's verdict, and so does one beside AMD's own framework
     wheel (``pip install tensorflow-rocm``: AMD built it with its release, ROCm/tensorflow-upstream#1305), or one the
-    report says ROCm's own tools do not see ("`clinfo`, `rocminfo` ... show 0 gpus", ROCm/ROCm#2119)."""
+    report says ROCm's own tools do not see ("`clinfo`, `rocminfo` ... show 0 gpus", ROCm/ROCm#2119). A pasted PCI
+    listing with nothing else is the same: the card is on the bus, and nothing in the report uses ROCm
+    (clbr/radeontop#106: an RX 580 that 'works great with the `amdgpu` driver', a request to a monitoring tool)."""
     prose = bool(gpu.sources) and all(s.kind == "free-text" for s in gpu.sources)
-    if not prose or failed_here(host) or any(m.finding_id in KERNEL_FAILURES for m in host.logs) \
+    listing_only = host.origin != "live" and host.captured <= {"lspci", "logs"} and not host.context
+    if not (prose or listing_only) or failed_here(host) or any(m.finding_id in KERNEL_FAILURES for m in host.logs) \
             or "amd-framework-wheel" in host.context or "no-gpu-said" in host.context:
         return None
     return finding("gpu.arch-unsupported", Severity.INFO,

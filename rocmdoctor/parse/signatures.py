@@ -78,6 +78,10 @@ class Signature:
     # a regex: a match whose line also holds it is no match ("torch==2.5.1+rocm6.2" beside --extra-index-url pins the
     # ROCm build itself). Checked per match, after the pattern, so the pattern keeps its literal start (fast search)
     unless_line: str = ""
+    # True where the match's ``gfx`` group is the target a program builds for (``TRITON_OVERRIDE_ARCH=gfx1200``): a
+    # problem only beside a known GPU of another target, neither its own ISA nor its override's (bundle.merge drops
+    # the match otherwise)
+    other_gfx_only: bool = False
 
     @cached_property
     def unless(self) -> Optional[re.Pattern[str]]:
@@ -172,7 +176,8 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      windows_url=_text(item, "windows_url") or None,
                      fine_on_gfx=tuple(str(x) for x in item.get("fine_on_gfx", ()) if isinstance(x, str)),
                      override_helps=item.get("override_helps") is not False, unless_line=unless,
-                     fine_on_gfx_note=_text(item, "fine_on_gfx_note"))
+                     fine_on_gfx_note=_text(item, "fine_on_gfx_note"),
+                     other_gfx_only=item.get("other_gfx_only") is True)
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
