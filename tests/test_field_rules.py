@@ -3023,3 +3023,14 @@ def test_freebsds_firmware_load_failure_before_a_failed_init_is_missing_firmware
     assert not any("apt" in c for c in fix.commands)
     optional = text.replace("navy_flounder_sos.bin", "navy_flounder_ta.bin")
     assert "driver.firmware-missing" not in problems(judged(tmp_path, optional, "b.txt"))
+
+
+def test_an_instinct_named_with_a_lower_case_x_is_that_instinct(tmp_path: Path) -> None:
+    """ROCm/flash-attention#44: "benchmarking results comparing different implementation of attention on an MI250x":
+    the MI250X (gfx90a) as people write it, a judged report with the GPU named. "MI250" alone stays the MI250; a
+    model number inside a word (derived look-alike "AMI300x") is no GPU."""
+    host = load_host(_write(tmp_path, "results comparing different implementation of attention on an MI250x.\n"))
+    assert [g.name for g in host.gpus] == ["MI250x"]
+    assert judged(tmp_path, "a node of eight MI300x GPUs\n", "b.txt")["gpu.igpu-visible"][0].severity == Severity.OK
+    other = _host_if_read(tmp_path, "the AMI300x board\n", "c.txt")
+    assert other is None or other.gpus == []

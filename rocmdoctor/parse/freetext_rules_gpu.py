@@ -146,7 +146,7 @@ GPU_RULES: tuple[Rule, ...] = (
                     "Mi6"),
        # (not the second name of a PCI ID Repository pair, "[Radeon 760M/780M]": one board)
        r"(?P<v>(?<![\w./-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
-       r"|\bM[Ii](?:25|50|60|100|210|250X?|300[AX]|308X|325X|350X|355X)\b)"),
+       r"|\bM[Ii](?:25|50|60|100|210|250[Xx]?|300[AXax]|308[Xx]|325[Xx]|350[Xx]|355[Xx])\b)"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
