@@ -3034,3 +3034,74 @@ def test_an_instinct_named_with_a_lower_case_x_is_that_instinct(tmp_path: Path) 
     assert judged(tmp_path, "a node of eight MI300x GPUs\n", "b.txt")["gpu.igpu-visible"][0].severity == Severity.OK
     other = _host_if_read(tmp_path, "the AMI300x board\n", "c.txt")
     assert other is None or other.gpus == []
+
+
+def test_no_device_behind_visibility_variables_that_select_none_is_one_problem(tmp_path: Path) -> None:
+    """unslothai/unsloth#6175: "HIP_VISIBLE_DEVICES=1 ROCR_VISIBLE_DEVICES=1 llama-server --list-devices shows no
+    device" on two R9700s, and llama.cpp's "no ROCm-capable device is detected": the variables are the cause and the
+    error their symptom, one problem with its evidence, not two."""
+    text = ("**Environment:** 2× Radeon AI PRO R9700 (gfx1201), ROCm 7.1.1, torch 2.10.0+rocm7.1.\n"
+            "`llama-server` logs `ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected`.\n"
+            "Confirmed: `HIP_VISIBLE_DEVICES=1 ROCR_VISIBLE_DEVICES=1 llama-server --list-devices` shows no device\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("env.visible-devices") == "fail"
+    symptoms = [f for fid, fs in found.items() if fid != "env.visible-devices" for f in fs
+                if f.severity in (Severity.WARN, Severity.FAIL)]
+    assert symptoms and all(f.cause == "env.visible-devices" for f in symptoms)
+
+
+def test_pip_fetching_pypis_torch_as_a_dependency_replaces_the_rocm_build(tmp_path: Path) -> None:
+    """ROCm/pytorch#411: a ROCm source build ('1.1.0a0+453c723', Python 3.6, 2019), then `pip install --upgrade
+    torchvision` printing "Collecting torch>=1.1.0 (from torchvision)" and downloading PyPI's
+    torch-1.1.0-cp36-cp36m-manylinux1_x86_64.whl: the ROCm build is being replaced (fixed with --no-deps). Its Python
+    3.6 is no 'no ROCm wheel' failure: that torch predates every release in the data. Derived look-alike: the
+    dependency fetched from PyTorch's ROCm index (torch-1.1.0%2Brocm...) replaces nothing with a non-ROCm build."""
+    text = (">>> import torch\n>>> print(torch.__version__)\n1.1.0a0+453c723\n>>> exit()\n\n"
+            "$ pip install --upgrade torchvision\nCollecting torchvision\nCollecting torch>=1.1.0 (from torchvision)\n"
+            "  Downloading https://files.pythonhosted.org/packages/69/60/f685fb/torch-1.1.0-cp36-cp36m-"
+            "manylinux1_x86_64.whl (676.9MB)\n")
+    text = "Python 3.6.8 |Anaconda, Inc.| (default, Dec 30 2018, 01:22:34)\n" + text
+    found = judged(tmp_path, text)
+    assert problems(found) == {"torch.not-rocm-build": "fail"}
+    assert "torch 1.1.0 " in found["torch.not-rocm-build"][0].title
+    rocm = text.replace("torch-1.1.0-cp36", "torch-1.1.0%2Brocm-cp36")
+    assert "torch.not-rocm-build" not in problems(judged(tmp_path, rocm, "b.txt"))
+
+
+def test_no_python_build_of_torch_told_in_prose_is_a_python_without_wheels(tmp_path: Path) -> None:
+    """AUTOMATIC1111/stable-diffusion-webui#14530: "pip encounters an error because there is no python 3.12 or 3.11
+    build of this package available for this version of pytorch" (the rocm5.4.2 torch): no ROCm wheel for the running
+    Python 3.12. The fix offers another Python, never 3.12 itself. Derived look-alike: "there is a python 3.12 build
+    of this package available" says the opposite."""
+    text = ("Turns out what is happening is that while installing `rocm5.4.2` pip encounters an error because there is "
+            "no python 3.12 or 3.11 build of this package available for this version of pytorch..\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"python.no-rocm-wheel": "fail"}
+    fix = found["python.no-rocm-wheel"][0].fix
+    assert fix is not None and "3.12" not in " ".join(fix.commands) and "uv venv --python 3.11 .venv" in fix.commands
+    other = text.replace("no python 3.12 or 3.11 build", "a python 3.12 build")
+    assert "python.no-rocm-wheel" not in _problems_if_read(tmp_path, other, "b.txt")
+
+
+def test_a_library_linked_by_its_full_path_or_a_profilers_missing_tool_library_is_a_missing_library(
+        tmp_path: Path) -> None:
+    """ROCm/rocm-systems#2641: "sleep: error while loading shared libraries: /usr/local/lib/libsqlite3.so: cannot open
+    shared object file" under rocprofv3 (its tool library names SQLite by the build machine's path);
+    ROCm/rocprofiler-sdk#70: "Fatal error: .../_rocm_sdk_core/lib/rocprofiler-sdk/librocprofiler-sdk-tool.so does not
+    exist" (TheRock's wheel ships only the versioned name). Derived look-alikes: a CUDA library by path is still not
+    ROCm's problem; Python's OSError for a package's own file by path is that package's fallback (bitsandbytes);
+    "does not exist" for a file that is no library names nothing."""
+    path = ("sleep: error while loading shared libraries: /usr/local/lib/libsqlite3.so: cannot open shared object "
+            "file: No such file or directory\n")
+    found = judged(tmp_path, path)
+    assert problems(found) == {"log.missing-shared-library": "fail"}
+    assert "/usr/local/lib/libsqlite3.so" in found["log.missing-shared-library"][0].title
+    cuda = path.replace("/usr/local/lib/libsqlite3.so", "/usr/local/cuda/lib64/libcudart.so.12")
+    assert "log.missing-shared-library" not in _problems_if_read(tmp_path, cuda, "cuda.txt")
+    own = "OSError: /home/u/bitsandbytes/libbitsandbytes_cpu.so: cannot open shared object file: No such file\n"
+    assert "log.missing-shared-library" not in _problems_if_read(tmp_path, own, "own.txt")  # a package's own file
+    tool = ("Fatal error: /home/u/rocm-venv/lib/python3.12/site-packages/_rocm_sdk_core/lib/rocprofiler-sdk/"
+            "librocprofiler-sdk-tool.so does not exist\n")
+    assert problems(judged(tmp_path, tool, "tool.txt")) == {"log.missing-shared-library": "fail"}
+    other = tool.replace("librocprofiler-sdk-tool.so", "results.csv")
+    assert "log.missing-shared-library" not in _problems_if_read(tmp_path, other, "other.txt")

@@ -290,7 +290,14 @@ def _installer_said(t: TorchInfo, facts: TextFacts) -> None:
         return
     swapped = facts.first("torch.replaced")
     cpu = facts.first("torch.cpu-installed")
-    if swapped is not None and not t.proven_build and "+rocm" not in swapped.value:
+    pulled = facts.first("torch.pulled")
+    if pulled is not None and not t.proven_build and (new := torch_from_wheel(pulled.value)):
+        # pip fetching PyPI's torch for a dependency (ROCm/pytorch#411): that wheel, not the one shown, is the torch
+        was = f"the installed torch {t.version}" if t.version else "the installed torch"
+        t.version, t.source, t.proven_build = new, pulled.source, "not-rocm"
+        t.proof = f"pip is replacing {was} with PyPI's, fetched as another package's dependency"
+        t.proof_sources = [pulled.source]
+    elif swapped is not None and not t.proven_build and "+rocm" not in swapped.value:
         t.proven_build = "not-rocm"
         t.proof = "the installer's resolver replaced the ROCm torch with this one"
         t.proof_sources = [swapped.source]

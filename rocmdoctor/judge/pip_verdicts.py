@@ -63,21 +63,29 @@ def index_lacks(host: Host, package: str, mm: str, none: Fact[str]) -> Optional[
     )
 
 
-def no_versions(host: Host, mm: str, ev: list[str], none: Fact[str]) -> Finding:
+def no_versions(host: Host, mm: str, ev: list[str], none: Fact[str], pythons: tuple[str, ...] = ()) -> Finding:
     """pip saw no release at all of a package ('from versions: none'): the index has no wheel for this Python (and
-    OS), unless it served torch's wheel for this very Python (then it lacks the package: :func:`index_lacks`)."""
+    OS), unless it served torch's wheel for this very Python (then it lacks the package: :func:`index_lacks`).
+    ``pythons``: those the data's ROCm wheels are built for; the fix offers the newest one older than this Python
+    (a Python too new for the index is the usual case), never this Python itself."""
     index = host.context.get("pip-index")
     wanted = re.search(r"found for ([A-Za-z][\w.-]{0,60}?)(?:[=<>!~\[ ]|$)", none.value)
     package = wanted.group(1) if wanted else "torch"
     lacks = index_lacks(host, package, mm, none)
     if lacks is not None:
         return lacks
+    older = [p for p in pythons if _minor(p) < _minor(mm)]
+    other = older[-1] if older else next((p for p in pythons if p != mm), "3.12" if mm != "3.12" else "3.11")
     return finding(
         "python.no-rocm-wheel", Severity.FAIL, f"pip found no {package} wheel for Python {mm} on this platform",
-        f"pip saw no {package} release at all for Python {mm} here ('from versions: none'): the index has no wheel "
-        "for this Python (and OS)." + (" Windows wheels exist only for the Python versions AMD builds them for."
-                                       if "windows" in host.context else ""),
+        f"pip saw no {package} release at all for Python {mm} here: the index has no wheel for this Python (and OS)."
+        + (" Windows wheels exist only for the Python versions AMD builds them for." if "windows" in host.context
+           else ""),
         [*ev, str(none.source)] + ([str(index.source)] if index else []),
         Fix("Use a Python version the index publishes torch for (see the index page), in a new environment:",
-            ["py -3.12 -m venv .venv" if "windows" in host.context else "uv venv --python 3.12 .venv"]),
+            [f"py -{other} -m venv .venv" if "windows" in host.context else f"uv venv --python {other} .venv"]),
     )
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split(".")[:2] if x.isdigit())

@@ -390,6 +390,21 @@ def gpu_unavailable(host: Host, matrix: Matrix) -> list[Finding]:
     )]
 
 
+def _wheel_pythons(matrix: Matrix) -> tuple[str, ...]:
+    """The Pythons the data's ROCm torch wheels are built for, oldest first."""
+    found = {p for v in matrix.torch_variants() for p in v.pythons if re.fullmatch(r"3\.\d{1,2}", p)}
+    return tuple(sorted(found, key=lambda p: int(p.split(".")[1])))
+
+
+def _torch_before_data(host: Host, matrix: Matrix) -> bool:
+    """The report's torch is older than every torch release in the data (ROCm/pytorch#411: a ROCm source build
+    '1.1.0a0+453c723' on Python 3.6 in 2019): it came with its era's Python, which today's wheel lists do not judge."""
+    m = re.match(r"(\d{1,2})\.(\d{1,3})", host.torch.version or "") if host.torch is not None else None
+    known = [(int(a), int(b)) for v in matrix.torch_variants() if (k := re.match(r"(\d{1,2})\.(\d{1,3})", v.torch))
+             for a, b in [k.groups()]]
+    return m is not None and bool(known) and (int(m[1]), int(m[2])) < min(known)
+
+
 @check("python.no-rocm-wheel", title="Python version")
 def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     version = host.python.version
@@ -402,7 +417,7 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
     ev = [str(host.python.source)] if host.python.source else [f"Python {version}"]
     none = host.context.get("pip-no-versions")
     if none is not None and "pip-versions-listed" not in host.context:  # listed versions: the index serves this Python
-        return [no_versions(host, mm, ev, none)]
+        return [no_versions(host, mm, ev, none, _wheel_pythons(matrix))]
     listed = _rocm_wheel_tags(host)
     if listed and not any(t in ("abi3", "cp" + mm.replace(".", "")) for t, _ in listed):
         tags = sorted({t for t, _ in listed})
@@ -431,8 +446,8 @@ def python_wheel(host: Host, matrix: Matrix) -> list[Finding]:
         # with no install in the report and no torch to judge, a Python older than the data's releases may well have
         # had wheels then (ROCm/pytorch#513: torch imports in AMD's 2019 container on Python 3.6): not a failure
         said = host.python.source is not None and host.python.source.kind == FREE_TEXT  # a pasted banner, not a capture
-        installing = not said or host.torch is not None or host.packages or any(k in host.context
-                                                                                for k in _INSTALL_CONTEXT)
+        installing = not said or (host.torch is not None and not _torch_before_data(host, matrix)) \
+            or host.packages or any(k in host.context for k in _INSTALL_CONTEXT)
         return [finding(
             "python.no-rocm-wheel", Severity.FAIL if installing else Severity.INFO,
             f"No PyTorch ROCm wheel exists for Python {mm}" + ("" if installing else " in the releases rocmdoctor "

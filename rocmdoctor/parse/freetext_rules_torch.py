@@ -27,6 +27,14 @@ TORCH_RULES: tuple[Rule, ...] = (
        r"(?P<v>HIP SDK is detected, but no Torch release for Windows available)"),
     _r("torch.replaced", ("- torch==",), r"^[ \t]{0,8}- torch==\d[\w.]{0,30}\+rocm[\w.]{1,30}[ \t]*\n",
        rf"[ \t]{{0,8}}\+ torch==(?P<v>{_TORCH_VER})[ \t]*$"),
+    # pip resolving torch as another package's dependency and fetching PyPI's wheel (no +rocm label): "Collecting
+    # torch>=1.1.0 (from torchvision)" then "Downloading https://files.pythonhosted.org/.../torch-1.1.0-cp36-cp36m-
+    # manylinux1_x86_64.whl" (ROCm/pytorch#411: it replaces the ROCm build)
+    _r("torch.pulled", ("Collecting torch",),
+       r"^[ \t]{0,8}Collecting torch(?:[<>=!~][^\s(]{0,40})? \(from [\w.-]{1,60}[^)\n]{0,60}\)[ \t]*\n",
+       r"[ \t]{0,8}(?:Downloading|Using cached) (?:\S{0,300}/)?",
+       r"(?P<v>torch-\d{1,2}\.\d{1,3}\.\d{1,3}[\w.]{0,40}-cp\d{2,3}-\w{2,12}-(?:manylinux|linux)\S{0,60}\.whl)",
+       span=2),
     # a `pip list` row: "torch                  2.0.0+rocm5.4.2" (pytorch/pytorch#99234, under `pip3 list | grep torch`)
     _r("torch.version", ("\ntorch ",), rf"^torch[ \t]{{2,40}}(?P<v>{_TORCH_VER})[ \t]*$"),
     # an install step pinning a tagged torch: "pip install -v torch==2.5.1+rocm6.2 --index-url ..." (Dao-AILab/
@@ -153,6 +161,15 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("pip.nvidia", ("nvidia-",), rf"(?P<v>\b{NVIDIA_CUDA_PACKAGE}\b)"),
     _r("pip.no-versions", ("No matching distribution found for",),
        r"(?P<v>No matching distribution found for \S{1,80})"),
+    # the report telling pip's failure in prose: "pip encounters an error because there is no python 3.12 or 3.11
+    # build of this package available for this version of pytorch" (AUTOMATIC1111/stable-diffusion-webui#14530);
+    # the Python it names first is the one running (python.minor below)
+    _r("pip.no-versions", ("no python 3", "no Python 3"),
+       r"(?P<v>\bno [Pp]ython 3\.\d{1,2}(?: or 3\.\d{1,2})? (?:build|wheel|package)s? (?:of|for) "
+       r"(?:this package|torch|pytorch|PyTorch)\b[^\n]{0,60}?\bavailable\b)"),
+    _r("python.minor", ("no python 3", "no Python 3"),
+       r"\bno [Pp]ython (?P<v>3\.\d{1,2})(?: or 3\.\d{1,2})? (?:build|wheel|package)s? (?:of|for) "
+       r"(?:this package|torch|pytorch|PyTorch)\b[^\n]{0,60}?\bavailable\b"),
     _r("pip.no-versions", ("No solution found when resolving",), r"(?P<v>No solution found when resolving \w{1,20})"),
     # pip listing the versions the index has ("(from versions: 0.0.1, ..., 2.1.0)"): the index serves this Python,
     # only not the pinned version (a dependency of a wheel file installed without its index, pytorch/pytorch#118233)
