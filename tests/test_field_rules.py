@@ -42,6 +42,13 @@ def _problems_if_read(tmp_path: Path, text: str, name: str) -> dict[str, str]:
         return {}
 
 
+def _the_one_fail(tmp_path: Path, text: str, fid: str, in_title: str) -> None:
+    """``text`` gets exactly one problem, ``fid`` as a fail, whose title names ``in_title``."""
+    found = judged(tmp_path, text)
+    assert problems(found) == {fid: "fail"}
+    assert in_title in found[fid][0].title
+
+
 def _host_if_read(tmp_path: Path, text: str, name: str) -> Optional[Host]:
     """The host ``text`` describes, or None when nothing in it can be read (the paste is refused, exit 2)."""
     try:
@@ -2995,9 +3002,7 @@ def test_a_triton_target_override_for_another_gpu_is_code_the_gpu_cannot_run(tmp
     HSA_OVERRIDE_GFX_VERSION=10.3.0 and TRITON_OVERRIDE_ARCH=gfx1030 (both agree), and with no GPU named."""
     text = ("** Platform: Windows\n  ::  Detected GPU via Windows registry: AMD Radeon RX 9070 XT\n"
             "  ::  Set TRITON_OVERRIDE_ARCH=gfx1200\n  ::  Triton core imported successfully\n")
-    found = judged(tmp_path, text)
-    assert problems(found) == {"log.no-binary-for-gpu": "fail"}
-    assert "gfx1200" in found["log.no-binary-for-gpu"][0].title
+    _the_one_fail(tmp_path, text, "log.no-binary-for-gpu", "gfx1200")
     own = text.replace("RX 9070 XT", "RX 9060 XT")
     assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, own, "own.txt")
     agreed = ("GPU: AMD Radeon RX 6700 XT\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
@@ -3093,9 +3098,7 @@ def test_a_library_linked_by_its_full_path_or_a_profilers_missing_tool_library_i
     "does not exist" for a file that is no library names nothing."""
     path = ("sleep: error while loading shared libraries: /usr/local/lib/libsqlite3.so: cannot open shared object "
             "file: No such file or directory\n")
-    found = judged(tmp_path, path)
-    assert problems(found) == {"log.missing-shared-library": "fail"}
-    assert "/usr/local/lib/libsqlite3.so" in found["log.missing-shared-library"][0].title
+    _the_one_fail(tmp_path, path, "log.missing-shared-library", "/usr/local/lib/libsqlite3.so")
     cuda = path.replace("/usr/local/lib/libsqlite3.so", "/usr/local/cuda/lib64/libcudart.so.12")
     assert "log.missing-shared-library" not in _problems_if_read(tmp_path, cuda, "cuda.txt")
     own = "OSError: /home/u/bitsandbytes/libbitsandbytes_cpu.so: cannot open shared object file: No such file\n"
