@@ -3108,3 +3108,14 @@ def test_a_library_linked_by_its_full_path_or_a_profilers_missing_tool_library_i
     assert problems(judged(tmp_path, tool, "tool.txt")) == {"log.missing-shared-library": "fail"}
     other = tool.replace("librocprofiler-sdk-tool.so", "results.csv")
     assert "log.missing-shared-library" not in _problems_if_read(tmp_path, other, "other.txt")
+
+
+def test_an_instinct_in_lower_case_after_the_vendor_is_that_instinct(tmp_path: Path) -> None:
+    """Syllo/nvtop#300: an issue template answered "gpu: amd mi250" (gfx90a), nvtop's own assertion below it: a judged
+    report with the GPU named, not refused as unreadable. A bare "mi250" with no vendor (derived look-alike, as in a
+    file name "mi250_results.csv") names no GPU."""
+    host = load_host(_write(tmp_path, "os: ubuntu 22.04\ngpu: amd mi250\nno desktop\n"))
+    assert [g.name for g in host.gpus] == ["mi250"]
+    assert judged(tmp_path, "gpu: amd mi250\n", "b.txt")["gpu.igpu-visible"][0].severity == Severity.OK
+    other = _host_if_read(tmp_path, "wrote mi250_results.csv and mi250 notes\n", "c.txt")
+    assert other is None or other.gpus == []

@@ -147,6 +147,9 @@ GPU_RULES: tuple[Rule, ...] = (
        # (not the second name of a PCI ID Repository pair, "[Radeon 760M/780M]": one board)
        r"(?P<v>(?<![\w./-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
        r"|\bM[Ii](?:25|50|60|100|210|250[Xx]?|300[AXax]|308[Xx]|325[Xx]|350[Xx]|355[Xx])\b)"),
+    # an Instinct in lower case after the vendor, as issue templates get answered: "gpu: amd mi250" (Syllo/nvtop#300)
+    _r("gpu.name", ("amd mi", "AMD mi"),
+       r"\b(?:amd|AMD) (?P<v>mi(?:25|50|60|100|210|250x?|300[ax]|308x|325x|350x|355x))\b"),
     # an APU's iGPU by its bare name: "8845h with 780m", an issue template's "### GPU" answered "780m"
     _r("gpu.name", ("with ", "GPU"),
        r"(?:\bwith (?:an? |the )?|^#{2,4} GPU\s{0,4}\n\s{0,4}\n?\s{0,4})(?P<v>[6-9][0-9]0[mM])\b"),
