@@ -3119,3 +3119,69 @@ def test_an_instinct_in_lower_case_after_the_vendor_is_that_instinct(tmp_path: P
     assert judged(tmp_path, "gpu: amd mi250\n", "b.txt")["gpu.igpu-visible"][0].severity == Severity.OK
     other = _host_if_read(tmp_path, "wrote mi250_results.csv and mi250 notes\n", "c.txt")
     assert other is None or other.gpus == []
+
+
+def test_a_runtime_failure_that_works_as_root_is_a_device_permission_problem(tmp_path: Path) -> None:
+    """ROCm/ROCm#1080 (ROCm 3.3, an RX 580): rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES, then "But if I run
+    it as **root**, it works as intended": the user cannot open the GPU's device nodes (3.3 moved them to the render
+    group). Derived look-alikes: without the root sentence the failure is only the runtime's; "it fails as **root**
+    too" says nothing about permissions."""
+    text = ("When I run **rocminfo**, I get this error\nROCk module is loaded\nxeon is member of video group\n"
+            "`hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n"
+            "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n"
+            "`\n\nBut if I run it as **root**, it works as intended\n")
+    assert problems(judged(tmp_path, text)).get("perm.kfd-access") == "fail"
+    alone = text.replace("But if I run it as **root**, it works as intended\n", "")
+    assert "perm.kfd-access" not in problems(judged(tmp_path, alone, "b.txt"))
+    also = text.replace("it works as intended", "it fails the same way")
+    assert "perm.kfd-access" not in problems(judged(tmp_path, also, "c.txt"))
+
+
+def test_rocminfo_in_a_container_without_kfd_says_nothing_about_the_hosts_module(tmp_path: Path) -> None:
+    """robertrosenbusch/gfx803_rocm#6: `docker run -it --rm --group-add=video ... rocm63_pt25:latest`, then inside it
+    `ls /dev/kfd` fails and rocminfo prints "ROCk module is NOT loaded, possibly no GPU devices": the container got no
+    /dev/kfd; the host's amdgpu is not judged from it, and the rocminfo line follows from the container. Derived
+    look-alike: the same rocminfo line on the host itself (no container) is the driver not loaded."""
+    text = ("c@archb gfx803_rocm$ docker run -it --rm   --group-add=video  --ipc=host --name test_rocm "
+            "rocm63_pt25:latest /bin/bash -c bash\nroot@c0cb9814a02b:/audio# ls /dev/kfd\n"
+            "ls: cannot access '/dev/kfd': No such file or directory\nroot@c0cb9814a02b:/audio# rocminfo\n"
+            "ROCk module is NOT loaded, possibly no GPU devices\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("container.no-kfd-device") == "fail"
+    assert "driver.amdgpu-not-loaded" not in problems(found)
+    assert all(f.cause == "container.no-kfd-device" for f in found.get("log.rock-not-loaded", []))
+    host = "c@archb ~$ rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n"
+    assert problems(judged(tmp_path, host, "b.txt")).get("driver.amdgpu-not-loaded") == "fail"
+
+
+def test_a_barcelo_igpu_from_a_cut_lspci_line_that_segfaults_needs_its_override(tmp_path: Path) -> None:
+    """ROCm/hip#3282: Arch's pytorch-opt-rocm segfaulting in libamdhip64 ("exit code 139 (interrupted by signal 11:
+    SIGSEGV)") on "My iGPU is an: VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Barcelo (rev c1)"
+    (0x15e7, a CHIP_RENOIR id in the kernel's pciidlist: gfx90c); the reporter confirmed 9.0.0. gdb's frame #0 in
+    libamdhip64 makes the crash ROCm's runtime's. Derived look-alikes: frame #0 in libc stays a hint; "Barcelo" in prose
+    with no lspci vendor tag names no GPU; without the crash nothing says the program ran without."""
+    text = ("I get following message: Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)\n"
+            "#0  0x00007fffa6ed9cd8 in  () at /opt/rocm/hip/lib/libamdhip64.so.5\n"
+            " My iGPU is an: VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Barcelo (rev c1) "
+            "(prog-if 00 [VGA controller])\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("gpu.override-needed") == "fail"
+    assert "9.0.0" in found["gpu.override-needed"][0].title
+    assert problems(found).get("log.segfault") == "fail"  # gdb's frame #0 is in ROCm's runtime: the crash site
+    libc = text.replace("/opt/rocm/hip/lib/libamdhip64.so.5", "/usr/lib/libc.so.6")
+    assert problems(judged(tmp_path, libc, "libc.txt")).get("log.segfault") == "warn"
+    prose = _host_if_read(tmp_path, "my laptop is a Barcelo refresh of Cezanne\n", "b.txt")
+    assert prose is None or prose.gpus == []
+    quiet = text.split("\n", 2)[2]
+    assert "gpu.override-needed" not in problems(judged(tmp_path, quiet, "c.txt"))
+
+
+def test_a_grep_of_rocminfo_names_pairs_each_gpu_name_with_the_marketing_name_after_it(tmp_path: Path) -> None:
+    """warpfront/hipfire#353: a diag tool's grep of rocminfo's 'Marketing Name' and 'Name' lines on an APU: the CPU
+    agent's "AMD Ryzen AI 7 PRO 350 w/ Radeon 860M", then the GPU's "Name: gfx1152", its "AMD Radeon 860M Graphics" and
+    its ISA line. One GPU, not two (the CPU's marketing name is no GPU)."""
+    text = ("rocminfo GPUs:\n  Marketing Name:          AMD Ryzen AI 7 PRO 350 w/ Radeon 860M\n"
+            "  Name:                    gfx1152\n  Marketing Name:          AMD Radeon 860M Graphics\n"
+            "  Name:                    amdgcn-amd-amdhsa--gfx1152\n")
+    host = load_host(_write(tmp_path, text))
+    assert [(g.name, g.gfx) for g in host.gpus] == [("AMD Radeon 860M Graphics", "gfx1152")]

@@ -12,6 +12,7 @@ import re
 from typing import Optional, Union
 
 from rocmdoctor.bundle.merge import Acc
+from rocmdoctor.bundle.text_perm import root_only
 from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import (
     DeviceNode,
@@ -118,13 +119,7 @@ def fold(acc: Acc, facts: TextFacts) -> None:
     wheels = facts.all("wheel.rocm-cp")
     if wheels:
         host.context["rocm-wheels"] = Fact(" ".join(dict.fromkeys(f.value for f in wheels[:8])), wheels[0].source)
-    fails, works = facts.first("perm.user-fails"), facts.first("perm.root-works")
-    said = facts.first("perm.root-only")
-    if fails is not None and works is not None:  # the GPU answers root only (ROCm/legacy-rocm-build#1826)
-        host.context["root-only"] = Fact(f"{fails.value} / {works.value}", fails.source)
-        host.context["root-only-works"] = _fact(works)
-    elif said is not None:  # "rocm only works when using sudo" (ROCm/ROCm-docker#36)
-        host.context["root-only"] = host.context["root-only-works"] = _fact(said)
+    root_only(acc, facts)
     _apt_sources(acc, facts)
     if "container" in host.context and not acc.container_seen:
         acc.in_container(host.context["container"].source)

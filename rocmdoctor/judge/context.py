@@ -78,6 +78,12 @@ def _container_text(host: Host) -> str:
     return " ".join(parts)
 
 
+def started_without_kfd(host: Host) -> bool:
+    """The report starts its container without /dev/kfd (a `docker run` or compose file that does not pass it)."""
+    return ("container-run" in host.context or "compose-items" in host.context) and "/dev/kfd" not in \
+        _container_text(host)
+
+
 # A container whose whole command is a Python import: it reproduces an import error and asks nothing of the GPU.
 _IMPORT_ONLY = re.compile(r"""\bpython[\d.]{0,5} -c (["'])\s*(?:(?:import|from) [\w., ]{1,200};?\s*)+\1\s*$""")
 

@@ -299,8 +299,10 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
     # a missing-GPU-code error in the input is the process telling that it ran without the override
     code_error = override_would_help(host)
     ran_with = said_ran_with(host, override) and not code_error  # "I tried HSA_OVERRIDE_...=10.3.0 python main.py"
-    # a crash the report tells of, with the override named nowhere in it: it ran without (pytorch/pytorch#111355)
-    told = "crash-said" in host.context and not any(k.startswith("override-") for k in host.context)
+    # a crash the report tells of or shows (a segfault: ROCm/hip#3282, gfx90c), with the override named nowhere in
+    # it: it ran without (pytorch/pytorch#111355)
+    told = ("crash-said" in host.context or any(m.finding_id == "log.segfault" for m in host.logs)) \
+        and not any(k.startswith("override-") for k in host.context)
     runtime_saw = reported_user_space_gfx(gpu) and not failed_elsewhere(host, gpu, gfx)
     unseen = "env" not in host.captured and not runtime_saw and not (mentioned or code_error or told)
     if ran_with or unseen:

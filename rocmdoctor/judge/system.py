@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from rocmdoctor.judge.context import started_without_kfd
 from rocmdoctor.judge.distro import os_label
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.gpu_evidence import KERNEL_FAILURES, RUN_FAILURES
@@ -92,6 +93,11 @@ def amdgpu_loaded(host: Host, matrix: Matrix) -> list[Finding]:
     if fact.value:
         ver = f" (version {host.amdgpu_version.value})" if host.amdgpu_version else ""
         return [ok("driver.amdgpu-not-loaded", f"amdgpu kernel module loaded{ver}", [str(fact.source)])]
+    if "ROCk module" in (fact.source.text or "") and started_without_kfd(host):
+        # rocminfo inside a container started without /dev/kfd (robertrosenbusch/gfx803_rocm#6): it cannot see the
+        # host's module, so its "NOT loaded" says nothing about the host (container.no-kfd-device is the cause)
+        return [skip("driver.amdgpu-not-loaded", "rocminfo ran in a container started without /dev/kfd: the host's "
+                                                 "module is not judged from it")]
     return [finding(
         "driver.amdgpu-not-loaded", Severity.FAIL, "The amdgpu kernel module is not loaded",
         "Without amdgpu there is no /dev/kfd and ROCm sees no GPU. Common causes: amdgpu-dkms failed to build "

@@ -448,9 +448,14 @@ RULES: tuple[Rule, ...] = (
                            "as non-root", "as a regular user"),
        r"(?i:(?P<v>\b(?:can(?:'|no)?t|cannot|doesn't|does not|don't|fails?|nothing)\b[^\n]{0,60}?\b"
        r"(?:as (?:a |my |the )?(?:normal |regular |non-root )?user|as non-root|without sudo)\b))"),
-    _r("perm.root-works", ("as root", "with sudo", "using sudo", "under sudo"),
-       r"(?i:(?P<v>\b(?:can|works?|working|does|runs?|lists?|sees?|fine|only)\b[^\n]{0,40}?\b(?:as root|with sudo|"
-       r"using sudo|under sudo)\b))"),
+    # (markdown may bold it: "But if I run it as **root**, it works as intended", ROCm/ROCm#1080)
+    _r("perm.root-works", ("as root", "with sudo", "using sudo", "under sudo", "as **root"),
+       r"(?i:(?P<v>\b(?:can|works?|working|does|runs?|lists?|sees?|fine|only)\b[^\n]{0,40}?\b(?:as \*{0,2}root|"
+       r"with sudo|using sudo|under sudo)\b))"),
+    # the condition first, the outcome after: "But if I run it as **root**, it works as intended" (ROCm/ROCm#1080)
+    _r("perm.root-then-works", ("as root", "as **root"),
+       r"(?i:(?P<v>\b(?:run|ran|running|start|started|use|used|try|tried)\b[^\n]{0,30}?\bas \*{0,2}root\b\*{0,2},?"
+       r"[ \t]{1,4}(?:(?:it|that|this|everything|rocminfo)[ \t]{1,4})?(?:works|worked|runs fine|is fine)\b))"),
     # "the user is already in the `video` group": the groups the report says the user has
     _r("user.in-group", ("video group", "video  group", "render group", "render  group", "video' group",
                          'video" group'),

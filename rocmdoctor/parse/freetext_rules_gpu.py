@@ -147,6 +147,11 @@ GPU_RULES: tuple[Rule, ...] = (
        # (not the second name of a PCI ID Repository pair, "[Radeon 760M/780M]": one board)
        r"(?P<v>(?<![\w./-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
        r"|\bM[Ii](?:25|50|60|100|210|250[Xx]?|300[AXax]|308[Xx]|325[Xx]|350[Xx]|355[Xx])\b)"),
+    # an APU's iGPU by the PCI ID Repository's codename in an lspci line cut from its bus address: "My iGPU is an: VGA
+    # compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Barcelo (rev c1)" (ROCm/hip#3282; 0x15e7, gfx90c).
+    # Only after "[AMD/ATI]": in prose these are CPU codenames as often as GPUs
+    _r("gpu.name", ("[AMD/ATI] ",),
+       r"\[AMD/ATI\] (?P<v>Barcelo|Renoir|Cezanne|Lucienne|Rembrandt|Raphael|Mendocino|Phoenix[1-3]?)\b(?! \w)"),
     # an Instinct in lower case after the vendor, as issue templates get answered: "gpu: amd mi250" (Syllo/nvtop#300)
     _r("gpu.name", ("amd mi", "AMD mi"),
        r"\b(?:amd|AMD) (?P<v>mi(?:25|50|60|100|210|250x?|300[ax]|308x|325x|350x|355x))\b"),

@@ -87,7 +87,11 @@ class _Reader:
             if cur.isa is None:
                 cur.isa = (value, n, line)
             return
-        if cur is None or cur.name is not None:
+        # (an excerpt without headers whose agent so far is a CPU's Marketing Name: a GPU's Name starts the next agent;
+        # within one agent rocminfo prints Name before Marketing Name: warpfront/hipfire#353's grep of both)
+        cpu_before = (not self.headers and cur is not None and cur.name is None and cur.marketing is not None
+                      and bool(_CPU_MARKETING.search(cur.marketing)) and value.lower().startswith("gfx"))
+        if cur is None or cur.name is not None or cpu_before:
             cur = self.new(n, line)
         cur.name = (value, n, line)
 
