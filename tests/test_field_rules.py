@@ -42,6 +42,15 @@ def _problems_if_read(tmp_path: Path, text: str, name: str) -> dict[str, str]:
         return {}
 
 
+def _ran_on_the_gpu(tmp_path: Path, text: str, *look_alikes: str) -> None:
+    """``text`` is a judged, healthy report that a program ran on the GPU; none of ``look_alikes`` says so."""
+    host = load_host(_write(tmp_path, text))
+    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
+    for n, other in enumerate(look_alikes):
+        read = _host_if_read(tmp_path, other, f"other{n}.txt")
+        assert read is None or "gpu-run-ok" not in read.context
+
+
 def _the_one_fail(tmp_path: Path, text: str, fid: str, in_title: str) -> None:
     """``text`` gets exactly one problem, ``fid`` as a fail, whose title names ``in_title``."""
     found = judged(tmp_path, text)
@@ -2934,10 +2943,7 @@ def test_a_rocm_library_test_binary_passing_its_tests_is_a_run_on_the_gpu(tmp_pa
     text = ("[==========] 38680 tests from 11 test suites ran. (289742 ms total)\n[  PASSED  ] 38680 tests.\n"
             "hipBLASLt version: 100100\nhipBLASLt git version:\n"
             "command line: ./build/release/clients/staging/hipblaslt-test\n")
-    host = load_host(_write(tmp_path, text))
-    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
-    other = _host_if_read(tmp_path, text.replace("hipblaslt-test", "my-app-test"), "other.txt")
-    assert other is None or "gpu-run-ok" not in other.context
+    _ran_on_the_gpu(tmp_path, text, text.replace("hipblaslt-test", "my-app-test"))
 
 
 def test_strix_halo_named_in_prose_is_the_gfx1151_apu(tmp_path: Path) -> None:
@@ -2961,11 +2967,7 @@ def test_hips_directed_tests_nearly_all_passing_under_ctest_are_a_run_on_the_gpu
     proves nothing about a GPU, nor does a suite that mostly failed ("41% tests passed")."""
     text = ("99% tests passed, 3 tests failed out of 403\n\nTotal Test time (real) = 3933.38 sec\n\n"
             "The following tests FAILED:\n103 - directed_tests/ipc/hipMultiProcIpcMem.tst (Timeout)\n")
-    host = load_host(_write(tmp_path, text))
-    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
-    for n, other in enumerate((text.replace("directed_tests/ipc/", "tests/unit/"), text.replace("99%", "41%"))):
-        read = _host_if_read(tmp_path, other, f"other{n}.txt")
-        assert read is None or "gpu-run-ok" not in read.context
+    _ran_on_the_gpu(tmp_path, text, text.replace("directed_tests/ipc/", "tests/unit/"), text.replace("99%", "41%"))
 
 
 def test_comfyui_loading_its_models_on_cuda0_and_finishing_its_steps_ran_on_the_gpu(tmp_path: Path) -> None:
@@ -2976,10 +2978,7 @@ def test_comfyui_loading_its_models_on_cuda0_and_finishing_its_steps_ran_on_the_
     text = ("[INFO] CLIP/text encoder model load device: cuda:0, offload device: cpu, current: cpu, dtype: "
             f"torch.float16\n[INFO] Requested to load SDXL\n100%|{bar}| 20/20 [00:30<00:00,  1.52s/it]\n"
             "[INFO] Prompt executed in 85.21 seconds\n")
-    host = load_host(_write(tmp_path, text))
-    assert "gpu-run-ok" in host.context and problems(judged(tmp_path, text)) == {}
-    cpu = _host_if_read(tmp_path, text.replace("device: cuda:0,", "device: cpu,"), "cpu.txt")
-    assert cpu is None or "gpu-run-ok" not in cpu.context
+    _ran_on_the_gpu(tmp_path, text, text.replace("device: cuda:0,", "device: cpu,"))
 
 
 def test_a_pasted_pci_listing_alone_is_no_verdict_on_an_old_gpu_target(tmp_path: Path) -> None:
