@@ -3184,3 +3184,18 @@ def test_a_grep_of_rocminfo_names_pairs_each_gpu_name_with_the_marketing_name_af
             "  Name:                    amdgcn-amd-amdhsa--gfx1152\n")
     host = load_host(_write(tmp_path, text))
     assert [(g.name, g.gfx) for g in host.gpus] == [("AMD Radeon 860M Graphics", "gfx1152")]
+
+
+def test_bitsandbytes_told_to_look_for_another_rocm_library_has_no_native_library(tmp_path: Path) -> None:
+    """bitsandbytes-foundation/bitsandbytes#1890: under a `+rocm7.12` torch bitsandbytes 0.49 looks for
+    libbitsandbytes_rocm82.so, told in prose ("libbitsandbytes_rocm82.so instead of libbitsandbytes_rocm712.so").
+    Derived look-alikes: the same library name twice, and one name alone, say nothing."""
+    text = ("This causes the library loader to search for a non-existent .so file (e.g., libbitsandbytes_rocm82.so "
+            "instead of libbitsandbytes_rocm712.so).\n")
+    found = judged(tmp_path, text)
+    assert problems(found).get("log.bitsandbytes-no-gpu") == "warn"
+    assert "libbitsandbytes_rocm82.so" in found["log.bitsandbytes-no-gpu"][0].title
+    same = text.replace("rocm82", "rocm712")
+    assert "log.bitsandbytes-no-gpu" not in _problems_if_read(tmp_path, same, "b.txt")
+    alone = "bitsandbytes ships libbitsandbytes_rocm712.so in its wheel\n"
+    assert "log.bitsandbytes-no-gpu" not in _problems_if_read(tmp_path, alone, "c.txt")
