@@ -3199,3 +3199,41 @@ def test_bitsandbytes_told_to_look_for_another_rocm_library_has_no_native_librar
     assert "log.bitsandbytes-no-gpu" not in _problems_if_read(tmp_path, same, "b.txt")
     alone = "bitsandbytes ships libbitsandbytes_rocm712.so in its wheel\n"
     assert "log.bitsandbytes-no-gpu" not in _problems_if_read(tmp_path, alone, "c.txt")
+
+
+def test_an_instinct_series_without_its_suffix_is_that_instinct(tmp_path: Path) -> None:
+    """vllm-project/recipes#561: "Add GLM-5.2 recipe for MI300 and MI355 for AMD/ROCm" names the GPUs the evaluation
+    ran on: a judged report, not refused as unreadable. A model number that is not an Instinct series ("MI3000", a
+    part number "MI3001") names none."""
+    host = load_host(_write(tmp_path, "Add GLM-5.2 recipe for MI300 and MI355 for AMD/ROCm,\n"))
+    assert [g.name for g in host.gpus] == ["MI300", "MI355"]
+    assert problems(judged(tmp_path, "Add GLM-5.2 recipe for MI300 and MI355 for AMD/ROCm,\n", "b.txt")) == {}
+    for n, other in enumerate(("Add a recipe for MI3000 and MI3001\n", "Add a recipe for MI30 and MI35\n")):
+        read = _host_if_read(tmp_path, other, f"other{n}.txt")
+        assert read is None or read.gpus == []
+
+
+def test_the_container_toolkits_and_a_kubernetes_nodes_gpu_count_are_gpus_detected(tmp_path: Path) -> None:
+    """bottlerocket-os/bottlerocket-core-kit#778: `amd-ctk cdi list` printing "Found 8 AMD GPU devices";
+    ROCm/gpu-operator#382: a node's "Capacity:" with "amd.com/spx_nps1:   63" beside "amd.com/gpu:        0". Both
+    are counts of GPUs the host has (gpu.detected ok). Look-alikes: prose that found them elsewhere, a count of 0 for
+    every AMD resource, and a non-AMD resource, say nothing."""
+    ctk = "bash-5.1# amd-ctk cdi list\nFound 8 AMD GPU devices\namd.com/gpu=all\namd.com/gpu=0\n  /dev/dri/renderD128\n"
+    node = ("                    rocm=6.3.2\nCapacity:\n  amd.com/gpu:        0\n  amd.com/spx_nps1:   63\n"
+            "Allocatable:\n  amd.com/gpu:        0\n")
+    for n, text in enumerate((ctk, node)):
+        found = judged(tmp_path, text, f"yes{n}.txt")
+        assert found["gpu.detected"][0].severity == Severity.OK and problems(found) == {}
+    for n, other in enumerate((ctk.replace("Found 8", "I found 8"), node.replace("63", "0"),
+                               node.replace("amd.com/spx_nps1", "nvidia.com/gpu"))):
+        read = _host_if_read(tmp_path, other, f"other{n}.txt")
+        assert read is None or read.gpus == []
+
+
+def test_the_report_saying_its_rocm_pytorch_works_is_a_run_on_the_gpu(tmp_path: Path) -> None:
+    """deepspeedai/DeepSpeed#2080: "I have ROCm but it is installed into the system, not into `/opt/rocm` ...
+    ROCm PyTorch is working fine." (Gentoo): the report's own word that a ROCm program runs on its GPU. Not when it
+    is not working, or only hoped for."""
+    said = "I have ROCm but it is installed into the system, not into `/opt/rocm`. ROCm PyTorch is working fine.\n"
+    _ran_on_the_gpu(tmp_path, said, said.replace("is working", "is not working"),
+                    "If ROCm PyTorch is working fine, the GPU is set up.\n", "CUDA PyTorch is working fine.\n")

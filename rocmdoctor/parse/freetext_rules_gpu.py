@@ -67,6 +67,12 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("run.gpu-ok", ("tests passed, ",),
        r"^(?P<v>(?:9\d|100)% tests passed, \d{1,5} tests? failed out of [1-9]\d{1,5})[ \t]*\n(?:[^\n]{0,200}\n){0,8}?",
        r"[ \t]{0,8}\d{1,5} - directed_tests/[\w/.-]{1,160}\.tst\b", span=10),
+    # the report saying its ROCm build of PyTorch works: "I have ROCm but it is installed into the system, not into
+    # `/opt/rocm` ... ROCm PyTorch is working fine." (deepspeedai/DeepSpeed#2080, Gentoo); not "is not working"
+    _r("run.gpu-ok", ("ROCm PyTorch", "ROCm pytorch", "ROCm torch", "rocm pytorch", "ROCm build of PyTorch"),
+       r"(?:^|[.!?][ \t]{1,3})(?:(?!\bnot\b|n't\b|\bnever\b|\b[Ii]f\b|\b[Ww]hether\b)[^\n.!?]){0,200}?",
+       r"(?P<v>\b(?:ROCm|rocm) (?:build of )?(?:PyTorch|pytorch|torch)",
+       r" (?:is |was |itself )?(?:working|works|runs) (?:fine|well|perfectly)\b)"),
     # a progress bar that completed ("100%|████| 30/30 [01:12<00:00,  2.42s/it]"): work finished; it proves the GPU ran
     # only where the program names the GPU as its device (bundle.text: ComfyUI's "Device: cuda:0 AMD Radeon ...")
     _r("run.steps-done", ("100%|",), r"(?P<v>^[ \t]{0,8}100%\|[^\n|]{0,400}\|[ \t]{0,4}([1-9]\d{0,4})/\2 \[)"),
@@ -112,6 +118,15 @@ GPU_RULES: tuple[Rule, ...] = (
        r"(?i:(?P<v>\b(?:block|hid|hiding|disabl|exclud)\w{0,4}\b[^\n]{0,60}?\b(?:igpu|integrated (?:gpu|graphics))\b",
        r"[^\n]{0,80}?\b(?:then it works|it works|works fine|fixe[sd] it|solved it)\b))"),
     _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
+    # AMD's container toolkit listing the GPUs it gives containers: "amd-ctk cdi list" prints "Found 8 AMD GPU devices"
+    # then "amd.com/gpu=0" and its render node per GPU (bottlerocket-os/bottlerocket-core-kit#778)
+    _r("gpu.rocm-count", ("AMD GPU devices",), r"^Found (?P<v>[1-9]\d{0,2}) AMD GPU devices?[ \t]*$"),
+    # a Kubernetes node's capacity as AMD's device plugin advertises it, one count per resource: "Capacity:" then
+    # "  amd.com/gpu:        8", or one resource per partition mode ("amd.com/spx_nps1:   63", ROCm/gpu-operator#382,
+    # partitions that ROCm enumerates as GPUs); a count of 0 says nothing, another resource may carry the GPUs
+    _r("gpu.rocm-count", ("Capacity:",),
+       r"^Capacity:[ \t]*\n(?:[ \t]{1,8}[^ \t\n][^\n]{0,80}\n){0,12}?[ \t]{1,8}amd\.com/(?:gpu|[cdqs]px_nps[1-8]):[ \t]{1,24}",
+       r"(?P<v>[1-9]\d{0,3})[ \t]*$", span=14),
     _r("gpu.app", ("inference compute",),
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
     # ollama 0.30+'s discovery lines name the device too: 'msg="dropping integrated GPU; ..." library=ROCm
@@ -146,7 +161,9 @@ GPU_RULES: tuple[Rule, ...] = (
                     "Mi6"),
        # (not the second name of a PCI ID Repository pair, "[Radeon 760M/780M]": one board)
        r"(?P<v>(?<![\w./-])[5-7]\d{2}0[mM]\b|(?<![\w.-])Vega (?:56|64)\b",  # "RX Vega 64" twice: one GPU
-       r"|\bM[Ii](?:25|50|60|100|210|250[Xx]?|300[AXax]|308[Xx]|325[Xx]|350[Xx]|355[Xx])\b)"),
+       # (and the series without its suffix, as people write them: "a recipe for MI300 and MI355", vllm-project/recipes
+       # #561; MI300A and MI300X are both gfx942, MI325X, MI350X and MI355X have one board each)
+       r"|\bM[Ii](?:25|50|60|100|210|250[Xx]?|300[AXax]?|308[Xx]|325[Xx]?|350[Xx]?|355[Xx]?)\b)"),
     # an APU's iGPU by the PCI ID Repository's codename in an lspci line cut from its bus address: "My iGPU is an: VGA
     # compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Barcelo (rev c1)" (ROCm/hip#3282; 0x15e7, gfx90c).
     # Only after "[AMD/ATI]": in prose these are CPU codenames as often as GPUs
