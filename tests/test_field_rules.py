@@ -3237,3 +3237,46 @@ def test_the_report_saying_its_rocm_pytorch_works_is_a_run_on_the_gpu(tmp_path: 
     said = "I have ROCm but it is installed into the system, not into `/opt/rocm`. ROCm PyTorch is working fine.\n"
     _ran_on_the_gpu(tmp_path, said, said.replace("is working", "is not working"),
                     "If ROCm PyTorch is working fine, the GPU is set up.\n", "CUDA PyTorch is working fine.\n")
+
+
+def test_prose_that_rocm_lists_the_igpu_as_a_device_warns_of_the_igpu(tmp_path: Path) -> None:
+    """oobabooga/textgen#7319: "the discrete GPU will be ROCm Device 0, and the iGPU ROCm Device 1. Hence, setting the
+    environment variable `HIP_VISIBLE_DEVICES=0` is necessary" (AMD: ROCm enumerating a Ryzen 9000's iGPU crashes it).
+    A warning: the words, not a crash shown; the variable in the prose is the remedy, not the process's environment.
+    Derived look-alikes: the iGPU said to be disabled, and the same prose without the iGPU, say nothing of it."""
+    text = ("On most systems in this state, the discrete GPU will be ROCm Device 0, and the iGPU ROCm Device 1. "
+            "Hence, setting the environment variable `HIP_VISIBLE_DEVICES=0` is necessary.\n")
+    assert problems(judged(tmp_path, text)) == {"gpu.igpu-visible": "warn"}
+    for n, other in enumerate((text.replace("and the iGPU ROCm Device 1", "and the iGPU is disabled"),
+                               text.replace(", and the iGPU ROCm Device 1", ""))):
+        assert "gpu.igpu-visible" not in _problems_if_read(tmp_path, other, f"other{n}.txt")
+
+
+def test_a_segfault_during_hsa_enumeration_beside_an_igpu_is_a_crash_not_a_missing_override(tmp_path: Path) -> None:
+    """unslothai/unsloth#7272: an RX 7700S (gfx1102) beside a 780M (gfx1103) running the `rocm-gfx110X` prebuilt;
+    "`llama-server` **segfaults during HSA device enumeration**" until ROCR_VISIBLE_DEVICES hides the iGPU. The
+    family build carries gfx1102: no override; the crash in the runtime's enumeration is a fail. Derived look-alikes:
+    without the build's family named the dGPU needs its override; a segfault said of something else stays a hint."""
+    text = ("On my machine that is a Radeon RX 7700S (gfx1102) next to the integrated Radeon 780M (gfx1103), running "
+            "the `rocm-gfx110X` prebuilt.\n"
+            "`llama-server` **segfaults during HSA device enumeration** on the unsupported iGPU.\n")
+    found = problems(judged(tmp_path, text))
+    assert found == {"gpu.igpu-visible": "warn", "log.segfault": "fail"}
+    no_family = text.replace("the `rocm-gfx110X` prebuilt", "the prebuilt")
+    assert problems(judged(tmp_path, no_family, "b.txt")).get("gpu.override-needed") == "fail"
+    other = text.replace("segfaults during HSA device enumeration", "hits a Segmentation fault on exit")
+    assert problems(judged(tmp_path, other, "c.txt")).get("log.segfault") == "warn"
+
+
+def test_an_apus_name_says_nothing_of_its_igpu_when_rocm_could_not_be_installed(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3191: "AMD Ryzen 9 6900HS with Radeon Graphics" beside an RX 6700S, and zypper's
+    "Valid metadata not found at specified URL" for AMD's repository (404): no ROCm is installed to enumerate the
+    iGPU. Derived look-alike: the same CPU and GPU without the failed install keep the warning."""
+    cpu = "CPU: AMD Ryzen 9 6900HS with Radeon Graphics\nGPU: AMD Radeon RX6700S\n"
+    repo = ("Retrieving repository 'amdgpu' metadata ...[error]\n"
+            "Repository 'amdgpu' is invalid.\n"
+            "[amdgpu|https://repo.radeon.com/amdgpu/6.1.1/sle/20240524/main/x86_64] Valid metadata not found at "
+            "specified URL\n")
+    found = problems(judged(tmp_path, cpu + repo))
+    assert found.get("log.package-install-failed") == "fail" and "gpu.igpu-visible" not in found
+    assert problems(judged(tmp_path, cpu, "b.txt")).get("gpu.igpu-visible") == "warn"

@@ -61,14 +61,14 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "companion.pinned": "companion-pinned", "gpu.enumerated": "enumerated",
                   "container.distrobox": "distrobox", "host.works": "host-works",
                   "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
-                  "cpu.apu": "apu-cpu", "run.crash-said": "crash-said", "run.no-gpu-said": "no-gpu-said",
-                  "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
+                  "igpu.device-said": "igpu-device-said", "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
+                  "run.no-gpu-said": "no-gpu-said", "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
                   "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
                   "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
                   "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
                   "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",
                   "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
-                  "build.targets": "build-targets", "vllm.version": "vllm-version",
+                  "build.targets": "build-targets", "build.family": "build-family", "vllm.version": "vllm-version",
                   "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd",
                   "torch.zluda": "zluda"}
 

@@ -29,6 +29,7 @@ from rocmdoctor.judge.facts import (
     wheel_lib_missing,
 )
 from rocmdoctor.judge.gpu_evidence import (
+    built_for_family,
     built_without,
     code_missing,
     distribution_build,
@@ -308,6 +309,8 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
     if ran_with or unseen:
         return skip("gpu.override-needed", f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}; " +
                     ("the report ran with it" if ran_with else "whether it is set was not captured"))
+    if (built := built_for_family(host, gpu, gfx)) is not None:
+        return built
     ran = host.context.get("gpu-run-ok")
     if ran is not None and not failed_here(host) and len(host.gpus) == 1:  # (failed_here includes code errors)
         # direct evidence beats the table: work ran on the GPU under its own target (a distribution's or the

@@ -7,6 +7,7 @@ limit)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import PROMPT_RUN, discrete_gpus, finding, gpu_label, said_ran_with, skip
@@ -353,3 +354,14 @@ def built_without(host: Host, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
         Fix(f"Build for {gfx} itself if the HIP SDK in use supports it (-DAMDGPU_TARGETS={gfx}), or use a backend "
             "that does not need ROCm's target list (Vulkan):", []),
     )
+
+
+def built_for_family(host: Host, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """A prebuilt named for a GPU family that holds this GPU's target ("running the `rocm-gfx110X` prebuilt" on an
+    RX 7700S, gfx1102: unslothai/unsloth#7272): the program carries the GPU's own code, so no override is needed."""
+    family = host.context.get("build-family")
+    if family is None or not re.fullmatch(family.value.replace("X", "[0-9a-f]"), gfx):
+        return None
+    return finding("gpu.override-needed", Severity.OK,
+                   f"{gpu_label(gpu)}: the {family.value} build in use carries {gfx} code; no override is needed",
+                   "", [str(family.source), *gpu_evidence(gpu)[:1]])

@@ -26,7 +26,7 @@ from rocmdoctor.words import plural
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import GpuInfo, Host, LogMatch
+    from rocmdoctor.model import Fact, GpuInfo, Host, LogMatch
 
 
 @check("gpu.igpu-visible", title="Integrated GPU")
@@ -106,6 +106,8 @@ def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optiona
     """An iGPU no enumeration shows, known from the report's words: hiding it made the program work (FAIL,
     ggml-org/llama.cpp#23152), or the CPU is an APU by its name beside a named discrete GPU (WARN, ROCm/ROCm#3401:
     a 3400G's Vega iGPU took HIP's device 0 beside an RX 6600)."""
+    if not apus and (told := host.context.get("igpu-device-said")) is not None:
+        return _igpu_device_said(host, told, dgpus)
     if apus or not dgpus:
         return None
     dgpu = gpu_label(dgpus[0])
@@ -123,6 +125,10 @@ def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optiona
     apu_cpu = host.context.get("apu-cpu")
     if apu_cpu is None or gpu_sources_captured(host) or "app-log" in host.captured:
         return None
+    if any(m.finding_id == "log.package-install-failed" for m in host.logs):
+        # ROCm's packages could not even be installed: no runtime enumerates anything yet, so the guess from the
+        # CPU's name is beside the point (ROCm/legacy-rocm-build#3191: a 6900HS laptop whose zypper repo was a 404)
+        return None
     return finding(
         "gpu.igpu-visible", Severity.WARN, f"The CPU's integrated GPU is likely visible beside the {dgpu}",
         f"{apu_cpu.value} is an APU: unless the firmware disables its iGPU, ROCm enumerates it too, and it may be "
@@ -132,6 +138,29 @@ def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optiona
         Fix("List the GPUs ROCm sees; expose only the discrete one if the iGPU is among them:",
             ["rocminfo | grep -E 'Marketing Name|Name: +gfx'",
              "export HIP_VISIBLE_DEVICES=<index of the discrete GPU>"]),
+    )
+
+
+def _igpu_device_said(host: Host, told: Fact, dgpus: list[GpuInfo]) -> Finding:
+    """The report says in words that ROCm lists the iGPU as a device of its own ("the discrete GPU will be ROCm
+    Device 0, and the iGPU ROCm Device 1", oobabooga/textgen#7319; AMD: "a known issue when ROCm enumerates both
+    your discrete GPU and the Ryzen 9000's integrated GPU"). A warning: the words describe the hazard, not a crash
+    shown here."""
+    # (a variable in the same prose is the remedy it recommends, not the environment of a process)
+    limiter = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES") if host.env.get(k)), None)
+    if limiter and "env" in host.captured:
+        return ok("gpu.igpu-visible", f"The report says ROCm lists the iGPU, but {limiter}={host.env[limiter]} "
+                                      "limits the devices")
+    dgpu = gpu_label(dgpus[0]) if dgpus else "discrete GPU"
+    return finding(
+        "gpu.igpu-visible", Severity.WARN, f"ROCm enumerates the integrated GPU beside the {dgpu}",
+        "The report says the runtime lists the iGPU as a device of its own: programs that use every device (or the "
+        "wrong index) load work onto it, and ROCm's libraries have no code for it or it lacks the memory; the usual "
+        "outcome is a crash.",
+        [str(told.source)] + [str(s) for s in dgpus[0].sources[:1]] if dgpus else [str(told.source)],
+        Fix("Expose only the discrete GPU to the runtime (or disable the iGPU in the BIOS):",
+            ["rocminfo | grep -E 'Marketing Name|Name: +gfx'",
+             "export ROCR_VISIBLE_DEVICES=<index of the discrete GPU>"]),
     )
 
 

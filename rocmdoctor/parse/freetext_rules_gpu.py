@@ -117,6 +117,16 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("igpu.hiding-works", ("iGPU", "igpu", "IGPU", "integrated", "Integrated", "INTEGRATED"),
        r"(?i:(?P<v>\b(?:block|hid|hiding|disabl|exclud)\w{0,4}\b[^\n]{0,60}?\b(?:igpu|integrated (?:gpu|graphics))\b",
        r"[^\n]{0,80}?\b(?:then it works|it works|works fine|fixe[sd] it|solved it)\b))"),
+    # the report saying ROCm enumerates the iGPU as a device of its own: "the discrete GPU will be ROCm Device 0, and
+    # the iGPU ROCm Device 1" (oobabooga/textgen#7319, a Ryzen 9000's iGPU beside an AMD dGPU; AMD: "a known issue
+    # when ROCm enumerates both"); not "the iGPU is disabled", "no iGPU device"
+    _r("igpu.device-said", ("iGPU", "igpu", "IGPU", "integrated", "Integrated"),
+       r"(?i:(?P<v>\b(?:igpu|integrated (?:gpu|graphics))(?:,)?(?: (?:is|will be|becomes|shows up as|appears as|as))?",
+       r"(?: the)? (?:rocm|hip) device \d{1,2}\b))"),
+    # a prebuilt named for the GPU family it carries code for: unsloth's "`rocm-gfx110X` prebuilt" of llama.cpp
+    # (unslothai/unsloth#7272), lemonade-sdk/llamacpp-rocm's "llama-b1025-ubuntu-rocm-gfx110X-x64.zip" (its README:
+    # gfx110X is the RX 7900 to RX 7600 dGPUs and the 780M/760M/740M iGPUs)
+    _r("build.family", ("rocm-gfx",), r"\brocm-(?P<v>gfx\d{2,3}[0-9a-fX]{1,2})(?![\w])"),
     _r("gpu.rocm-count", ("ROCm devices",), r"\bfound (?P<v>[1-9]\d{0,2}) ROCm devices?\b"),
     # AMD's container toolkit listing the GPUs it gives containers: "amd-ctk cdi list" prints "Found 8 AMD GPU devices"
     # then "amd.com/gpu=0" and its render node per GPU (bottlerocket-os/bottlerocket-core-kit#778)
@@ -125,7 +135,8 @@ GPU_RULES: tuple[Rule, ...] = (
     # "  amd.com/gpu:        8", or one resource per partition mode ("amd.com/spx_nps1:   63", ROCm/gpu-operator#382,
     # partitions that ROCm enumerates as GPUs); a count of 0 says nothing, another resource may carry the GPUs
     _r("gpu.rocm-count", ("Capacity:",),
-       r"^Capacity:[ \t]*\n(?:[ \t]{1,8}[^ \t\n][^\n]{0,80}\n){0,12}?[ \t]{1,8}amd\.com/(?:gpu|[cdqs]px_nps[1-8]):[ \t]{1,24}",
+       r"^Capacity:[ \t]*\n(?:[ \t]{1,8}[^ \t\n][^\n]{0,80}\n){0,12}?",
+       r"[ \t]{1,8}amd\.com/(?:gpu|[cdqs]px_nps[1-8]):[ \t]{1,24}",
        r"(?P<v>[1-9]\d{0,3})[ \t]*$", span=14),
     _r("gpu.app", ("inference compute",),
        r"(?P<v>inference compute[^\n]{0,400}?\bcompute=gfx[0-9a-f]{3,5}[^\n]{0,400})"),
