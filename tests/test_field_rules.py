@@ -3280,3 +3280,39 @@ def test_an_apus_name_says_nothing_of_its_igpu_when_rocm_could_not_be_installed(
     found = problems(judged(tmp_path, cpu + repo))
     assert found.get("log.package-install-failed") == "fail" and "gpu.igpu-visible" not in found
     assert problems(judged(tmp_path, cpu, "b.txt")).get("gpu.igpu-visible") == "warn"
+
+
+def test_a_prebuilt_pytorchs_missing_code_with_no_gpu_named_asks_for_the_override(tmp_path: Path) -> None:
+    """oobabooga/textgen#5 ("hipErrorNoBinaryForGpu ... even with torch* set to +rocm5.2", fixed by 10.3.0 before the
+    GPU was ever named), ROCm/legacy-rocm-build#1815 (a Python session importing torch on a Steam Deck), #2914 (the
+    torch wheel's rocBLAS missing TensileLibrary.dat on an RX 7600 XT, 11.0.0), gbtb/nix-stable-diffusion#10
+    (`$ python scripts/preload_models.py` on an RX 5700 XT): a prebuilt Python stack without code for an unnamed GPU
+    is, overwhelmingly, a consumer sibling of a wheel target. Derived look-alikes: the same error in prose with no
+    prebuilt program (a stack the report rebuilt itself: rocm-arch's rocrand), with the override set, or under
+    another framework, is not this."""
+    error = '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+    for n, text in enumerate((f"I'm getting `{error.strip()}` even with torch* set to +rocm5.2\n",
+                              f">>> import torch\n>>> torch.cuda.is_available()\n{error}Aborted (core dumped)\n",
+                              f"$ python scripts/preload_models.py\n{error}",
+                              "rocBLAS error: Cannot read /home/u/env/lib/python3.11/site-packages/torch/lib/rocblas/"
+                              "library/TensileLibrary.dat: No such file or directory\nAborted (core dumped)\n")):
+        found = judged(tmp_path, text, f"p{n}.txt")
+        assert problems(found) == {"gpu.override-needed": "fail", "log.no-binary-for-gpu": "fail"}, text
+        assert "does not name the GPU" in found["gpu.override-needed"][0].title
+    rebuilt = f"recently i've started to get error `{error.strip()}`\nso recompiled every dependency.\n"
+    for n, other in enumerate((rebuilt,
+                               f"$ HSA_OVERRIDE_GFX_VERSION=10.3.0 python scripts/preload_models.py\n{error}",
+                               f"$ python train.py\nUsing tensorflow-rocm 2.4\n{error}")):
+        assert "gpu.override-needed" not in problems(judged(tmp_path, other, f"o{n}.txt")), other
+
+
+def test_only_one_engine_working_is_a_failure_told_for_a_gpu_that_needs_the_override(tmp_path: Path) -> None:
+    """mkiol/dsnote#296: "In text-to-speech, I can use successfully only Piper models" (the ROCm engines fail) beside
+    the app's `gpu device str: ("ROCm", " 0", " AMD Radeon RX 6700 XT")`, no override anywhere: fixed by 10.3.0.
+    Derived look-alikes: the device line alone, an amount ("I can only use 4 GB"), and the override named."""
+    device = 'gpu device str: ("ROCm", " 0", " AMD Radeon RX 6700 XT")\n'
+    said = "In text-to-speech, I can use successfully only Piper models.\n"
+    _the_one_fail(tmp_path, said + device, "gpu.override-needed", "10.3.0")
+    for n, other in enumerate((device, "With it I can only use 4 GB of VRAM.\n" + device,
+                               said + "I run it with HSA_OVERRIDE_GFX_VERSION=10.3.0 set.\n" + device)):
+        assert "gpu.override-needed" not in problems(judged(tmp_path, other, f"o{n}.txt")), other

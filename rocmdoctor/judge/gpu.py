@@ -49,6 +49,7 @@ from rocmdoctor.judge.gpu_evidence import (
     runs_here,
     unlisted_words,
 )
+from rocmdoctor.judge.gpu_unnamed import override_unnamed
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
@@ -104,7 +105,7 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
     """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's): one finding per
     discrete GPU."""
     if not host.gpus:
-        return [override_said_needed(host) or skip("gpu.arch-unsupported", "No GPU to judge")]
+        return [override_said_needed(host) or override_unnamed(host) or skip("gpu.arch-unsupported", "No GPU to judge")]
     ctx = rocm_context(host, matrix, allow_latest=False)
     return [_arch_finding(host, matrix, ctx, gpu) for gpu in discrete_gpus(host)]
 

@@ -101,6 +101,12 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("run.crash-said", ("to work", "to run"),
        r"(?i:(?P<v>\b(?:could ?n[o']t|can ?n[o']t|cannot|unable to|failed to) (?:get|make) (?:[\w.+-]{1,20} "
        r"(?:and |or |& )?){0,4}?(?:hip|rocm|pytorch|torch|the gpu|my gpu)\b[^\n]{0,30}?\bto (?:work|run)\b))"),
+    # the report telling that only one engine works, the others failing: "In text-to-speech, I can use successfully
+    # only Piper models" (mkiol/dsnote#296: the ROCm engines failed on an RX 6700 XT, Piper runs on the CPU); a named
+    # engine or device ("I can only use the CPU"), not an amount ("I can only use 4 GB")
+    _r("run.crash-said", ("use only", "only use", "successfully only"),
+       r"(?P<v>\b(?:I|[Ww]e) can (?:(?:successfully )?use (?:successfully )?only|only (?:successfully )?use) ",
+       r"(?:the )?[A-Z][\w.+-]{1,30}\b[^\n.]{0,60})"),
     # the report saying ROCm's own tools see no GPU: "`clinfo`, `rocminfo`, and `torch.cuda.is_available()` show 0
     # gpus" (ROCm/ROCm#2119: four RX 480s under ROCm 5.4.2); not "no GPU problems"
     _r("run.no-gpu-said", ("0 gpu", "0 GPU", "no gpu", "no GPU", "zero gpu", "zero GPU"),

@@ -125,6 +125,12 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.rocm-lib", ("packages/torch/lib",),
        r"(?P<v>[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\](?:rocblas|hipblaslt|libamdhip64|libMIOpen|libhsa-runtime64)"
        r"[\w./\\-]{0,120})"),
+    # the failing program is a prebuilt Python GPU stack (a pip/conda PyTorch): a Python session importing torch
+    # (ROCm/legacy-rocm-build#1815), a ROCm wheel's "+rocm5.2" tag (oobabooga/textgen#5), a library inside the torch
+    # wheel (ROCm/legacy-rocm-build#2914), a Python script run at a shell prompt (gbtb/nix-stable-diffusion#10)
+    _r("run.python-program", (">>> import torch", "packages/torch/", "+rocm", "python"),
+       r"(?P<v>^[> \t]{0,8}>>> import torch\b|[/\\](?:site|dist)-packages[/\\]torch[/\\]|\+rocm\d{1,2}\.\d",
+       r"|^[^\n$#]{0,80}?[$#][ \t]{1,4}python3?(?:\.\d{1,2})?[ \t]{1,4}[\w./-]{1,120}\.py\b)"),
     _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
     _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
     _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
