@@ -3316,3 +3316,23 @@ def test_only_one_engine_working_is_a_failure_told_for_a_gpu_that_needs_the_over
     for n, other in enumerate((device, "With it I can only use 4 GB of VRAM.\n" + device,
                                said + "I run it with HSA_OVERRIDE_GFX_VERSION=10.3.0 set.\n" + device)):
         assert "gpu.override-needed" not in problems(judged(tmp_path, other, f"o{n}.txt")), other
+
+
+def test_a_report_that_the_rocm_runtime_library_crashes_is_the_failure(tmp_path: Path) -> None:
+    """kyuz0/amd-strix-halo-vllm-toolboxes#61: "the 0609-0612 gfx1151/gfx1150 nightlies have a `libhsa-runtime64`
+    crash in `rocr::AMD::GpuAgent::InitDma()`" beside "SIGSEGV (exit 139)": the report places the crash in ROCm's
+    runtime, so it fails (the generic SIGSEGV folds in). Derived look-alikes: the library only named beside a crash,
+    a crash verb after another library, and the runtime named with no crash stay a warning or nothing."""
+    text = ("# -> SIGSEGV (exit 139), no traceback\n"
+            "The nightlies have a `libhsa-runtime64` crash in `rocr::AMD::GpuAgent::InitDma()` (jumps to a bogus "
+            "address)\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"log.segfault": "fail"}
+    assert len(found["log.segfault"]) == 1 and "libhsa-runtime64" in found["log.segfault"][0].title
+    hip = judged(tmp_path, "libamdhip64.so.6 segfaults during hipInit\n", "b.txt")
+    assert problems(hip) == {"log.segfault": "fail"}
+    named = text.replace("`libhsa-runtime64` crash in", "`libhsa-runtime64` loaded, then a crash in")
+    assert problems(judged(tmp_path, named, "c.txt")) == {"log.segfault": "warn"}
+    other = text.replace("libhsa-runtime64", "libpython3.12")
+    assert problems(judged(tmp_path, other, "d.txt")) == {"log.segfault": "warn"}
+    assert _problems_if_read(tmp_path, "libhsa-runtime64 crash-free since 6.2, runs fine\n", "e.txt") == {}
