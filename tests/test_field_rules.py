@@ -3184,3 +3184,30 @@ def test_a_grep_of_rocminfo_names_pairs_each_gpu_name_with_the_marketing_name_af
             "  Name:                    amdgcn-amd-amdhsa--gfx1152\n")
     host = load_host(_write(tmp_path, text))
     assert [(g.name, g.gfx) for g in host.gpus] == [("AMD Radeon 860M Graphics", "gfx1152")]
+
+
+def test_an_earlier_ubuntu_point_release_of_a_listed_release_is_that_release(tmp_path: Path) -> None:
+    """ROCm/flash-attention#111, ROCm/ROCm-docker#149: ROCm 6.3.0 on "Ubuntu 24.04.1"; AMD's 6.3.0 column names
+    24.04.2, released after 6.3.0 shipped, so the point release is the one current when the matrix was written.
+    Derived look-alikes: an Ubuntu release the list does not name at all (23.10) still warns, and so does an earlier
+    point release of a release ROCm 5.7.1 never listed (24.04.1)."""
+    text = "### Operating System\n\nUbuntu 24.04.1 LTS (Noble Numbat)\n\n### ROCm Version\n\nROCm 6.3.0\n"
+    assert "os.not-supported" not in problems(judged(tmp_path, text))
+    other = text.replace("24.04.1 LTS (Noble Numbat)", "23.10 (Mantic Minotaur)")
+    assert problems(judged(tmp_path, other, "b.txt")).get("os.not-supported") == "warn"
+    old = text.replace("ROCm 6.3.0", "ROCm 5.7.1")
+    assert problems(judged(tmp_path, old, "c.txt")).get("os.not-supported") == "warn"
+
+
+def test_a_rhel_rebuild_in_a_listed_rhel_minor_release_is_not_warned(tmp_path: Path) -> None:
+    """ROCm/rocprofiler-sdk#61: an MI300X on "Rocky Linux 9.4 (Blue Onyx)" with ROCm 6.3.0, which lists RHEL 9.4 (and
+    Rocky only from 7.0): a note, not a warning. Derived look-alikes: Rocky in a minor release RHEL's list lacks (9.2)
+    still warns, and so does a distribution that is no RHEL rebuild (Fedora 40)."""
+    text = "### Operating System\n\nRocky Linux 9.4 (Blue Onyx)\n\n### ROCm Version\n\nROCm 6.3.0\n"
+    found = judged(tmp_path, text)
+    assert "os.not-supported" not in problems(found)
+    assert any(f.severity == Severity.INFO for f in found["os.not-supported"])
+    _fires_unless(tmp_path, text.replace("9.4 (Blue Onyx)", "9.2 (Blue Onyx)"), ("os.not-supported", "warn"),
+                  ("9.2 (Blue Onyx)", "9.4 (Blue Onyx)"))
+    fedora = text.replace("Rocky Linux 9.4 (Blue Onyx)", "Fedora Linux 40 (Workstation Edition)")
+    assert problems(judged(tmp_path, fedora, "c.txt")).get("os.not-supported") == "warn"

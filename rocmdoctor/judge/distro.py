@@ -145,6 +145,9 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("os.not-supported", f"{os_label(host)}: no data for ROCm {ctx.version}")]
     if verdict:
         return [ok("os.not-supported", f"{os_label(host)} is supported by ROCm {ctx.version}", ev)]
+    rebuild = _rhel_rebuild(host, matrix, ctx.version, version, ev)
+    if rebuild:
+        return rebuild
     # direct evidence: AMD's repository answered 404 for this unlisted distribution (ROCm/ROCm#3191, Tumbleweed)
     refused = [m for m in host.logs if m.signature in _AMD_REPOSITORY_MISSING]
     return [finding(
@@ -158,6 +161,23 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Use a supported distribution release, or a ROCm container on this host.",
             [f"rocmdoctor matrix show --rocm {ctx.version}"], ROCM_DOCS + "reference/system-requirements.html"),
     )]
+
+
+# Rebuilds of RHEL that track its minor releases package for package (os-release ID_LIKE "rhel"); AMD names Rocky
+# Linux only from ROCm 7.0 (rocm/compatibility-matrix-historical-6.0.csv) and ships it RHEL's packages.
+_RHEL_REBUILDS = frozenset({"rocky", "almalinux"})
+
+
+def _rhel_rebuild(host: Host, matrix: Matrix, rocm: str, version: str, ev: list[str]) -> list[Finding]:
+    """A RHEL rebuild in a RHEL minor release the ROCm release lists runs AMD's RHEL packages unchanged: not named
+    in AMD's list, but no evidence against the host (an MI300X on Rocky Linux 9.4 with ROCm 6.3.0, profiled
+    without trouble: ROCm/rocprofiler-sdk#61)."""
+    if host.os.id not in _RHEL_REBUILDS or not matrix.os_supported(rocm, "rhel", version):
+        return []
+    return [finding(
+        "os.not-supported", Severity.INFO, f"{os_label(host)} is a RHEL {version} rebuild, which ROCm {rocm} lists",
+        f"AMD does not name {host.os.id} for ROCm {rocm}, but it lists RHEL {version}, whose packages this "
+        "rebuild installs unchanged.", ev)]
 
 
 _ROLLING_SUITES = frozenset({"testing", "unstable", "sid"})  # Debian's: no ROCm release lists one
