@@ -3211,3 +3211,15 @@ def test_a_rhel_rebuild_in_a_listed_rhel_minor_release_is_not_warned(tmp_path: P
                   ("9.2 (Blue Onyx)", "9.4 (Blue Onyx)"))
     fedora = text.replace("Rocky Linux 9.4 (Blue Onyx)", "Fedora Linux 40 (Workstation Edition)")
     assert problems(judged(tmp_path, fedora, "c.txt")).get("os.not-supported") == "warn"
+
+
+def test_talos_is_a_distribution_amds_maintainers_said_they_do_not_support(tmp_path: Path) -> None:
+    """ROCm/k8s-device-plugin#23: "On Talos `/dev/kfd` isn't present"; AMD: "Talos is not a Linux distribution we
+    currently support". A warning with no ROCm release named. Derived look-alikes: Raptor's "Talos II" workstation is
+    no OS, and a distribution named the same way that AMD never refused (Fedora) is not judged without a release."""
+    text = "On Talos `/dev/kfd` isn't present causing this in logs\n"
+    assert problems(judged(tmp_path, text)).get("os.not-supported") == "warn"
+    workstation = "On Talos II `/dev/kfd` isn't present causing this in logs\n"
+    assert "os.not-supported" not in problems(judged(tmp_path, workstation, "b.txt"))
+    fedora = "On Fedora `/dev/kfd` isn't present causing this in logs\n"
+    assert "os.not-supported" not in problems(judged(tmp_path, fedora, "c.txt"))

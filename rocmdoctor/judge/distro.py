@@ -133,7 +133,7 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     ctx = rocm_context(host, matrix, system_only=True)
     version = host.os.version or host.os.version_id or ""
     if not ctx.version:
-        return _amd_packages_elsewhere(host, matrix, version) or [
+        return _amd_packages_elsewhere(host, matrix, version) or _maintainers_refused(host) or [
             skip("os.not-supported", f"{os_label(host)}: no installed ROCm version to judge against")]
     built = [i for i in host.rocm_installs if i.path.startswith("/opt/rocm_sdk_")]
     if built and len(built) == len(host.rocm_installs):  # lamikr/rocm_sdk_builder#246: built on this host
@@ -178,6 +178,30 @@ def _rhel_rebuild(host: Host, matrix: Matrix, rocm: str, version: str, ev: list[
         "os.not-supported", Severity.INFO, f"{os_label(host)} is a RHEL {version} rebuild, which ROCm {rocm} lists",
         f"AMD does not name {host.os.id} for ROCm {rocm}, but it lists RHEL {version}, whose packages this "
         "rebuild installs unchanged.", ev)]
+
+
+# Distributions AMD's maintainers said they do not support, whatever the ROCm release (os-release ID: their word).
+_REFUSED_DISTROS = {
+    "talos": "ROCm/k8s-device-plugin#23, y2kenny (AMD), 2022-03-24: \"Talos is not a Linux distribution we currently "
+             "support\"",
+}
+
+
+def _maintainers_refused(host: Host) -> list[Finding]:
+    """A distribution AMD's maintainers said they do not support needs no ROCm release to be judged: no release
+    lists it, and AMD said so (Talos, whose kernel then lacked KFD: ROCm/k8s-device-plugin#23)."""
+    said = _REFUSED_DISTROS.get(host.os.id or "")
+    if said is None:
+        return []
+    return [finding(
+        "os.not-supported", Severity.WARN, f"{os_label(host)} is not a distribution AMD supports for ROCm",
+        f"No ROCm release lists it, and AMD said so ({said}): its kernel may lack the amdgpu/KFD features ROCm needs, "
+        "and AMD's packages and kernel driver are not built for it.",
+        [str(host.os.source)] if host.os.source else [],
+        Fix("Use a distribution release AMD lists for the ROCm release, or check that this distribution's kernel "
+            "enables amdgpu with HSA (CONFIG_HSA_AMD) and exposes /dev/kfd:", ["ls -l /dev/kfd"],
+            ROCM_DOCS + "reference/system-requirements.html"),
+    )]
 
 
 _ROLLING_SUITES = frozenset({"testing", "unstable", "sid"})  # Debian's: no ROCm release lists one
