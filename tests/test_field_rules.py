@@ -3223,3 +3223,20 @@ def test_talos_is_a_distribution_amds_maintainers_said_they_do_not_support(tmp_p
     assert "os.not-supported" not in problems(judged(tmp_path, workstation, "b.txt"))
     fedora = "On Fedora `/dev/kfd` isn't present causing this in logs\n"
     assert "os.not-supported" not in problems(judged(tmp_path, fedora, "c.txt"))
+
+
+def test_a_wheels_rocblas_lacking_an_override_target_is_the_override_not_the_wheel(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3840: lspci's "Navi 33 [... PRO W7600]" (gfx1102) and the torch wheel's "rocBLAS error:
+    Cannot read .../site-packages/torch/lib/rocblas/library/TensileLibrary.dat: Illegal seek"; AMD: set
+    HSA_OVERRIDE_GFX_VERSION. Derived look-alikes: the same line on a Navi 31 (gfx1100, no override to take) is the
+    wheel lacking the GPU, and so it is on the gfx1102 once the override is set."""
+    text = ("03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 33 [Radeon RX 7700S/7600/"
+            "7600S/7600M XT/PRO W7600] (rev c0)\nrocBLAS error: Cannot read /home/u/venv/lib/python3.12/site-packages/"
+            "torch/lib/rocblas/library/TensileLibrary.dat: Illegal seek\n")
+    found = problems(judged(tmp_path, text))
+    assert found.get("gpu.override-needed") == "fail" and "torch.arch-missing" not in found
+    navi31 = text.replace("Navi 33 [Radeon RX 7700S/7600/7600S/7600M XT/PRO W7600]",
+                          "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]")
+    assert problems(judged(tmp_path, navi31, "b.txt")).get("torch.arch-missing") == "fail"
+    forced = "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n" + text
+    assert problems(judged(tmp_path, forced, "c.txt")).get("torch.arch-missing") == "fail"
