@@ -3336,3 +3336,59 @@ def test_a_report_that_the_rocm_runtime_library_crashes_is_the_failure(tmp_path:
     other = text.replace("libhsa-runtime64", "libpython3.12")
     assert problems(judged(tmp_path, other, "d.txt")) == {"log.segfault": "warn"}
     assert _problems_if_read(tmp_path, "libhsa-runtime64 crash-free since 6.2, runs fine\n", "e.txt") == {}
+
+
+def test_an_earlier_ubuntu_point_release_of_a_listed_release_is_that_release(tmp_path: Path) -> None:
+    """ROCm/flash-attention#111, ROCm/ROCm-docker#149: ROCm 6.3.0 on "Ubuntu 24.04.1"; AMD's 6.3.0 column names
+    24.04.2, released after 6.3.0 shipped, so the point release is the one current when the matrix was written.
+    Derived look-alikes: an Ubuntu release the list does not name at all (23.10) still warns, and so does an earlier
+    point release of a release ROCm 5.7.1 never listed (24.04.1)."""
+    text = "### Operating System\n\nUbuntu 24.04.1 LTS (Noble Numbat)\n\n### ROCm Version\n\nROCm 6.3.0\n"
+    assert "os.not-supported" not in problems(judged(tmp_path, text))
+    other = text.replace("24.04.1 LTS (Noble Numbat)", "23.10 (Mantic Minotaur)")
+    assert problems(judged(tmp_path, other, "b.txt")).get("os.not-supported") == "warn"
+    old = text.replace("ROCm 6.3.0", "ROCm 5.7.1")
+    assert problems(judged(tmp_path, old, "c.txt")).get("os.not-supported") == "warn"
+
+
+def test_a_rhel_rebuild_in_a_listed_rhel_minor_release_is_not_warned(tmp_path: Path) -> None:
+    """ROCm/rocprofiler-sdk#61: an MI300X on "Rocky Linux 9.4 (Blue Onyx)" with ROCm 6.3.0, which lists RHEL 9.4 (and
+    Rocky only from 7.0): a note, not a warning. Derived look-alikes: Rocky in a minor release RHEL's list lacks (9.2)
+    still warns, and so does a distribution that is no RHEL rebuild (Fedora 40)."""
+    text = "### Operating System\n\nRocky Linux 9.4 (Blue Onyx)\n\n### ROCm Version\n\nROCm 6.3.0\n"
+    found = judged(tmp_path, text)
+    assert "os.not-supported" not in problems(found)
+    assert any(f.severity == Severity.INFO for f in found["os.not-supported"])
+    _fires_unless(tmp_path, text.replace("9.4 (Blue Onyx)", "9.2 (Blue Onyx)"), ("os.not-supported", "warn"),
+                  ("9.2 (Blue Onyx)", "9.4 (Blue Onyx)"))
+    fedora = text.replace("Rocky Linux 9.4 (Blue Onyx)", "Fedora Linux 40 (Workstation Edition)")
+    assert problems(judged(tmp_path, fedora, "c.txt")).get("os.not-supported") == "warn"
+
+
+def test_talos_is_a_distribution_amds_maintainers_said_they_do_not_support(tmp_path: Path) -> None:
+    """ROCm/k8s-device-plugin#23: "On Talos `/dev/kfd` isn't present"; AMD: "Talos is not a Linux distribution we
+    currently support". A warning with no ROCm release named. Derived look-alikes: Raptor's "Talos II" workstation is
+    no OS, and a distribution named the same way that AMD never refused (Fedora) is not judged without a release."""
+    text = "On Talos `/dev/kfd` isn't present causing this in logs\n"
+    assert problems(judged(tmp_path, text)).get("os.not-supported") == "warn"
+    workstation = "On Talos II `/dev/kfd` isn't present causing this in logs\n"
+    assert "os.not-supported" not in problems(judged(tmp_path, workstation, "b.txt"))
+    fedora = "On Fedora `/dev/kfd` isn't present causing this in logs\n"
+    assert "os.not-supported" not in problems(judged(tmp_path, fedora, "c.txt"))
+
+
+def test_a_wheels_rocblas_lacking_an_override_target_is_the_override_not_the_wheel(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3840: lspci's "Navi 33 [... PRO W7600]" (gfx1102) and the torch wheel's "rocBLAS error:
+    Cannot read .../site-packages/torch/lib/rocblas/library/TensileLibrary.dat: Illegal seek"; AMD: set
+    HSA_OVERRIDE_GFX_VERSION. Derived look-alikes: the same line on a Navi 31 (gfx1100, no override to take) is the
+    wheel lacking the GPU, and so it is on the gfx1102 once the override is set."""
+    text = ("03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 33 [Radeon RX 7700S/7600/"
+            "7600S/7600M XT/PRO W7600] (rev c0)\nrocBLAS error: Cannot read /home/u/venv/lib/python3.12/site-packages/"
+            "torch/lib/rocblas/library/TensileLibrary.dat: Illegal seek\n")
+    found = problems(judged(tmp_path, text))
+    assert found.get("gpu.override-needed") == "fail" and "torch.arch-missing" not in found
+    navi31 = text.replace("Navi 33 [Radeon RX 7700S/7600/7600S/7600M XT/PRO W7600]",
+                          "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]")
+    assert problems(judged(tmp_path, navi31, "b.txt")).get("torch.arch-missing") == "fail"
+    forced = "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n" + text
+    assert problems(judged(tmp_path, forced, "c.txt")).get("torch.arch-missing") == "fail"

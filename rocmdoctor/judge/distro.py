@@ -133,7 +133,7 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     ctx = rocm_context(host, matrix, system_only=True)
     version = host.os.version or host.os.version_id or ""
     if not ctx.version:
-        return _amd_packages_elsewhere(host, matrix, version) or [
+        return _amd_packages_elsewhere(host, matrix, version) or _maintainers_refused(host) or [
             skip("os.not-supported", f"{os_label(host)}: no installed ROCm version to judge against")]
     built = [i for i in host.rocm_installs if i.path.startswith("/opt/rocm_sdk_")]
     if built and len(built) == len(host.rocm_installs):  # lamikr/rocm_sdk_builder#246: built on this host
@@ -145,6 +145,9 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
         return [skip("os.not-supported", f"{os_label(host)}: no data for ROCm {ctx.version}")]
     if verdict:
         return [ok("os.not-supported", f"{os_label(host)} is supported by ROCm {ctx.version}", ev)]
+    rebuild = _rhel_rebuild(host, matrix, ctx.version, version, ev)
+    if rebuild:
+        return rebuild
     # direct evidence: AMD's repository answered 404 for this unlisted distribution (ROCm/ROCm#3191, Tumbleweed)
     refused = [m for m in host.logs if m.signature in _AMD_REPOSITORY_MISSING]
     return [finding(
@@ -157,6 +160,47 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
         ev + [str(m.source) if m.source else m.text for m in refused[:1]],
         Fix("Use a supported distribution release, or a ROCm container on this host.",
             [f"rocmdoctor matrix show --rocm {ctx.version}"], ROCM_DOCS + "reference/system-requirements.html"),
+    )]
+
+
+# Rebuilds of RHEL that track its minor releases package for package (os-release ID_LIKE "rhel"); AMD names Rocky
+# Linux only from ROCm 7.0 (rocm/compatibility-matrix-historical-6.0.csv) and ships it RHEL's packages.
+_RHEL_REBUILDS = frozenset({"rocky", "almalinux"})
+
+
+def _rhel_rebuild(host: Host, matrix: Matrix, rocm: str, version: str, ev: list[str]) -> list[Finding]:
+    """A RHEL rebuild in a RHEL minor release the ROCm release lists runs AMD's RHEL packages unchanged: not named
+    in AMD's list, but no evidence against the host (an MI300X on Rocky Linux 9.4 with ROCm 6.3.0, profiled
+    without trouble: ROCm/rocprofiler-sdk#61)."""
+    if host.os.id not in _RHEL_REBUILDS or not matrix.os_supported(rocm, "rhel", version):
+        return []
+    return [finding(
+        "os.not-supported", Severity.INFO, f"{os_label(host)} is a RHEL {version} rebuild, which ROCm {rocm} lists",
+        f"AMD does not name {host.os.id} for ROCm {rocm}, but it lists RHEL {version}, whose packages this "
+        "rebuild installs unchanged.", ev)]
+
+
+# Distributions AMD's maintainers said they do not support, whatever the ROCm release (os-release ID: their word).
+_REFUSED_DISTROS = {
+    "talos": "ROCm/k8s-device-plugin#23, y2kenny (AMD), 2022-03-24: \"Talos is not a Linux distribution we currently "
+             "support\"",
+}
+
+
+def _maintainers_refused(host: Host) -> list[Finding]:
+    """A distribution AMD's maintainers said they do not support needs no ROCm release to be judged: no release
+    lists it, and AMD said so (Talos, whose kernel then lacked KFD: ROCm/k8s-device-plugin#23)."""
+    said = _REFUSED_DISTROS.get(host.os.id or "")
+    if said is None:
+        return []
+    return [finding(
+        "os.not-supported", Severity.WARN, f"{os_label(host)} is not a distribution AMD supports for ROCm",
+        f"No ROCm release lists it, and AMD said so ({said}): its kernel may lack the amdgpu/KFD features ROCm needs, "
+        "and AMD's packages and kernel driver are not built for it.",
+        [str(host.os.source)] if host.os.source else [],
+        Fix("Use a distribution release AMD lists for the ROCm release, or check that this distribution's kernel "
+            "enables amdgpu with HSA (CONFIG_HSA_AMD) and exposes /dev/kfd:", ["ls -l /dev/kfd"],
+            ROCM_DOCS + "reference/system-requirements.html"),
     )]
 
 

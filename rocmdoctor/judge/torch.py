@@ -131,12 +131,17 @@ def _label(t: TorchInfo) -> str:
     return f"the torch from TheRock's {t.therock_family} index" if t.therock_family else "the installed torch"
 
 
-def _wheel_lacks(host: Host) -> Optional[Finding]:
-    """Direct evidence beats the table: rocBLAS inside the torch wheel said it has no kernels for a GPU's gfx."""
+def _wheel_lacks(host: Host, matrix: Matrix) -> Optional[Finding]:
+    """Direct evidence beats the table: rocBLAS inside the torch wheel said it has no kernels for a GPU's gfx. A
+    target that runs another one's ISA through an override not set here (gfx1102 as 11.0.0) is gpu.override-needed's:
+    the wheels ship no kernels for it, which is what the override answers (ROCm/legacy-rocm-build#3840, a W7600)."""
     hit = wheel_lib_missing(host)
     if hit is None:
         return None
     gfx, m = hit
+    target = matrix.gpu(gfx)
+    if target is not None and target.override and not override_value(host):
+        return skip("torch.arch-missing", f"the wheel's rocBLAS has no {gfx} kernels: see gpu.override-needed")
     t = host.torch
     gpu = next((g for g in discrete_gpus(host) if native_gfx(g) == gfx), None)
     return finding(
@@ -188,7 +193,7 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
         return app_lacks(host, matrix) or [skip("torch.arch-missing", "No ROCm torch to judge")]
     if not host.gpus:
         return [skip("torch.arch-missing", "No GPU to judge")]
-    direct = _wheel_lacks(host)
+    direct = _wheel_lacks(host, matrix)
     if direct is not None:
         return [direct]
     unknown: tuple[str, ...] = ()

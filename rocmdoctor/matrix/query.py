@@ -69,13 +69,16 @@ def _os_version_matches(matrix_version: str, host_version: str) -> bool:
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
-def _newer_point_release(matrix_version: str, host_version: str) -> bool:
-    """"24.04.3" against a listed "24.04.2": a later point release of the same release. AMD lists the point
-    release current when it shipped; a later one is no verdict against the host (used only when no entry
-    matches the host's own point release)."""
+def _point_release_step(matrix_version: str, host_version: str) -> int:
+    """"24.04.3" against a listed "24.04.2": +1 (host later), "24.04.1" against "24.04.2": -1, else 0. AMD lists
+    the point release current when its matrix was written, not the ones it excludes: ROCm 6.3.0's column names
+    Ubuntu 24.04.2, released after 6.3.0 shipped (rocm/compatibility-matrix-historical-6.0.csv; ROCm/flash-attention
+    #111 and ROCm/ROCm-docker#149 ran 6.3.0 on 24.04.1), and os-release's VERSION_ID "24.04" matches it anyway. Used
+    only when no entry matches the host's own point release."""
     pa, pb = matrix_version.strip().split("."), host_version.strip().split(".")
-    return (len(pa) == 3 and len(pb) == 3 and pa[:2] == pb[:2] and pa[2].isdigit() and pb[2].isdigit()
-            and int(pb[2]) > int(pa[2]))
+    if not (len(pa) == 3 and len(pb) == 3 and pa[:2] == pb[:2] and pa[2].isdigit() and pb[2].isdigit()):
+        return 0
+    return (int(pb[2]) > int(pa[2])) - (int(pb[2]) < int(pa[2]))
 
 
 def _days_between(a: str, b: str) -> int:
@@ -269,9 +272,11 @@ class Matrix(DerivedLookups):
         exact = [o for o in same if _os_version_matches(o.version, os_version)]
         if exact:
             return exact
-        newest = max((o for o in same if _newer_point_release(o.version, os_version)),
+        newest = max((o for o in same if _point_release_step(o.version, os_version) > 0),
                      key=lambda o: _vtuple(o.version), default=None)
-        return [newest] if newest is not None else []
+        nearest = newest or min((o for o in same if _point_release_step(o.version, os_version) < 0),
+                                key=lambda o: _vtuple(o.version), default=None)
+        return [nearest] if nearest is not None else []
 
     def os_ever_listed(self, os_id: str, os_version: str = "") -> bool:
         """Whether any release lists this distribution (in this version, when one is given): AMD builds its

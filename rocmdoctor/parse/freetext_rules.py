@@ -267,9 +267,12 @@ RULES: tuple[Rule, ...] = (
     # a distribution named in prose with no release: "On Debian with kernels 6.5.0 and 6.6.13, there is this build
     # error" (ROCm/legacy-rocm-build#2451); "on Debian-based" or "Debian 12" are not this rule's
     # (and a rolling or unreleased one: "On Debian/testing" (ROCm/ROCm#631), "on openSUSE Tumbleweed" (ROCm/ROCm#780))
-    _r("os.name", ("On Debian", "on Debian", "On Fedora", "on Fedora", "On openSUSE", "on openSUSE"),
-       r"\b[Oo]n (?P<v>Debian(?:[/ ](?:testing|unstable|sid)\b)?|Fedora|openSUSE(?: Tumbleweed\b)?)",
-       r"(?![-\w]| \d| GNU| Linux \d)"),
+    # (and Talos, a Kubernetes OS: "On Talos `/dev/kfd` isn't present" (ROCm/k8s-device-plugin#23); Raptor's POWER9
+    # "Talos II" workstation is no OS)
+    _r("os.name", ("On Debian", "on Debian", "On Fedora", "on Fedora", "On openSUSE", "on openSUSE", "On Talos",
+                   "on Talos"),
+       r"\b[Oo]n (?P<v>Debian(?:[/ ](?:testing|unstable|sid)\b)?|Fedora|openSUSE(?: Tumbleweed\b)?|Talos)",
+       r"(?![-\w]| \d| GNU| Linux \d| II\b)"),
     # a rolling release as an issue template's whole answer: "### Operating System", a blank line, "openSUSE
     # Tumbleweed" (ROCm/ROCm#3191)
     _r("os.name", ("openSUSE Tumbleweed",), r"^[ \t]{0,4}(?P<v>openSUSE Tumbleweed)[ \t]*$"),

@@ -30,6 +30,7 @@ _PROSE_IDS = (
     ("arch linux", "arch"),
     ("linux mint", "linuxmint"),
     ("pop!_os", "pop"),
+    ("talos", "talos"),
     # Ubuntu's LTS codenames, as an issue template's OS answer gives them: "24.04.1 LTS (Noble Numbat)"
     ("noble numbat", "ubuntu"),
     ("jammy jellyfish", "ubuntu"),
