@@ -3392,3 +3392,25 @@ def test_a_wheels_rocblas_lacking_an_override_target_is_the_override_not_the_whe
     assert problems(judged(tmp_path, navi31, "b.txt")).get("torch.arch-missing") == "fail"
     forced = "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n" + text
     assert problems(judged(tmp_path, forced, "c.txt")).get("torch.arch-missing") == "fail"
+
+
+def test_nixpkgs_rocm_is_the_distributions_own_and_nix_info_names_the_os(tmp_path: Path) -> None:
+    """NixOS/nixpkgs#265095: nixpkgs' issue template's `nix-info -m` (" - host os: `Linux 6.1.59, NixOS, 23.11
+    (Tapir), 23.11pre-git`") and a store path of nixpkgs' hipcc: the kernel, NixOS 23.11, and ROCm from the
+    distribution's own packages, which AMD's OS list does not judge (information: the report is read, not
+    refused). Derived look-alikes: AMD's own packages on NixOS are not the distribution's; no ROCm package at all is
+    no verdict."""
+    text = ("3. `Can't exec \"/usr/local/cuda/bin/nvcc\": No such file or directory at "
+            "/nix/store/xs85f29kps1d5p69fhrcgl47a466zscs-hipcc-5.7.0/bin//hipcc.pl line 634.\n"
+            "```console\n - system: `\"x86_64-linux\"`\n"
+            " - host os: `Linux 6.1.59, NixOS, 23.11 (Tapir), 23.11pre-git`\n```\n")
+    host = load_host(_write(tmp_path, text))
+    assert (host.os.id, host.os.version, host.kernel.release) == ("nixos", "23.11", "6.1.59")
+    found = judged(tmp_path, text, "b.txt")
+    assert [f.severity for f in found["os.not-supported"]] == [Severity.INFO]
+    assert "own ROCm packages" in found["os.not-supported"][0].title
+    amd = text + "sudo amdgpu-install --usecase=rocm\n"
+    assert all(f.severity != Severity.INFO for f in judged(tmp_path, amd, "c.txt")["os.not-supported"])
+    bare = text.replace("/nix/store/xs85f29kps1d5p69fhrcgl47a466zscs-hipcc-5.7.0/bin//hipcc.pl", "/usr/bin/hipcc.pl")
+    assert _host_if_read(tmp_path, bare, "d.txt") is None or all(
+        f.severity == Severity.SKIP for f in judged(tmp_path, bare, "e.txt")["os.not-supported"])

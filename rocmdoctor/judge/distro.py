@@ -133,7 +133,7 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
     ctx = rocm_context(host, matrix, system_only=True)
     version = host.os.version or host.os.version_id or ""
     if not ctx.version:
-        return _amd_packages_elsewhere(host, matrix, version) or _maintainers_refused(host) or [
+        return _amd_packages_elsewhere(host, matrix, version) or _maintainers_refused(host) or _own_rocm(host) or [
             skip("os.not-supported", f"{os_label(host)}: no installed ROCm version to judge against")]
     built = [i for i in host.rocm_installs if i.path.startswith("/opt/rocm_sdk_")]
     if built and len(built) == len(host.rocm_installs):  # lamikr/rocm_sdk_builder#246: built on this host
@@ -202,6 +202,20 @@ def _maintainers_refused(host: Host) -> list[Finding]:
             "enables amdgpu with HSA (CONFIG_HSA_AMD) and exposes /dev/kfd:", ["ls -l /dev/kfd"],
             ROCM_DOCS + "reference/system-requirements.html"),
     )]
+
+
+def _own_rocm(host: Host) -> list[Finding]:
+    """The distribution's own ROCm packages (nixpkgs' rocmPackages, Arch's, Fedora's) and none of AMD's: AMD's OS list
+    is not the verdict on them, the distribution builds and supports them (NixOS/nixpkgs#265095: nixpkgs' hipcc,
+    answered by nixpkgs' ROCm maintainer). Information, so a report naming only these is judged, not refused."""
+    own = host.context.get("distro-rocm")
+    if own is None or "amd-packages" in host.context:
+        return []
+    return [finding(
+        "os.not-supported", Severity.INFO, f"{os_label(host)} with its own ROCm packages",
+        "ROCm here comes from the distribution's packages, not from AMD's repositories: AMD's list of distributions "
+        "is not the verdict on them; the distribution's ROCm maintainers are.",
+        [str(own.source)] + ([str(host.os.source)] if host.os.source else []))]
 
 
 _ROLLING_SUITES = frozenset({"testing", "unstable", "sid"})  # Debian's: no ROCm release lists one

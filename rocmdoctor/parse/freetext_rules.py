@@ -114,6 +114,13 @@ RULES: tuple[Rule, ...] = (
        r"(?P<v>\b(?:pacman|yay|paru)\s{1,4}-S\w{0,4}\s[^\n]{0,120}?\b(?:rocm-hip-sdk|rocm-hip-runtime|rocm-opencl-sdk|",
        r"python-pytorch-(?:opt-)?rocm|rocblas|miopen-hip|hip-runtime-amd)\b",
        r"|\bdnf\s{1,4}install\s[^\n]{0,120}?\b(?:rocm-hip|rocm-runtime|rocm-opencl|hipblas|rocblas)\b)"),
+    # nixpkgs' ROCm: a store path of one of its ROCm packages ("/nix/store/xs85f29k...-hipcc-5.7.0/bin//hipcc.pl",
+    # NixOS/nixpkgs#265095), the package set by name (`rocmPackages.hipcc`, `rocmPackages_5.clr`), or a NixOS service
+    # built with it ('services.ollama.acceleration = "rocm";', NixOS/nixos-hardware#1240): NixOS builds these itself
+    _r("rocm.distro-packages", ("/nix/store/", "rocmPackages", "acceleration"),
+       r"(?P<v>/nix/store/[0-9a-z]{32}-(?:hipcc|clr|rocm-runtime|rocm-device-libs|rocm-comgr|rocblas|rocminfo|",
+       r"rocm-smi|miopen|hipblas|rocm-opencl-runtime)-\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\b",
+       r"|\brocmPackages(?:_\d)?\.[a-z][\w-]{1,30}|\bservices\.\w{1,30}\.acceleration = \"rocm\")"),
     # AMD's own packages, named in a log or in prose ("apt install rocm-dkms", "dpkg: error processing package
     # rock-dkms", 'installed "rocm-dkms" from yum repo': ROCm/ROCm#631, #780): built for the distributions AMD lists
     _r("rocm.amd-packages", ("rocm-dkms", "rock-dkms", "amdgpu-dkms", "amdgpu-install", "repo.radeon.com"),
@@ -250,6 +257,11 @@ RULES: tuple[Rule, ...] = (
     # (ROCm/ROCm#6166)
     _r("kernel.release", ("(Linux ",), r"\(Linux (?P<v>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,40})\)"),
     _r("kernel.release", ("Linux version",), r"^\s{0,8}Linux version (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60})"),
+    # nix-info -m, as nixpkgs' issue template asks: " - host os: `Linux 6.1.59, NixOS, 23.11 (Tapir), 23.11pre-git`"
+    # (NixOS/nixpkgs#265095): the running kernel, then the distribution and its release (backticks read as spaces)
+    _r("kernel.release", ("host os:",), r"^[ \t]{0,4}- host os:[ \t]{1,3}Linux (?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?=,)"),
+    _r("os.name", ("host os:",),
+       r"^[ \t]{0,4}- host os:[ \t]{1,3}Linux [\d.]{3,12}, (?P<v>NixOS, \d{2}\.\d{2})(?=[ ,(]|$)"),
     _r("kernel.release", ("Linux ",), r"^\s{0,8}Linux [\w.-]{1,64} (?P<v>\d\.\d{1,2}\.\d{1,3}\S{0,60}) #"),
     _r("os.name", ("Ubuntu ", "Debian GNU/Linux ", "Fedora", "Rocky Linux", "AlmaLinux", "Red Hat Enterprise Linux",
                    "RHEL", "CentOS", "openSUSE Leap", "SUSE Linux Enterprise Server", "SLES", "Oracle Linux",

@@ -31,6 +31,7 @@ _PROSE_IDS = (
     ("linux mint", "linuxmint"),
     ("pop!_os", "pop"),
     ("talos", "talos"),
+    ("nixos", "nixos"),
     # Ubuntu's LTS codenames, as an issue template's OS answer gives them: "24.04.1 LTS (Noble Numbat)"
     ("noble numbat", "ubuntu"),
     ("jammy jellyfish", "ubuntu"),
@@ -107,7 +108,8 @@ def os_from_prose(text: str, file: str, line: Optional[int] = None) -> OsInfo:
         info.version_id = _major_minor(info.version) if info.id == "ubuntu" else m.group(1)
         if info.id in ("rhel", "rocky", "almalinux", "ol", "centos"):
             info.version_id = _major_minor(m.group(1))
-    info.pretty_name = re.sub(r"\s*\([^)]{0,100}\)\s*$", "", text.strip()) or None
+    # (nix-info's "NixOS, 24.11 (Vicuna)": the comma is the list's, not the name's)
+    info.pretty_name = re.sub(r"\s*\([^)]{0,100}\)\s*$", "", text.strip()).replace(", ", " ") or None
     if info.id == "ubuntu" and "ubuntu" not in low and info.pretty_name:  # named by its codename alone
         info.pretty_name = "Ubuntu " + info.pretty_name
     info.source = src(file, line, text)

@@ -201,8 +201,11 @@ def summary_line(findings: list[Finding]) -> str:
     c = summary(findings)
     problems = [f for f in findings if f.severity in PROBLEMS]
     if not problems and not c["ok"]:
-        return (f"• Nothing could be judged: the input covers none of the {c['skip']} checks. For a full picture "
-                "run `rocmdoctor capture -o host.tar.gz` on the machine and judge that bundle.")
+        # only notes (information, such as "the distribution's own ROCm packages"): something was read, nothing passed
+        said = (f"No problem found, but little could be judged: {plural(c['info'], 'note')}, {c['skip']} checks not "
+                "covered" if c["info"] else f"Nothing could be judged: the input covers none of the {c['skip']} checks")
+        return f"• {said}. For a full picture run `rocmdoctor capture -o host.tar.gz` on the machine and judge that " \
+               "bundle."
     if not problems:
         return f"• No issues found! ({plural(c['ok'], 'check')} passed, {c['skip']} not judged)"
     from rocmdoctor.judge.causes import assign
