@@ -57,8 +57,10 @@ def _override_explains(host: Host, matrix: Matrix, m: LogMatch) -> bool:
 
 def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False,
              present: frozenset[str] = frozenset(), explained: bool = False,
-             gfx: frozenset[str] = frozenset(), windows: bool = False) -> Finding:
-    """One finding for one signature: the first match fills the placeholders, every line is evidence."""
+             gfx: frozenset[str] = frozenset(), context: frozenset[str] = frozenset()) -> Finding:
+    """One finding for one signature: the first match fills the placeholders, every line is evidence. ``context``:
+    the report's context facts (Host.context keys: "windows", what a signature's ``fail_beside`` names)."""
+    windows = "windows" in context
     first = matches[0]
     sig = by_id().get(sig_id)
     if explained and sig is not None:
@@ -85,6 +87,8 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
         return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
                        evidence, None)
     severity = sig.severity_igpu_only if igpu_only and sig.severity_igpu_only is not None else sig.severity
+    if context & set(sig.fail_beside):  # what the report says beside the line makes it the failure
+        severity = Severity.FAIL
     why = sig.windows_note if windows and sig.windows_note else shown.explanation
     return finding(first.finding_id, severity, shown.title + times, why, evidence,
                    sig.fix_for(first.groups, wsl, windows))
@@ -111,7 +115,7 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
     present = frozenset(m.signature for m in host.logs)
     gfx = frozenset(g for g in (native_gfx(x) for x in host.gpus) if g)
     return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
-                     all(_override_explains(host, matrix, m) for m in matches), gfx, "windows" in host.context)
+                     all(_override_explains(host, matrix, m) for m in matches), gfx, frozenset(host.context))
             for sig_id, matches in by_signature.items()]
 
 

@@ -12,7 +12,7 @@ from rocmdoctor.sanitize import command, plausible
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Host
+    from rocmdoctor.model import Host, Source
 
 
 @check("rocm.not-installed", title="ROCm installation")
@@ -236,6 +236,17 @@ def _extension_for_other_rocm(host: Host, tr: str, sr: tuple[str, object]) -> Fi
     )
 
 
+def _illegal_state_beside(host: Host) -> Optional[Source]:
+    """HIP's 'the operation cannot be performed in the present state' (hipErrorIllegalState) in the report: beside a
+    torch of another ROCm release than the system's, the mix is what fails (invoke-ai/InvokeAI#5738: torch
+    2.1.2+rocm5.6 on ROCm 6.0.0 aborted every generation so; the torch built for ROCm 6.0 alone fixed it). Not in a
+    virtual machine, where the same error is PCIe atomics the guest lacks (driver.pcie-atomics)."""
+    state = host.context.get("hip-illegal-state")
+    if state is None or "vm-passthrough" in host.context:
+        return None
+    return state.source
+
+
 @check("torch.rocm-mismatch", title="PyTorch's ROCm vs the system")
 def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     tr = torch_rocm(host)
@@ -249,12 +260,16 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if sr and sr[0].split(".")[0] != tr.split(".")[0] and "extension-build" in host.context:
         out.append(_extension_for_other_rocm(host, tr, sr))
     elif sr and major_minor(sr[0]) != major_minor(tr):
+        state = _illegal_state_beside(host)
         out.append(finding(
-            "torch.rocm-mismatch", Severity.WARN,
-            f"torch bundles ROCm {tr} but the system has ROCm {sr[0]}",
+            "torch.rocm-mismatch", Severity.FAIL if state else Severity.WARN,
+            f"torch bundles ROCm {tr} but the system has ROCm {sr[0]}"
+            + (", and HIP fails 'in the present state'" if state else ""),
             "The wheel loads its own bundled libraries; system ROCm libraries on LD_LIBRARY_PATH, or extensions "
-            "built with the system hipcc, then mix two ROCm versions in one process.",
-            [str(sr[1]), f"torch {host.torch.version if host.torch else ''}"],
+            "built with the system hipcc, then mix two ROCm versions in one process."
+            + (" HIP's hipErrorIllegalState beside it is that mix failing (invoke-ai/InvokeAI#5738: a rocm5.6 torch "
+               "on ROCm 6.0; the torch built for ROCm 6.0 fixed it)." if state else ""),
+            [str(sr[1]), f"torch {host.torch.version if host.torch else ''}"] + ([str(state)] if state else []),
             Fix("Install the torch variant matching the system ROCm, or keep system ROCm off the library path:",
                 [f"rocmdoctor install torch --rocm {major_minor(sr[0])}", "unset LD_LIBRARY_PATH"]),
         ))
@@ -288,14 +303,15 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
 def _operator_driver_not_in_use(host: Host) -> Optional[Finding]:
     """AMD's GPU operator loads its own amdgpu through the KMM worker, yet HIP's free-memory query is rejected (the
     triage of that error: a driver that does not match the user space): the kernel's in-tree amdgpu may still be the
-    one loaded, when its blacklist never reached the initramfs (ROCm/gpu-operator#330, 'blacklist not applied')."""
+    one loaded, when its blacklist never reached the initramfs (ROCm/gpu-operator#330, 'blacklist not applied'; the
+    maintainer's RCA: 'it is using inbox driver'). The operator's own driver answers the query: a failure."""
     kmm = host.context.get("kmm-amdgpu")
     rejected = [m for m in host.logs if m.finding_id == "log.hip-invalid-argument"]
     if kmm is None or not rejected:
         return None
     return finding(
-        "rocm.kmd-mismatch", Severity.WARN,
-        "The GPU operator loads its amdgpu, but HIP's memory query is rejected: the in-tree driver may still be in use",
+        "rocm.kmd-mismatch", Severity.FAIL,
+        "The GPU operator loads its amdgpu, but HIP's memory query is rejected: the in-tree driver is still in use",
         "The operator's driver matches its ROCm user space; the kernel's own amdgpu does not. modprobe of the "
         "operator's module does nothing while the in-tree one is loaded, which happens when its blacklist is not in "
         "the initramfs.",

@@ -82,6 +82,9 @@ class Signature:
     # problem only beside a known GPU of another target, neither its own ISA nor its override's (bundle.merge drops
     # the match otherwise)
     other_gfx_only: bool = False
+    # context facts (Host.context keys) beside which the line is the failure itself, whatever ``severity`` says: AMD's
+    # GPU operator loading its own amdgpu ("kmm-amdgpu") makes HIP's rejected memory query its driver not in use
+    fail_beside: tuple[str, ...] = ()
 
     @cached_property
     def unless(self) -> Optional[re.Pattern[str]]:
@@ -177,7 +180,8 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      fine_on_gfx=tuple(str(x) for x in item.get("fine_on_gfx", ()) if isinstance(x, str)),
                      override_helps=item.get("override_helps") is not False, unless_line=unless,
                      fine_on_gfx_note=_text(item, "fine_on_gfx_note"),
-                     other_gfx_only=item.get("other_gfx_only") is True)
+                     other_gfx_only=item.get("other_gfx_only") is True,
+                     fail_beside=tuple(str(x) for x in item.get("fail_beside", ()) if isinstance(x, str)))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
