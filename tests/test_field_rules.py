@@ -3184,3 +3184,35 @@ def test_a_grep_of_rocminfo_names_pairs_each_gpu_name_with_the_marketing_name_af
             "  Name:                    amdgcn-amd-amdhsa--gfx1152\n")
     host = load_host(_write(tmp_path, text))
     assert [(g.name, g.gfx) for g in host.gpus] == [("AMD Radeon 860M Graphics", "gfx1152")]
+
+
+def test_an_installed_distribution_rocm_package_that_breaks_amds_install_is_two_releases_failing(
+        tmp_path: Path) -> None:
+    """ROCm/rocm-install-on-linux#583: apt's resolver trace 'Broken rocm:amd64 Depends on rocminfo:amd64 <
+    5.7.1-3build1 @ii mK > (= 1.0.0.70001-42~24.04)': the distribution's ROCm 5.7 rocminfo is installed ('@ii') and
+    AMD's rocm 7.0.1 cannot be installed beside it; removing the old packages fixed it. Derived look-alikes: the same
+    clash where the distribution's package is only apt's candidate ('but 5.0.0-1 is to be installed',
+    legacy-rocm-build#1899) stays a warning; AMD's own package installed ('1.0.0.70000') is no second source."""
+    head = "sudo apt install rocm\nStarting pkgProblemResolver with broken count: 1\n"
+    text = head + "Broken rocm:amd64 Depends on rocminfo:amd64 < 5.7.1-3build1 @ii mK > (= 1.0.0.70001-42~24.04)\n"
+    found = problems(judged(tmp_path, text))
+    assert found.get("rocm.multiple-versions") == "fail" and found.get("log.package-install-failed") == "fail"
+    candidate = (" rocm-hip-runtime : Depends: rocminfo (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n")
+    assert problems(judged(tmp_path, candidate, "b.txt")).get("rocm.multiple-versions") == "warn"
+    amd = text.replace("5.7.1-3build1", "1.0.0.70000-17~24.04")
+    assert "rocm.multiple-versions" not in problems(judged(tmp_path, amd, "c.txt"))
+
+
+def test_a_program_showing_the_gpu_unsupported_on_mesa_only_opencl_is_rocm_missing(tmp_path: Path) -> None:
+    """FoldingAtHome/fah-client-bastet#425: the only OpenCL platform is 'rusticl (Mesa/X.org)' and 'The GPU is
+    detected by FAH client but shown as "Unsupported"'; the maintainer: Mesa is not supported, install ROCm. The
+    program refusing the GPU makes the missing ROCm runtime a fail. Derived look-alikes: Mesa's platform alone stays a
+    warning; with ROCm's platform listed too, ROCm is there; 'unsupported' said of something else raises nothing."""
+    mesa = "OpenCL status:\n- Platform: rusticl (Mesa/X.org)\n- Device: AMD Radeon 890M Graphics (radeonsi, gfx1150)\n"
+    refused = 'The GPU is detected by FAH client but shown as "Unsupported".\n'
+    assert problems(judged(tmp_path, mesa + refused)).get("rocm.not-installed") == "fail"
+    assert problems(judged(tmp_path, mesa, "b.txt")).get("rocm.not-installed") == "warn"
+    both = mesa + "- Platform: AMD Accelerated Parallel Processing\n" + refused
+    assert "rocm.not-installed" not in problems(judged(tmp_path, both, "c.txt"))
+    other = mesa + "The GPU is detected by FAH client; this feature is unsupported on Mesa.\n"
+    assert problems(judged(tmp_path, other, "d.txt")).get("rocm.not-installed") == "warn"

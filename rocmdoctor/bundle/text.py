@@ -70,7 +70,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
                   "build.targets": "build-targets", "vllm.version": "vllm-version",
                   "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd",
-                  "torch.zluda": "zluda"}
+                  "app.gpu-unsupported": "app-gpu-unsupported", "torch.zluda": "zluda"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
