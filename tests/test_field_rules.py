@@ -3216,3 +3216,36 @@ def test_a_program_showing_the_gpu_unsupported_on_mesa_only_opencl_is_rocm_missi
     assert "rocm.not-installed" not in problems(judged(tmp_path, both, "c.txt"))
     other = mesa + "The GPU is detected by FAH client; this feature is unsupported on Mesa.\n"
     assert problems(judged(tmp_path, other, "d.txt")).get("rocm.not-installed") == "warn"
+
+
+def test_an_smu_that_no_longer_answers_after_a_ras_error_fails_the_kernel_log_and_is_no_hang(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1886: an MI50 logs 'uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!',
+    'GPU reset begin!', then the SMU no longer answers ('Failed to send message 0x26, response 0x0') and powerplay
+    cannot set or disable DPM: the kernel log's errors are a fail, and the reset is RAS recovery, not a hang.
+    Derived look-alikes: an SMU that answered with an error code ('response 0xfffffffb') is no silence; the same reset
+    without the RAS line stays log.gpu-hang."""
+    ts = "[Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: "
+    ras = ts + "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+    reset = ts + "GPU reset begin!\n"
+    smu = (ts + "Failed to send message 0x26, response 0x0\n"
+           "[Sat Jan  7 14:25:59 2023] amdgpu: [powerplay] Failed to upload DPM Bootup Levels!\n")
+    found = problems(judged(tmp_path, ras + reset + smu))
+    assert found.get("driver.dmesg-errors") == "fail" and "log.gpu-hang" not in found
+    assert found.get("health.ecc-uncorrectable") == "fail"
+    answered = smu.replace("response 0x0", "response 0xfffffffb")
+    assert problems(judged(tmp_path, ras + reset + answered, "b.txt")).get("driver.dmesg-errors") != "fail"
+    assert problems(judged(tmp_path, reset + smu, "c.txt")).get("log.gpu-hang") == "warn"
+
+
+def test_a_psp_ring_that_cannot_stop_fails_the_kernel_log(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#2747: after '*ERROR* PSP create ring failed!' amdgpu logs '*ERROR* Fail to stop psp
+    ring' and '*ERROR* Trying to clear memory with ring turned off.': the GPU's security processor no longer answers,
+    the GPU stays down. Derived look-alike: the PSP failure alone leaves the kernel log's other lines unjudged."""
+    ts = "[Mon Dec 18 08:34:37 2023] "
+    psp = ts + "[drm:psp_hw_start [amdgpu]] *ERROR* PSP create ring failed!\n"
+    dead = (ts + "[drm:psp_v13_0_ring_destroy [amdgpu]] *ERROR* Fail to stop psp ring\n"
+            + ts + "[drm:amdgpu_fill_buffer [amdgpu]] *ERROR* Trying to clear memory with ring turned off.\n")
+    found = judged(tmp_path, psp + dead)
+    assert problems(found).get("driver.dmesg-errors") == "fail"
+    assert "stopped answering" in found["driver.dmesg-errors"][0].title
+    assert "driver.dmesg-errors" not in problems(judged(tmp_path, psp, "b.txt"))

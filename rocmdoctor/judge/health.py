@@ -31,7 +31,7 @@ _RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GP
 _RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
 # amdgpu_ras.c on a fatal RAS interrupt: "amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!"
 # (ROCm/legacy-rocm-build#1886: an MI50 reset after it, the SMU never answered again)
-_UE_LOGGED = re.compile(r"uncorrectable hardware error\(\w{1,40}\) detected", re.I)
+UE_LOGGED = re.compile(r"uncorrectable hardware error\(\w{1,40}\) detected", re.I)
 REPORT, HAVE = ("reports", "report"), ("has", "have")  # the verb of a per-GPU title, singular and plural
 
 
@@ -61,7 +61,7 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     lands there can crash or compute garbage. Correctable errors are only a warning when they pile up."""
     fid = "health.ecc-uncorrectable"
     ue = _counted(host, "ecc_uncorrectable")
-    logged = _count(host, _UE_LOGGED)
+    logged = _count(host, UE_LOGGED)
     if logged and not any(f.value > 0 for _h, f in ue):  # the kernel's own word beats counters read after a reset
         return [finding(
             fid, Severity.FAIL, "The kernel log shows an uncorrectable hardware error",
