@@ -314,10 +314,14 @@ def test_library_errors_after_a_path_and_from_ldd(tmp_path: Path) -> None:
 
 def test_a_psp_failure_with_an_xgmi_bridge_fitted_suspects_the_bridge(tmp_path: Path) -> None:
     """ROCm/legacy-rocm-build#2747: four MI210s 'with a Infinity Fabric bridge' fail PSP ring creation; the
-    reporter's unplugging test found a defective bridge. From the paste it is a suspicion: a warning."""
+    reporter's unplugging test found a defective bridge. The bridge is a suspicion the paste cannot prove, but the PSP
+    that could not start is the GPUs' failure to come up, a broken run: a fail that says 'suspect'."""
     psp = "[    6.1] amdgpu 0000:43:00.0: amdgpu: *ERROR* PSP create ring failed!\n"
     found = judged(tmp_path, "I have a server installed 4x MI210 GPUs with a Infinity Fabric bridge.\n" + psp)
-    assert problems(found).get("health.xgmi-link") == "warn"
+    assert problems(found).get("health.xgmi-link") == "fail"
+    assert "suspect" in found["health.xgmi-link"][0].title
+    bridge_only = "I have a server installed 4x MI210 GPUs with a Infinity Fabric bridge.\n"
+    assert "health.xgmi-link" not in problems(judged(tmp_path, bridge_only, "c.txt"))  # no failure: nothing broke
     assert "health.xgmi-link" not in problems(judged(tmp_path, psp, "b.txt"))  # no bridge said: firmware first
 
 

@@ -139,8 +139,10 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
     bridge = host.context.get("xgmi-bridge")
     psp = [m for m in host.logs if m.signature == "psp-create-ring-failed"]
     if not seen and bridge is not None and psp:
+        # a fail: the PSP that could not start is the GPUs' failure to initialise, the run that broke; the bridge is
+        # what the report adds to it (ROCm/legacy-rocm-build#2747: without it all four MI210s came up)
         return [finding(
-            fid, Severity.WARN, "The GPUs' PSP failed to start on GPUs joined by an XGMI bridge: suspect the bridge",
+            fid, Severity.FAIL, "The GPUs' PSP failed to start on GPUs joined by an XGMI bridge: suspect the bridge",
             "The PSP brings up the XGMI links during init; with a bridge fitted, a PSP ring failure on the GPUs it "
             "joins is often the bridge (a defective or badly seated one), not firmware. The paste cannot prove it: "
             "boot once without the bridge.",
