@@ -314,10 +314,14 @@ def test_library_errors_after_a_path_and_from_ldd(tmp_path: Path) -> None:
 
 def test_a_psp_failure_with_an_xgmi_bridge_fitted_suspects_the_bridge(tmp_path: Path) -> None:
     """ROCm/legacy-rocm-build#2747: four MI210s 'with a Infinity Fabric bridge' fail PSP ring creation; the
-    reporter's unplugging test found a defective bridge. From the paste it is a suspicion: a warning."""
+    reporter's unplugging test found a defective bridge. The bridge is a suspicion the paste cannot prove, but the PSP
+    that could not start is the GPUs' failure to come up, a broken run: a fail that says 'suspect'."""
     psp = "[    6.1] amdgpu 0000:43:00.0: amdgpu: *ERROR* PSP create ring failed!\n"
     found = judged(tmp_path, "I have a server installed 4x MI210 GPUs with a Infinity Fabric bridge.\n" + psp)
-    assert problems(found).get("health.xgmi-link") == "warn"
+    assert problems(found).get("health.xgmi-link") == "fail"
+    assert "suspect" in found["health.xgmi-link"][0].title
+    bridge_only = "I have a server installed 4x MI210 GPUs with a Infinity Fabric bridge.\n"
+    assert "health.xgmi-link" not in problems(judged(tmp_path, bridge_only, "c.txt"))  # no failure: nothing broke
     assert "health.xgmi-link" not in problems(judged(tmp_path, psp, "b.txt"))  # no bridge said: firmware first
 
 
@@ -2843,7 +2847,8 @@ def test_apts_resolver_trace_with_the_distributions_rocm_installed_is_two_rocm_s
     text = ("Broken rocm:amd64 Depends on rocminfo:amd64 < 5.7.1-3build1 @ii mK > (= 1.0.0.70001-42~24.04)\n"
             "  Considering rocminfo:amd64 1 as a solution to rocm:amd64 9999\n")
     found = problems(judged(tmp_path, text))
-    assert found == {"rocm.multiple-versions": "warn", "log.package-install-failed": "fail"}
+    # a fail: the installed old release broke AMD's install (test_an_installed_distribution_rocm_package_...)
+    assert found == {"rocm.multiple-versions": "fail", "log.package-install-failed": "fail"}
     other = ("Broken rocm:amd64 Depends on rocm-cmake:amd64 < none | 0.14.0.70001-42~24.04 @un uH > "
              "(= 0.14.0.70001-42~24.04)\n")
     assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, "other.txt")
@@ -3439,3 +3444,68 @@ def test_a_torch_of_another_rocm_release_failing_in_the_present_state_fails(tmp_
     vm = "I passthrough a MI 100 GPU to a virtual machine powered by libvirt\n"
     assert problems(judged(tmp_path, vm + torch + err, "c.txt")) == \
         {"driver.pcie-atomics": "fail", "torch.rocm-mismatch": "warn"}
+
+
+def test_an_installed_distribution_rocm_package_that_breaks_amds_install_is_two_releases_failing(
+        tmp_path: Path) -> None:
+    """ROCm/rocm-install-on-linux#583: apt's resolver trace 'Broken rocm:amd64 Depends on rocminfo:amd64 <
+    5.7.1-3build1 @ii mK > (= 1.0.0.70001-42~24.04)': the distribution's ROCm 5.7 rocminfo is installed ('@ii') and
+    AMD's rocm 7.0.1 cannot be installed beside it; removing the old packages fixed it. Derived look-alikes: the same
+    clash where the distribution's package is only apt's candidate ('but 5.0.0-1 is to be installed',
+    legacy-rocm-build#1899) stays a warning; AMD's own package installed ('1.0.0.70000') is no second source."""
+    head = "sudo apt install rocm\nStarting pkgProblemResolver with broken count: 1\n"
+    text = head + "Broken rocm:amd64 Depends on rocminfo:amd64 < 5.7.1-3build1 @ii mK > (= 1.0.0.70001-42~24.04)\n"
+    found = problems(judged(tmp_path, text))
+    assert found.get("rocm.multiple-versions") == "fail" and found.get("log.package-install-failed") == "fail"
+    candidate = (" rocm-hip-runtime : Depends: rocminfo (= 1.0.0.50400-72~22.04) but 5.0.0-1 is to be installed\n")
+    assert problems(judged(tmp_path, candidate, "b.txt")).get("rocm.multiple-versions") == "warn"
+    amd = text.replace("5.7.1-3build1", "1.0.0.70000-17~24.04")
+    assert "rocm.multiple-versions" not in problems(judged(tmp_path, amd, "c.txt"))
+
+
+def test_a_program_showing_the_gpu_unsupported_on_mesa_only_opencl_is_rocm_missing(tmp_path: Path) -> None:
+    """FoldingAtHome/fah-client-bastet#425: the only OpenCL platform is 'rusticl (Mesa/X.org)' and 'The GPU is
+    detected by FAH client but shown as "Unsupported"'; the maintainer: Mesa is not supported, install ROCm. The
+    program refusing the GPU makes the missing ROCm runtime a fail. Derived look-alikes: Mesa's platform alone stays a
+    warning; with ROCm's platform listed too, ROCm is there; 'unsupported' said of something else raises nothing."""
+    mesa = "OpenCL status:\n- Platform: rusticl (Mesa/X.org)\n- Device: AMD Radeon 890M Graphics (radeonsi, gfx1150)\n"
+    refused = 'The GPU is detected by FAH client but shown as "Unsupported".\n'
+    assert problems(judged(tmp_path, mesa + refused)).get("rocm.not-installed") == "fail"
+    assert problems(judged(tmp_path, mesa, "b.txt")).get("rocm.not-installed") == "warn"
+    both = mesa + "- Platform: AMD Accelerated Parallel Processing\n" + refused
+    assert "rocm.not-installed" not in problems(judged(tmp_path, both, "c.txt"))
+    other = mesa + "The GPU is detected by FAH client; this feature is unsupported on Mesa.\n"
+    assert problems(judged(tmp_path, other, "d.txt")).get("rocm.not-installed") == "warn"
+
+
+def test_an_smu_that_no_longer_answers_after_a_ras_error_fails_the_kernel_log_and_is_no_hang(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1886: an MI50 logs 'uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!',
+    'GPU reset begin!', then the SMU no longer answers ('Failed to send message 0x26, response 0x0') and powerplay
+    cannot set or disable DPM: the kernel log's errors are a fail, and the reset is RAS recovery, not a hang.
+    Derived look-alikes: an SMU that answered with an error code ('response 0xfffffffb') is no silence; the same reset
+    without the RAS line stays log.gpu-hang."""
+    ts = "[Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: "
+    ras = ts + "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+    reset = ts + "GPU reset begin!\n"
+    smu = (ts + "Failed to send message 0x26, response 0x0\n"
+           "[Sat Jan  7 14:25:59 2023] amdgpu: [powerplay] Failed to upload DPM Bootup Levels!\n")
+    found = problems(judged(tmp_path, ras + reset + smu))
+    assert found.get("driver.dmesg-errors") == "fail" and "log.gpu-hang" not in found
+    assert found.get("health.ecc-uncorrectable") == "fail"
+    answered = smu.replace("response 0x0", "response 0xfffffffb")
+    assert problems(judged(tmp_path, ras + reset + answered, "b.txt")).get("driver.dmesg-errors") != "fail"
+    assert problems(judged(tmp_path, reset + smu, "c.txt")).get("log.gpu-hang") == "warn"
+
+
+def test_a_psp_ring_that_cannot_stop_fails_the_kernel_log(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#2747: after '*ERROR* PSP create ring failed!' amdgpu logs '*ERROR* Fail to stop psp
+    ring' and '*ERROR* Trying to clear memory with ring turned off.': the GPU's security processor no longer answers,
+    the GPU stays down. Derived look-alike: the PSP failure alone leaves the kernel log's other lines unjudged."""
+    ts = "[Mon Dec 18 08:34:37 2023] "
+    psp = ts + "[drm:psp_hw_start [amdgpu]] *ERROR* PSP create ring failed!\n"
+    dead = (ts + "[drm:psp_v13_0_ring_destroy [amdgpu]] *ERROR* Fail to stop psp ring\n"
+            + ts + "[drm:amdgpu_fill_buffer [amdgpu]] *ERROR* Trying to clear memory with ring turned off.\n")
+    found = judged(tmp_path, psp + dead)
+    assert problems(found).get("driver.dmesg-errors") == "fail"
+    assert "stopped answering" in found["driver.dmesg-errors"][0].title
+    assert "driver.dmesg-errors" not in problems(judged(tmp_path, psp, "b.txt"))

@@ -70,7 +70,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
                   "build.targets": "build-targets", "build.family": "build-family", "vllm.version": "vllm-version",
                   "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd",
-                  "torch.zluda": "zluda", "run.python-program": "python-program"}
+                  "app.gpu-unsupported": "app-gpu-unsupported", "torch.zluda": "zluda",
+                  "run.python-program": "python-program"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"

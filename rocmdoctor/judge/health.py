@@ -31,7 +31,7 @@ _RESET_FAILED = re.compile(r"GPU reset(?:\(\d+\))? failed|GPU recovery failed|GP
 _RING_TIMEOUT = re.compile(r"ring [\w.]+ timeout", re.I)
 # amdgpu_ras.c on a fatal RAS interrupt: "amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!"
 # (ROCm/legacy-rocm-build#1886: an MI50 reset after it, the SMU never answered again)
-_UE_LOGGED = re.compile(r"uncorrectable hardware error\(\w{1,40}\) detected", re.I)
+UE_LOGGED = re.compile(r"uncorrectable hardware error\(\w{1,40}\) detected", re.I)
 REPORT, HAVE = ("reports", "report"), ("has", "have")  # the verb of a per-GPU title, singular and plural
 
 
@@ -61,7 +61,7 @@ def ecc(host: Host, matrix: Matrix) -> list[Finding]:
     lands there can crash or compute garbage. Correctable errors are only a warning when they pile up."""
     fid = "health.ecc-uncorrectable"
     ue = _counted(host, "ecc_uncorrectable")
-    logged = _count(host, _UE_LOGGED)
+    logged = _count(host, UE_LOGGED)
     if logged and not any(f.value > 0 for _h, f in ue):  # the kernel's own word beats counters read after a reset
         return [finding(
             fid, Severity.FAIL, "The kernel log shows an uncorrectable hardware error",
@@ -139,8 +139,10 @@ def xgmi(host: Host, matrix: Matrix) -> list[Finding]:
     bridge = host.context.get("xgmi-bridge")
     psp = [m for m in host.logs if m.signature == "psp-create-ring-failed"]
     if not seen and bridge is not None and psp:
+        # a fail: the PSP that could not start is the GPUs' failure to initialise, the run that broke; the bridge is
+        # what the report adds to it (ROCm/legacy-rocm-build#2747: without it all four MI210s came up)
         return [finding(
-            fid, Severity.WARN, "The GPUs' PSP failed to start on GPUs joined by an XGMI bridge: suspect the bridge",
+            fid, Severity.FAIL, "The GPUs' PSP failed to start on GPUs joined by an XGMI bridge: suspect the bridge",
             "The PSP brings up the XGMI links during init; with a bridge fitted, a PSP ring failure on the GPUs it "
             "joins is often the bridge (a defective or badly seated one), not firmware. The paste cannot prove it: "
             "boot once without the bridge.",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.apps import APP_CONTEXT, app_lacks
 from rocmdoctor.judge.facts import finding, native_gfx, override_value
+from rocmdoctor.judge.health import UE_LOGGED
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, LogMatch, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -113,6 +114,8 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
             by_signature[specific] += by_signature.pop(sig_id)
     alone = _igpu_only(host)
     present = frozenset(m.signature for m in host.logs)
+    if any(UE_LOGGED.search(d.value) for d in host.dmesg):  # a reset after it is RAS recovery, not a hang
+        present |= {"ras-uncorrectable-logged"}
     gfx = frozenset(g for g in (native_gfx(x) for x in host.gpus) if g)
     return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
                      all(_override_explains(host, matrix, m) for m in matches), gfx, frozenset(host.context))

@@ -28,11 +28,15 @@ def rocm_installed(host: Host, matrix: Matrix) -> list[Finding]:
         return [ok("rocm.not-installed", "ROCm user space present (rocminfo lists the GPUs)")]
     mesa = host.context.get("opencl-mesa")
     if mesa is not None and "opencl-amd" not in host.context:  # FoldingAtHome/fah-client-bastet#425
+        # a fail when the program shows the GPU it found as unsupported: that is the missing ROCm runtime (the
+        # maintainer: 'Mesa is not supported by FAH', install ROCm), the run that broke
+        refused = host.context.get("app-gpu-unsupported")
         return [finding(
-            "rocm.not-installed", Severity.WARN, f"The only OpenCL platform is Mesa's ({mesa.value}), not ROCm's",
+            "rocm.not-installed", Severity.FAIL if refused is not None else Severity.WARN,
+            f"The only OpenCL platform is Mesa's ({mesa.value}), not ROCm's",
             "The report lists Mesa's OpenCL and no ROCm platform (AMD Accelerated Parallel Processing): programs "
             "built for ROCm's OpenCL or HIP (Folding@home, BOINC projects, HIP applications) find no supported GPU.",
-            [str(mesa.source)],
+            [str(mesa.source)] + ([str(refused.source)] if refused is not None else []),
             Fix("Install ROCm's OpenCL runtime beside Mesa (it does not replace the display driver):",
                 ["sudo amdgpu-install --usecase=opencl --no-dkms", "clinfo -l"],
                 ROCM_DOCS + "install/quick-start.html"),
@@ -109,8 +113,12 @@ def _two_sources(host: Host) -> list[Finding]:
     code = lines[0].groups.get("rocm", "")
     amd = f"{int(code[0])}.{int(code[1:3])}.{int(code[3:])}" if len(code) == 5 and code.isdigit() else "?"
     pkgs = sorted(p for p in mine if plausible("package", p))
+    # apt's resolver marking the distribution's package installed ('@ii') when AMD's release cannot be installed:
+    # the old release is on the host and broke this install, not only a candidate from a second source
+    # (ROCm/rocm-install-on-linux#583: rocminfo 5.7.1-3build1 @ii blocks rocm 7.0.1; removing it fixed the install)
+    installed = any(m.signature == "apt-resolver-distro-rocm-installed" for m in lines)
     return [finding(
-        "rocm.multiple-versions", Severity.WARN,
+        "rocm.multiple-versions", Severity.FAIL if installed else Severity.WARN,
         f"Two sources of ROCm: the distribution's {', '.join(f'{p} {mine[p]}' for p in pkgs[:3])} beside AMD's "
         f"ROCm {amd}",
         "The distribution ships its own ROCm packages whose version strings sort above AMD's repository versions; "

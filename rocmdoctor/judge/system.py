@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.context import started_without_kfd
@@ -296,12 +297,18 @@ def cmdline(host: Host, matrix: Matrix) -> list[Finding]:
     return [ok("kernel.cmdline", "The kernel command line does not disable amdgpu", [str(fact.source)])]
 
 
+# the GPU's own processors not answering amdgpu: the SMU ('Failed to send message 0x26, response 0x0': no response,
+# then powerplay cannot set or disable DPM; ROCm/legacy-rocm-build#1886, an MI50 after a RAS error) and the PSP's
+# ring ('Fail to stop psp ring', 'Trying to clear memory with ring turned off'; ROCm/legacy-rocm-build#2747, MI210s
+# whose PSP ring could not be created)
+_UNANSWERED = re.compile(r"Failed to send message 0x[0-9a-fA-F]{1,4}, response 0x0\b|Fail to stop psp ring"
+                         r"|Trying to clear memory with ring turned off")
+
+
 @check("driver.dmesg-errors", title="amdgpu errors in the kernel log")
 def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     if "dmesg" not in host.captured:
         return [not_captured("driver.dmesg-errors", "Kernel log (dmesg)")]
-    import re
-
     bad = re.compile(r"(?i)(fail|error|timeout|timed out|hang|reset|fault|not supported|unable)")
     # the PSP trusted-application firmware (*_ta.bin) is optional: ROCm compute does not need it. amdgpu's "PCIE atomic
     # ops is not supported" notes the link's capability; kfd's own "PCI rejects atomics" is the verdict, read as
@@ -316,10 +323,13 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
     kernel_side = [m for m in host.logs if m.finding_id.split(".", 1)[0] in ("driver", "gpu", "secureboot")
                    or m.finding_id in ("log.kfd-unsupported-device", "log.pcie-atomics-missing",
                                        "log.amdgpu-init-failed", "log.module-key-rejected", "log.gpu-hang")]
+    dead = [d for d in hits if _UNANSWERED.search(d.value)]
     return [finding(
-        # a known kernel-side error already names the problem: the other lines are its context
-        "driver.dmesg-errors", Severity.INFO if kernel_side else Severity.WARN,
-        f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log",
+        # a known kernel-side error already names the problem: the other lines are its context, unless they show
+        # the GPU's own processors no longer answering the driver (the GPU stays unusable until a reboot)
+        "driver.dmesg-errors", Severity.FAIL if dead else Severity.INFO if kernel_side else Severity.WARN,
+        f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log"
+        + (": the GPU's SMU or PSP stopped answering the driver" if dead else ""),
         "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
         "hangs and missing GPUs that user-space tools only see as 'no device'.",
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],

@@ -202,6 +202,10 @@ HOST_RULES: tuple[Rule, ...] = (
     _r("opencl.mesa", ("rusticl", "Clover"),
        r"^[ \t>*-]{0,8}Platform(?: Name)?:?[ \t]{1,60}(?P<v>rusticl|Clover)\b"),
     _r("opencl.amd", ("AMD Accelerated Parallel Processing",), r"(?P<v>\bAMD Accelerated Parallel Processing\b)"),
+    # a program showing the GPU it found as unsupported: 'The GPU is detected by FAH client but shown as "Unsupported"'
+    # (FoldingAtHome/fah-client-bastet#425: no ROCm OpenCL beside Mesa's, so Folding@home cannot use the GPU)
+    _r("app.gpu-unsupported", ("Unsupported", "unsupported"),
+       r"(?P<v>\b(?:shown|shows|listed|marked|flagged|displayed|labell?ed) as [\"'\u201c]?[Uu]nsupported\b)"),
     _r("perm.root-only", ("only works", "only work", "only runs"),
        r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|for root|with sudo|using sudo|under sudo)\b))"),
     # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"
