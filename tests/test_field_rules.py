@@ -3509,3 +3509,18 @@ def test_a_psp_ring_that_cannot_stop_fails_the_kernel_log(tmp_path: Path) -> Non
     assert problems(found).get("driver.dmesg-errors") == "fail"
     assert "stopped answering" in found["driver.dmesg-errors"][0].title
     assert "driver.dmesg-errors" not in problems(judged(tmp_path, psp, "b.txt"))
+
+
+def test_a_psp_that_cannot_boot_its_firmware_fails_the_kernel_log(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#4454: every MI300X of a Dell XE9680 logs 'get invalid ip discovery binary signature',
+    a failed init, and 'socket: 2, aid: 0, fw_status: 0xe6985b2d, firmware load failed at boot time': the GPU's PSP
+    never booted (a faulty GPU, replaced). Derived look-alike: the failed init without the PSP's line keeps the kernel
+    log's lines as the init failure's context."""
+    ts = "[   54.198293] amdgpu 0000:5f:00.0: amdgpu: "
+    init = (ts + "get invalid ip discovery binary signature\n" + ts + "Fatal error during GPU init\n"
+            "[   54.2] amdgpu: probe of 0000:5f:00.0 failed with error -22\n")
+    boot = ts + "socket: 2, aid: 0, fw_status: 0xe6985b2d, firmware load failed at boot time\n"
+    found = judged(tmp_path, init + boot)
+    assert problems(found).get("driver.dmesg-errors") == "fail"
+    assert "PSP failed" in found["driver.dmesg-errors"][0].title
+    assert problems(judged(tmp_path, init, "b.txt")).get("driver.dmesg-errors") != "fail"

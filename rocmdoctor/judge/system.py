@@ -300,9 +300,12 @@ def cmdline(host: Host, matrix: Matrix) -> list[Finding]:
 # the GPU's own processors not answering amdgpu: the SMU ('Failed to send message 0x26, response 0x0': no response,
 # then powerplay cannot set or disable DPM; ROCm/legacy-rocm-build#1886, an MI50 after a RAS error) and the PSP's
 # ring ('Fail to stop psp ring', 'Trying to clear memory with ring turned off'; ROCm/legacy-rocm-build#2747, MI210s
-# whose PSP ring could not be created)
+# whose PSP ring could not be created), or whose PSP could not even boot its firmware ('socket: 2, aid: 0, fw_status:
+# 0xe6985b2d, firmware load failed at boot time' beside 'get invalid ip discovery binary signature' on every MI300X
+# of a Dell XE9680; ROCm/legacy-rocm-build#4454: a faulty GPU, replaced)
 _UNANSWERED = re.compile(r"Failed to send message 0x[0-9a-fA-F]{1,4}, response 0x0\b|Fail to stop psp ring"
-                         r"|Trying to clear memory with ring turned off")
+                         r"|Trying to clear memory with ring turned off"
+                         r"|fw_status: 0x[0-9a-f]{1,8}, firmware load failed at boot time")
 
 
 @check("driver.dmesg-errors", title="amdgpu errors in the kernel log")
@@ -329,7 +332,7 @@ def dmesg_errors(host: Host, matrix: Matrix) -> list[Finding]:
         # the GPU's own processors no longer answering the driver (the GPU stays unusable until a reboot)
         "driver.dmesg-errors", Severity.FAIL if dead else Severity.INFO if kernel_side else Severity.WARN,
         f"{plural(len(hits), 'amdgpu/kfd error line')} in the kernel log"
-        + (": the GPU's SMU or PSP stopped answering the driver" if dead else ""),
+        + (": the GPU's SMU or PSP failed or stopped answering the driver" if dead else ""),
         "The driver reported problems (firmware load, ring timeouts, GPU resets, probe failures); they explain "
         "hangs and missing GPUs that user-space tools only see as 'no device'.",
         [f"{d.source}: {d.value}" if d.source and not d.source.text else str(d.source or d.value) for d in hits[:6]],
