@@ -3524,3 +3524,38 @@ def test_a_psp_that_cannot_boot_its_firmware_fails_the_kernel_log(tmp_path: Path
     assert problems(found).get("driver.dmesg-errors") == "fail"
     assert "PSP failed" in found["driver.dmesg-errors"][0].title
     assert problems(judged(tmp_path, init, "b.txt")).get("driver.dmesg-errors") != "fail"
+
+
+def test_rocminfo_saying_rock_not_loaded_in_a_container_started_without_kfd_is_no_driver_failure(
+        tmp_path: Path) -> None:
+    """robertrosenbusch/gfx803_rocm#6: `docker run -it --rm --group-add=video --ipc=host ... rocm63_pt25:latest`
+    passes no /dev/kfd, and rocminfo inside prints 'ROCk module is NOT loaded, possibly no GPU devices': the missing
+    device node (container.no-kfd-device) is the failure, not the host's driver. Derived look-alikes: the same session
+    in a container given /dev/kfd and /dev/dri, and the line on a host without any container, keep log.rock-not-loaded
+    a fail."""
+    run = ("$ docker run -it --rm --group-add=video --ipc=host --cap-add=SYS_PTRACE --security-opt seccomp=unconfined "
+           "--name test_rocm rocm63_pt25:latest /bin/bash -c bash\n")
+    inside = ("root@c0cb9814a02b:/audio# ls /dev/kfd\nls: cannot access '/dev/kfd': No such file or directory\n"
+              "root@c0cb9814a02b:/audio# rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n")
+    _the_one_fail(tmp_path, run + inside, "container.no-kfd-device", "/dev/kfd")
+    given = run.replace("--group-add=video", "--device=/dev/kfd --device=/dev/dri --group-add=video")
+    assert problems(judged(tmp_path, given + inside, "b.txt")).get("log.rock-not-loaded") == "fail"
+    host = "$ rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n"
+    assert problems(judged(tmp_path, host, "c.txt")).get("log.rock-not-loaded") == "fail"
+
+
+def test_a_report_that_hsa_init_fails_with_a_status_is_the_runtime_failure_said_once(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#3144: in a rootless Podman container given one render node, "`hsa_init` fails with
+    `1008`" and rocminfo stops at 'hsa api call failure at: .../rocminfo.cc:1250': log.hsa-init-failed is that
+    failure in the runtime's own name, and rocm.runtime-failed would repeat it. Derived look-alikes: rocminfo's line
+    without the sentence stays rocm.runtime-failed; 'if hsa_init fails, ...' (a condition) and 'hsa_init succeeded'
+    report no failure."""
+    said = "podman run by **user**, one single `/dev/dri/renderD128` passed in\n  =>  `hsa_init` fails  with `1008`\n"
+    rocminfo = ("# rocminfo\nROCk module is loaded\nhsa api call failure at: "
+                "/long_pathname_so_that_rpms_can_package_the_debug_info/src/rocminfo/rocminfo.cc:1250\n")
+    _the_one_fail(tmp_path, said + rocminfo, "log.hsa-init-failed", "HSA runtime")
+    alone = problems(judged(tmp_path, rocminfo, "b.txt"))
+    assert alone.get("rocm.runtime-failed") == "fail" and "log.hsa-init-failed" not in alone
+    for n, other in enumerate(("If hsa_init fails, the program exits with an error.\n",
+                               "hsa_init succeeded, 1 GPU agent found\n")):
+        assert "log.hsa-init-failed" not in _problems_if_read(tmp_path, other, f"o{n}.txt")

@@ -45,6 +45,10 @@ def runtime_failed(host: Host, matrix: Matrix) -> list[Finding]:
              or m.finding_id in _SPECIFIC]
     if named or any(_never_supported(matrix, g) for g in host.gpus):
         return []  # a known error or gpu.arch-unsupported names why the runtime failed
+    if any(m.finding_id == "log.hsa-init-failed" for m in host.logs):
+        # the report says hsa_init failed ("`hsa_init` fails with `1008`", ROCm/legacy-rocm-build#3144): that
+        # finding is this failure in the runtime's own name; a second one would repeat it
+        return []
     loaded = host.amdgpu_loaded.value if host.amdgpu_loaded else None
     if host.kernel.is_wsl:
         why = ("Under WSL, rocminfo works only with AMD's WSL runtime (ROCm for WSL); the GPU is reached through "

@@ -97,7 +97,7 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
 
 def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> list[Finding]:
     """One finding per matched signature (only ``finding_id``'s when given), every matching line as evidence."""
-    from rocmdoctor.judge.context import shadowed
+    from rocmdoctor.judge.context import shadowed, started_without_kfd
 
     by_signature: dict[str, list[LogMatch]] = {}
     for m in host.logs:
@@ -116,6 +116,8 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
     present = frozenset(m.signature for m in host.logs)
     if any(UE_LOGGED.search(d.value) for d in host.dmesg):  # a reset after it is RAS recovery, not a hang
         present |= {"ras-uncorrectable-logged"}
+    if started_without_kfd(host):  # rocminfo in it cannot see the host's module (robertrosenbusch/gfx803_rocm#6)
+        present |= {"container-started-without-kfd"}
     gfx = frozenset(g for g in (native_gfx(x) for x in host.gpus) if g)
     return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
                      all(_override_explains(host, matrix, m) for m in matches), gfx, frozenset(host.context))
