@@ -3540,3 +3540,17 @@ def test_amd_alphafold_image_built_for_instinct_has_no_code_for_a_radeon(tmp_pat
     assert problems(judged(tmp_path, run + gfx.format(g="gfx90a"), "b.txt")) == {}
     other = run.replace("amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20", "rocm/tensorflow:latest")
     assert problems(judged(tmp_path, other + gfx.format(g="gfx1030"), "c.txt")) == {}
+
+
+def test_torch_kpack_named_beside_an_invalid_image_is_torch_without_usable_code(tmp_path: Path) -> None:
+    """ROCm/TheRock#7081: 'I get the error message `hipErrorInvalidImage`' with Torch 2.12 on gfx90a, and 'I believe
+    the issue is due to the files + `torch_gfx90a:xnack+.kpack` + `torch_gfx90a:xnack-.kpack`': torch's own code
+    objects for the GPU cannot be loaded (torch.arch-missing fail). Derived look-alikes: the kpack files listed
+    without the error, the error without a torch kpack named, and another library's kpack beside the error raise no
+    torch.arch-missing."""
+    error = "When I run any kernel using Torch, then I get the error message `hipErrorInvalidImage`.\n"
+    files = "I believe the issue is due to the files\n+ `torch_gfx90a:xnack+.kpack`\n+ `torch_gfx90a:xnack-.kpack`\n"
+    found = judged(tmp_path, error + files)
+    assert problems(found).get("torch.arch-missing") == "fail" and "gfx90a" in found["torch.arch-missing"][0].title
+    for n, other in enumerate((files, error, error + files.replace("torch_gfx90a", "rocblas_gfx90a"))):
+        assert "torch.arch-missing" not in _problems_if_read(tmp_path, other, f"other{n}.txt")
