@@ -22,9 +22,6 @@ def targets_in(excerpt: str) -> list[str]:
     listed = re.search(r"allowed_archs = \[([^\]]{1,400})\]", body)  # a setup.py's list (FlashAttention's CK build)
     if listed:
         return re.findall(r'"(gfx[0-9a-f]{2,5})"', listed.group(1))
-    matrix = re.search(r'gpu_targets: "(gfx[0-9a-f;gfx]{3,400})"', body)  # a CI release job's (llama.cpp's Windows)
-    if matrix:
-        return matrix.group(1).split(";")
     out: list[str] = []
     for group in re.findall(r"\((gfx[0-9a-f]{2,5}(?:\s{0,2}[/,]\s{0,2}(?:gfx)?[0-9a-f]{2,5})*)\)", body):
         out += [t if t.startswith("gfx") else f"gfx{t}" for t in re.split(r"\s{0,2}[/,]\s{0,2}", group)]
@@ -54,11 +51,14 @@ def test_matrix_serves_the_app_lists() -> None:
 @pytest.mark.parametrize("app", [a for a in APPS if "excerpt" not in a],
                          ids=[a["name"] for a in APPS if "excerpt" not in a])
 def test_app_targets_without_excerpt_are_the_quoted_words(app: dict) -> None:
-    """An entry with no pinned file (a container image whose maintainer stated its targets in a thread): the source is
-    the thread, and its quote names exactly the entry's targets."""
+    """An entry with no pinned excerpt: the source is a thread (a container image whose maintainer stated its targets)
+    or a file at a commit (a CI release job), and its quote names exactly the entry's targets, as backticked words
+    or as the job's `gpu_targets: "gfx...;gfx..."` line."""
     url, quote = app["source"].split(" : ", 1)
-    assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+$", url)
-    assert app["gfx"] == re.findall(r"`(gfx[0-9a-f]{3,5})`", quote)
+    assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/(?:(?:issues|pull|discussions)/\d+"
+                    r"|blob/[0-9a-f]{40}/[\w./-]+)$", url)
+    job = re.search(r'gpu_targets: \\?"(gfx[0-9a-f;gfx]{3,400})\\?"', quote)
+    assert app["gfx"] == (job.group(1).split(";") if job else re.findall(r"`(gfx[0-9a-f]{3,5})`", quote))
 
 
 def test_numbered_release_is_judged_through_its_build() -> None:
