@@ -3559,3 +3559,48 @@ def test_a_report_that_hsa_init_fails_with_a_status_is_the_runtime_failure_said_
     for n, other in enumerate(("If hsa_init fails, the program exits with an error.\n",
                                "hsa_init succeeded, 1 GPU agent found\n")):
         assert "log.hsa-init-failed" not in _problems_if_read(tmp_path, other, f"o{n}.txt")
+
+
+def test_llamacpp_windows_hip_radeon_release_has_no_code_for_a_gpu_off_its_targets(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#26127: 'llama-b10107-bin-win-hip-radeon-x64.zip' on 'GPU architecture: gfx1152' (a Radeon
+    860M): the release's windows-hip job builds gfx1150;gfx1151;gfx1200;gfx1201;gfx1100;gfx1101;gfx1102;gfx1030;
+    gfx1031;gfx1032 only, so the program has no code for the GPU. Derived look-alikes: the same release on a gfx1151
+    (in the list), a release after b10107 (a later list adds gfx1152), the release without its build number, and a
+    gfx1152 with no release named raise nothing."""
+    gpu = "OS: Windows 11 Enterprise 64-bit, build 26200\nGPU: AMD Radeon(TM) 860M Graphics\nGPU architecture: {gfx}\n"
+    asset = "Release asset:\n\nllama-b10107-bin-win-hip-radeon-x64.zip\n"
+    _the_one_fail(tmp_path, asset + gpu.format(gfx="gfx1152"), "log.no-binary-for-gpu", "gfx1152")
+    listed = gpu.replace("860M", "8060S").format(gfx="gfx1151")
+    for n, other in enumerate((asset + listed,
+                               asset.replace("b10107", "b10999") + gpu.format(gfx="gfx1152"),
+                               asset.replace("b10107-", "") + gpu.format(gfx="gfx1152"),
+                               gpu.format(gfx="gfx1152"))):
+        assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, other, f"other{n}.txt")
+
+
+def test_amd_alphafold_image_built_for_instinct_has_no_code_for_a_radeon(tmp_path: Path) -> None:
+    """srinivamd/rocminstaller#6: 'docker run ... amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20 ...' with
+    'rocminfo | grep gfx' showing gfx1030 (an RX 6900 XT); the image's maintainer: 'The docker image was built with
+    support for gfx906, gfx908 and gfx90a', so it has no code for the GPU (hipErrorNoBinaryForGpu). Derived
+    look-alikes: the same image on an MI210 (gfx90a), and another image on the gfx1030, raise nothing."""
+    run = ("docker run -it --device=/dev/kfd --device=/dev/dri --group-add video "
+           "amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20 /bin/bash -c \"python3 ./run_alphafold.py\"\n")
+    gfx = "```\n  Name:                    {g}\n      Name:                    amdgcn-amd-amdhsa--{g}\n```\n"
+    _the_one_fail(tmp_path, run + gfx.format(g="gfx1030"), "log.no-binary-for-gpu", "gfx906, gfx908, gfx90a")
+    assert problems(judged(tmp_path, run + gfx.format(g="gfx90a"), "b.txt")) == {}
+    other = run.replace("amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20", "rocm/tensorflow:latest")
+    assert problems(judged(tmp_path, other + gfx.format(g="gfx1030"), "c.txt")) == {}
+
+
+def test_torch_kpack_named_beside_an_invalid_image_is_torch_without_usable_code(tmp_path: Path) -> None:
+    """ROCm/TheRock#7081: 'I get the error message `hipErrorInvalidImage`' with Torch 2.12 on gfx90a, and 'I believe
+    the issue is due to the files + `torch_gfx90a:xnack+.kpack` + `torch_gfx90a:xnack-.kpack`': torch's own code
+    objects for the GPU cannot be loaded (torch.arch-missing fail). Derived look-alikes: the kpack files listed
+    without the error, the error without a torch kpack named, and another library's kpack beside the error raise no
+    torch.arch-missing."""
+    error = "When I run any kernel using Torch, then I get the error message `hipErrorInvalidImage`.\n"
+    files = "I believe the issue is due to the files\n+ `torch_gfx90a:xnack+.kpack`\n+ `torch_gfx90a:xnack-.kpack`\n"
+    found = judged(tmp_path, error + files)
+    assert problems(found).get("torch.arch-missing") == "fail" and "gfx90a" in found["torch.arch-missing"][0].title
+    for n, other in enumerate((files, error, error + files.replace("torch_gfx90a", "rocblas_gfx90a"))):
+        assert "torch.arch-missing" not in _problems_if_read(tmp_path, other, f"other{n}.txt")

@@ -32,7 +32,7 @@ def test_there_is_an_app_table() -> None:
     assert {a["name"] for a in APPS} >= {"vllm", "hipdf", "flash-attn-ck"}
 
 
-@pytest.mark.parametrize("app", APPS, ids=[a["name"] for a in APPS])
+@pytest.mark.parametrize("app", [a for a in APPS if "excerpt" in a], ids=[a["name"] for a in APPS if "excerpt" in a])
 def test_app_targets_are_the_excerpts(app: dict) -> None:
     excerpt = (UPSTREAM / app["excerpt"]).read_text(encoding="utf-8")
     commit = re.search(r"^# commit: ([0-9a-f]{40})$", excerpt, re.M)
@@ -46,3 +46,21 @@ def test_matrix_serves_the_app_lists() -> None:
     assert app.source.startswith("https://github.com/") and not app.instead
     ck = load().app_gfx["flash-attn-ck"]
     assert "gfx1151" not in ck.gfx and "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE" in ck.instead_commands[0]
+
+
+@pytest.mark.parametrize("app", [a for a in APPS if "excerpt" not in a],
+                         ids=[a["name"] for a in APPS if "excerpt" not in a])
+def test_app_targets_without_excerpt_are_the_quoted_words(app: dict) -> None:
+    """An entry with no pinned excerpt: the source is a thread (a container image whose maintainer stated its targets)
+    or a file at a commit (a CI release job), and its quote names exactly the entry's targets, as backticked words
+    or as the job's `gpu_targets: "gfx...;gfx..."` line."""
+    url, quote = app["source"].split(" : ", 1)
+    assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/(?:(?:issues|pull|discussions)/\d+"
+                    r"|blob/[0-9a-f]{40}/[\w./-]+)$", url)
+    job = re.search(r'gpu_targets: \\?"(gfx[0-9a-f;gfx]{3,400})\\?"', quote)
+    assert app["gfx"] == (job.group(1).split(";") if job else re.findall(r"`(gfx[0-9a-f]{3,5})`", quote))
+
+
+def test_numbered_release_is_judged_through_its_build() -> None:
+    app = load().app_gfx["llamacpp-win-hip-radeon"]
+    assert app.through_build == 10107 and "gfx1152" not in app.gfx and "gfx1151" in app.gfx

@@ -48,6 +48,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
                   "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
                   "app.vllm": "app-vllm", "app.hipdf": "app-hipdf", "app.flash-attn-ck": "app-flash-attn-ck",
+                  "app.llamacpp-win-hip-radeon": "app-llamacpp-win-hip-radeon",
+                  "app.amd-alphafold-5.2": "app-amd-alphafold-5.2", "torch.kpack": "torch-kpack",
                   "visible-devices.per-task": "per-task-visible", "triton.nvidia": "triton-nvidia",
                   "perm.groups-remedy": "groups-remedy", "torch.cpu-device": "cpu-device",
                   "hip.headers-distro": "hip-headers-distro", "hip.headers-amd": "hip-headers-amd",

@@ -8,6 +8,7 @@ application bundles has no code for the GPU, and the first kernel fails with "in
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rocmdoctor.judge.facts import discrete_gpus, finding, gpu_label, native_gfx, override_value
@@ -21,8 +22,23 @@ if TYPE_CHECKING:
 # outside its list gets: the framework an application bundles (torch.arch-missing), or a GPU library's own support
 # (log.unsupported-gpu-target: hipDF on an RX 9060 XT, ROCm/legacy-rocm-build#6383; FlashAttention's CK extension
 # built for a Strix Halo gfx1151, ROCm/flash-attention#111)
+# built for a fixed list of targets: a GPU outside it gets no code object (log.no-binary-for-gpu): llama.cpp's
+# Windows HIP Radeon release on a Radeon 860M, gfx1152 (ggml-org/llama.cpp#26127); AMD's AlphaFold image built for
+# Instinct GPUs on an RX 6900 XT, gfx1030 (srinivamd/rocminstaller#6)
 APP_CONTEXT = {"app-vllm": ("vllm", "torch.arch-missing"), "app-hipdf": ("hipdf", "log.unsupported-gpu-target"),
-               "app-flash-attn-ck": ("flash-attn-ck", "log.unsupported-gpu-target")}
+               "app-flash-attn-ck": ("flash-attn-ck", "log.unsupported-gpu-target"),
+               "app-llamacpp-win-hip-radeon": ("llamacpp-win-hip-radeon", "log.no-binary-for-gpu"),
+               "app-amd-alphafold-5.2": ("amd-alphafold-5.2", "log.no-binary-for-gpu")}
+_BUILD = re.compile(r"\bb(\d{3,6})\b")
+
+
+def _judged_release(app: AppSupport, said: str) -> bool:
+    """A numbered release series is judged only through the build its data reaches (llama.cpp's b10107), and only
+    when the report names the build: a later release may carry more targets."""
+    if not app.through_build:
+        return True
+    build = _BUILD.search(said)
+    return build is not None and int(build.group(1)) <= app.through_build
 
 
 def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing") -> list[Finding]:
@@ -33,13 +49,14 @@ def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing"
     out: list[Finding] = []
     for key, (name, fid) in APP_CONTEXT.items():
         used, app = host.context.get(key), matrix.app_gfx.get(name)
-        if used is None or app is None or fid != finding_id:
+        if used is None or app is None or fid != finding_id or not _judged_release(app, used.value):
             continue
         for gpu in discrete_gpus(host):
             gfx = native_gfx(gpu)
             if gfx and gfx not in app.gfx:
-                out.append(_outside(app, gfx, gpu_label(gpu), fid == "torch.arch-missing",
-                                    [str(used.source), *(str(s) for s in gpu.sources[:1])]))
+                evidence = [str(used.source), *(str(s) for s in gpu.sources[:1])]
+                out.append(_prebuilt_lacks(app, gfx, gpu_label(gpu), evidence) if fid == "log.no-binary-for-gpu"
+                           else _outside(app, gfx, gpu_label(gpu), fid == "torch.arch-missing", evidence))
     return out
 
 
@@ -65,3 +82,17 @@ def _outside(app: AppSupport, gfx: str, label: str, bundled: bool, evidence: lis
         (f"{app.label} supports only {targets}; {gfx} is not one of them, so it fails on this GPU "
          "(a build error, a crash or a fault) even where ROCm itself supports the GPU."),
         evidence, fix)
+
+
+def _prebuilt_lacks(app: AppSupport, gfx: str, label: str, evidence: list[str]) -> Finding:
+    """A prebuilt (a release archive, a container image) compiled for a fixed list of targets, run on a GPU outside
+    it: no code object for the GPU, so its kernels fail ('invalid device function', hipErrorNoBinaryForGpu)."""
+    return finding(
+        "log.no-binary-for-gpu", Severity.FAIL, f"{app.label} has no GPU code for {label}: it is built for "
+        f"{', '.join(app.gfx)} only",
+        f"Its GPU code is compiled for those targets; {gfx} is not one of them, so its first kernel fails with "
+        "'invalid device function' or hipErrorNoBinaryForGpu even where ROCm itself supports the GPU.",
+        [*evidence, app.source.split(" : ", 1)[0]],
+        Fix(f"Use a build of it whose targets include {gfx} (or build it with -DGPU_TARGETS={gfx}), or a backend "
+            "that does not need ROCm's target list (Vulkan).", [], app.source.split(" : ", 1)[0]),
+    )

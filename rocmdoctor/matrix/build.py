@@ -221,7 +221,8 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
         app_gfx={a["name"]: AppSupport(a["label"], _t(a["gfx"]), a["source"], a.get("instead", ""),
-                                       _t(a.get("instead_commands", [])), a.get("instead_source", ""))
+                                       _t(a.get("instead_commands", [])), a.get("instead_source", ""),
+                                       int(a.get("through_build", 0)), a.get("through_source", ""))
                  for a in raw.get("apps", {}).get("app", [])},
         app_not_on_wsl={a["name"]: (a["not_on_wsl_through"], a.get("not_on_wsl_source", ""))
                         for a in raw.get("apps", {}).get("app", []) if a.get("not_on_wsl_through")},

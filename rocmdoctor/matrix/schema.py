@@ -187,9 +187,11 @@ APP: dict[str, tuple[Spec, bool]] = {
     "name": ("str", True),
     "label": ("str", True),
     "gfx": (STR_LIST, True),
-    "excerpt": ("str", True),
+    "excerpt": ("str", False),  # the pinned upstream file; absent where a maintainer's words are the source
     "source": ("str", True),
     "note": ("str", False),
+    "through_build": ("int", False),  # a numbered release series: releases after this build are not judged
+    "through_source": ("str", False),
     "not_on_wsl_through": ("str", False),  # the newest release known unable to run under WSL
     "not_on_wsl_source": ("str", False),
     "instead": ("str", False),  # the fix for a GPU outside the list, where upstream names one

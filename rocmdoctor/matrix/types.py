@@ -184,6 +184,8 @@ class AppSupport:
     instead: str = ""  # FlashAttention: "Build FlashAttention's Triton backend instead ..."
     instead_commands: tuple[str, ...] = ()
     instead_source: str = ""
+    through_build: int = 0  # a numbered release (llama.cpp's bNNNN): newer ones are not judged; 0: every one
+    through_source: str = ""
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,13 @@ RULES: tuple[Rule, ...] = (
     _r("app.vllm", ("rocm/vllm", "vllm/vllm-openai-rocm", "-m vllm.entrypoints", "vllm serve"),
        r"(?P<v>\brocm/vllm(?:-dev)?:[\w.-]{1,120}|\bvllm/vllm-openai-rocm\b(?::[\w.-]{1,60})?",
        r"|-m vllm\.entrypoints\b|^\s{0,8}(?:\$\s{1,4})?vllm serve\b)"),
+    # prebuilts built for a fixed list of targets (matrices/apps.toml): llama.cpp's Windows HIP Radeon release asset
+    # "llama-b10107-bin-win-hip-radeon-x64.zip" (ggml-org/llama.cpp#26127), AMD's AlphaFold image
+    # "amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20" (srinivamd/rocminstaller#6)
+    _r("app.llamacpp-win-hip-radeon", ("bin-win-hip-radeon",),
+       r"(?P<v>\bllama-(?:b\d{3,6}-)?bin-win-hip-radeon-x64)\b"),
+    _r("app.amd-alphafold-5.2", ("rocmalphafold_22_tf29:5.2.0",),
+       r"(?P<v>\bamddcgpuce/rocmalphafold_22_tf29:5\.2\.0-ub20)\b"),
     # apt fetching a package: "Get:1 http://archive.ubuntu.com/ubuntu noble/universe amd64 rocminfo amd64 5.7.1-3build1"
     # (the same package from the distribution and from repo.radeon.com: ROCm/legacy-rocm-build#3656)
     _r("apt.get", ("Get:",),

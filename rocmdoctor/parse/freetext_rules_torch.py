@@ -134,6 +134,10 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
     _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
     _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
+    # torch's code-object pack for one target in TheRock's device package, named by the report:
+    # "torch_gfx90a:xnack-.kpack" (ROCm/TheRock#7081: empty xnack kpack stubs in Torch 2.12's gfx90a package, every
+    # kernel hipErrorInvalidImage)
+    _r("torch.kpack", (".kpack",), r"\b(?P<v>torch_gfx[0-9a-f]{3,5}(?::(?:sramecc|xnack)[+-]){0,2}\.kpack)\b"),
     # TheRock's per-family index in a URL or its libraries package: "--index-url=https://.../v2/gfx110X-dgpu",
     # "rocm-sdk-libraries-gfx110X-all==6.5.0rc..." (ROCm/TheRock#1079): the torch from there has only that family
     _r("torch.therock-family", ("/v2/gfx", "rocm-sdk-libraries-gfx"),
