@@ -48,6 +48,7 @@ from rocmdoctor.judge.gpu_evidence import (
     override_would_help,
     runs_here,
     unlisted_words,
+    works_here,
 )
 from rocmdoctor.judge.gpu_unnamed import override_unnamed
 from rocmdoctor.judge.registry import check
@@ -291,8 +292,9 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
                                            "unstable here; see torch.arch-missing")
     if active and active == wanted:  # (a shell export in prose never reaches host.env: active is real)
         reported = reported_user_space_gfx(gpu)
+        # the run working under it beats the data's caution (ollama/ollama#9184: a 680M at 100% GPU under 10.3.0)
         return finding(
-            "gpu.override-needed", Severity.WARN if flaky else Severity.OK,
+            "gpu.override-needed", Severity.WARN if flaky and works_here(host) is None else Severity.OK,
             f"{gpu_label(gpu)} runs as {wanted} through {setting[0] if setting else 'an override'}={override}"
             + (" (known to be unstable on this GPU)" if flaky else ""),
             note if flaky else "",
@@ -319,9 +321,11 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
         return finding("gpu.override-needed", Severity.OK,
                        f"{gpu_label(gpu)} runs its own {gfx} code: a program ran on it without the override",
                        "", [str(ran.source), *gpu_evidence(gpu)[:1]])
+    # rocminfo names the GPU's own target (no override in effect) and nothing failed: the table's prediction for builds
+    # without its code is information (ROCm/ROCm-docker#149, a gfx1102; warpfront/hipfire#353, a gfx1152 under HIP 7.2)
     quiet = "rocminfo" in gpu.gfx_by_source and not mentioned and nothing_failed(host)
     return finding(
-        "gpu.override-needed", Severity.WARN if quiet else Severity.FAIL,
+        "gpu.override-needed", Severity.INFO if quiet else Severity.FAIL,
         f"{gpu_label(gpu)} needs HSA_OVERRIDE_GFX_VERSION={override}" + (" where a build lacks its code" if quiet
                                                                           else ""),
         (f"AMD's support list and older PyTorch wheels carry no code objects for {gfx}; nothing in the report shows "

@@ -108,6 +108,16 @@ def override_tried(host: Host, value: str) -> bool:
     return said_ran_with(host, value) and bool(_after_the_run(host, CODE_ERRORS))
 
 
+def works_here(host: Host) -> Optional[Fact[str]]:
+    """The report shows a run finishing on the GPU ("gpu-run-ok") or says its program works ("works-said": "I got it
+    to work by adding ... HSA_OVERRIDE_GFX_VERSION=10.3.0", ollama/ollama#9184), and no line shows a run failing nor
+    is a crash or a missing GPU told: direct evidence that beats a table's caution."""
+    said = host.context.get("gpu-run-ok") or host.context.get("works-said")
+    if said is None or failed_here(host) or any(k in host.context for k in ("crash-said", "no-gpu-said")):
+        return None
+    return said
+
+
 def failed_under_override(host: Host) -> bool:
     """A line says a program failed on the GPU, not counting a run before a pasted session's override run."""
     return bool(_after_the_run(host, CODE_ERRORS + RUN_FAILURES))

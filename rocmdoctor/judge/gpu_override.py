@@ -28,7 +28,7 @@ from rocmdoctor.judge.facts import (
     skip,
 )
 from rocmdoctor.judge.gpu import newer_than_data
-from rocmdoctor.judge.gpu_evidence import failed_here, failed_under_override, override_worked
+from rocmdoctor.judge.gpu_evidence import failed_here, failed_under_override, override_worked, works_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, gfx_parts, version_of_gfx
@@ -69,6 +69,9 @@ def _inferred_broken_override(host: Host, matrix: Matrix) -> list[Finding]:
         target = matrix.gpu(native or "")
         if not native or not reported or native == reported or target is None or not target.override_broken:
             continue
+        if reported == gfx_from_version(target.override or "") and works_here(host) is not None:
+            continue  # its own override, and the run works under it (ollama/ollama#9184: a 680M at 100% GPU under
+            # 10.3.0): the data's caution is gpu.override-needed's, not a wrong override
         out.append(finding(
             "gpu.override-mismatch", Severity.WARN,
             f"{gpu_label(gpu)} runs as {reported}: an HSA_OVERRIDE_GFX_VERSION is in effect that fails on {native}",

@@ -56,6 +56,11 @@ def _override_explains(host: Host, matrix: Matrix, m: LogMatch) -> bool:
             and gfx_from_version(target.override) in re.findall(r"gfx[0-9a-f]{3,5}", listed or ""))
 
 
+# what makes a report one of a run failing, for a signature's ``fine_beside``: the report telling of a crash or of no
+# GPU, or a line of a signature whose own severity is fail (log_matches adds "failing-line")
+_FAILING = frozenset({"crash-said", "no-gpu-said", "failing-line"})
+
+
 def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = False,
              present: frozenset[str] = frozenset(), explained: bool = False,
              gfx: frozenset[str] = frozenset(), context: frozenset[str] = frozenset()) -> Finding:
@@ -90,6 +95,10 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
     severity = sig.severity_igpu_only if igpu_only and sig.severity_igpu_only is not None else sig.severity
     if context & set(sig.fail_beside):  # what the report says beside the line makes it the failure
         severity = Severity.FAIL
+    elif severity == Severity.WARN and context & set(sig.fine_beside) and not context & _FAILING:
+        # the report says its program works, and no line shows a run failing: the fallback served it
+        return finding(first.finding_id, Severity.INFO, shown.title + times, shown.explanation
+                       + " The report says the program works, so the run got past it.", evidence, None)
     why = sig.windows_note if windows and sig.windows_note else shown.explanation
     return finding(first.finding_id, severity, shown.title + times, why, evidence,
                    sig.fix_for(first.groups, wsl, windows))
@@ -119,8 +128,10 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
     if started_without_kfd(host):  # rocminfo in it cannot see the host's module (robertrosenbusch/gfx803_rocm#6)
         present |= {"container-started-without-kfd"}
     gfx = frozenset(g for g in (native_gfx(x) for x in host.gpus) if g)
+    failing = any((s := table.get(m.signature)) is not None and s.severity == Severity.FAIL for m in host.logs)
+    context = frozenset(host.context) | ({"failing-line"} if failing else set())
     return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
-                     all(_override_explains(host, matrix, m) for m in matches), gfx, frozenset(host.context))
+                     all(_override_explains(host, matrix, m) for m in matches), gfx, context)
             for sig_id, matches in by_signature.items()]
 
 

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, major_minor, ok, skip, system_rocm, torch_rocm
+from rocmdoctor.judge.gpu_evidence import works_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.sanitize import command, plausible
@@ -269,8 +270,11 @@ def rocm_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
         out.append(_extension_for_other_rocm(host, tr, sr))
     elif sr and major_minor(sr[0]) != major_minor(tr):
         state = _illegal_state_beside(host)
+        # one major release, and the report's runs work (unslothai/unsloth#4720: a rocm7.1 torch on ROCm 7.2.0,
+        # its test table all PASS): the mix is a risk that did not happen, information
+        fine = sr[0].split(".")[0] == tr.split(".")[0] and works_here(host) is not None
         out.append(finding(
-            "torch.rocm-mismatch", Severity.FAIL if state else Severity.WARN,
+            "torch.rocm-mismatch", Severity.FAIL if state else Severity.INFO if fine else Severity.WARN,
             f"torch bundles ROCm {tr} but the system has ROCm {sr[0]}"
             + (", and HIP fails 'in the present state'" if state else ""),
             "The wheel loads its own bundled libraries; system ROCm libraries on LD_LIBRARY_PATH, or extensions "

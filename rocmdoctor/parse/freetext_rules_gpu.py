@@ -96,6 +96,17 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing", "kernel crashes", "kernel crashed"),
        r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b",
        r"|^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,200}?\bkernel crash(?:es|ed)\b)"),
+    # the report saying its program works: "While from what I can tell everything works I think it's failing to find
+    # this file and using a fallback instead?" (mudler/LocalAI#10660), "I got it to work by adding
+    # OLLAMA_IGPU_ENABLE=1" (ollama/ollama#9184), "llama3:8b loaded fully in vram" (ollama/ollama#5426), a test report's
+    # "GGUF Inference (4 models, all PASS)" (unslothai/unsloth#4720); not "nothing works", "if everything works",
+    # nor "it works, but ..." or "... only on the CPU"
+    _r("run.works-said", ("everything", "got it", "all PASS", "all tests pass", "loaded fully in"),
+       r"(?:^|[.!?][ \t]{1,3})(?:(?!\bnot\b|n't\b|\bnever\b|\b[Ii]f\b|\b[Ww]hether\b|\bnothing\b|\b[Uu]nless\b)",
+       r"[^\n.!?]){0,200}?",
+       r"(?P<v>\b(?:everything (?:works|is working|runs)|I got it (?:to work|working)|all PASS(?:ED)?",
+       r"|all tests pass(?:ed)?|loaded fully in (?:vram|VRAM|the GPU|GPU))\b)",
+       r"(?![^\n]{0,40}\b(?:but|except|only|on (?:the )?CPU)\b)"),
     # the report telling that ROCm does not work on its GPU at all: "To my surprise I couldn't get hip and rocm to work"
     # (an RX 6800M, ROCm/legacy-rocm-build#1848, fixed by the override); not "I could get rocm to work"
     _r("run.crash-said", ("to work", "to run"),

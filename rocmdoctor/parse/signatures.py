@@ -85,6 +85,10 @@ class Signature:
     # context facts (Host.context keys) beside which the line is the failure itself, whatever ``severity`` says: AMD's
     # GPU operator loading its own amdgpu ("kmm-amdgpu") makes HIP's rejected memory query its driver not in use
     fail_beside: tuple[str, ...] = ()
+    # context facts beside which a warning is information: the report says its program works ("works-said",
+    # "gpu-run-ok"), so the line is a fallback the run got past (hipBLASLt's lazy library, mudler/LocalAI#10660);
+    # the judge keeps the warning where a line of the report shows a run failing
+    fine_beside: tuple[str, ...] = ()
 
     @cached_property
     def unless(self) -> Optional[re.Pattern[str]]:
@@ -181,7 +185,8 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      override_helps=item.get("override_helps") is not False, unless_line=unless,
                      fine_on_gfx_note=_text(item, "fine_on_gfx_note"),
                      other_gfx_only=item.get("other_gfx_only") is True,
-                     fail_beside=tuple(str(x) for x in item.get("fail_beside", ()) if isinstance(x, str)))
+                     fail_beside=tuple(str(x) for x in item.get("fail_beside", ()) if isinstance(x, str)),
+                     fine_beside=tuple(str(x) for x in item.get("fine_beside", ()) if isinstance(x, str)))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
