@@ -46,6 +46,7 @@ from rocmdoctor.judge.gpu_evidence import (
     override_said_to_work,
     override_tried,
     override_would_help,
+    refused_by_own_list,
     runs_here,
     unlisted_words,
 )
@@ -181,7 +182,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)) \
             and not code_missing(host, ctx, gpu, gfx):
-        return _unofficial(ctx, gpu, gfx)
+        return refused_by_own_list(host, ctx, gpu, gfx) or _unofficial(ctx, gpu, gfx)
     named = None if ctx.version else (os_before_gpu_lists(host, matrix, gpu, gfx)
                                       or named_only(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu)))
     if named is not None:
