@@ -46,6 +46,7 @@ from rocmdoctor.judge.gpu_evidence import (
     override_said_to_work,
     override_tried,
     override_would_help,
+    refused_by_own_list,
     runs_here,
     unlisted_words,
     works_here,
@@ -182,7 +183,7 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     # pytorch.org/AMD wheels; TheRock's multi-arch index carries nearly every target as an opt-in extra
     if status == "never" and any(v.channel != "therock" for v in matrix.torch_variants(gfx=gfx)) \
             and not code_missing(host, ctx, gpu, gfx):
-        return _unofficial(ctx, gpu, gfx)
+        return refused_by_own_list(host, ctx, gpu, gfx) or _unofficial(ctx, gpu, gfx)
     named = None if ctx.version else (os_before_gpu_lists(host, matrix, gpu, gfx)
                                       or named_only(host, gpu, gfx, _first_listing(matrix), gpu_evidence(gpu)))
     if named is not None:
@@ -284,8 +285,7 @@ def _override_needed(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo,
     wanted = gfx_from_version(override)
     flaky = target.override_broken
     note = target.override_note
-    # An override only *mentioned* in a report (a shell export in prose, not the captured environment of
-    # the failing process) is the fix being discussed, not proof that the process had it.
+    # An override only *mentioned* in a report (prose, not the failing process's environment) is the fix discussed.
     mentioned = "env" not in host.captured and "override-shell" in host.context and len(host.gpus) == 1
     if flaky and host.torch is not None and host.torch.arch_list and wanted in host.torch.arch_list:
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: the override to {wanted} is known to be "

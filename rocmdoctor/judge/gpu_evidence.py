@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.judge.facts import PROMPT_RUN, discrete_gpus, finding, gpu_label, said_ran_with, skip
+from rocmdoctor.judge.facts import PROMPT_RUN, discrete_gpus, finding, gpu_label, log_gfx, said_ran_with, skip
 from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -130,6 +130,22 @@ def code_missing(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> bool:
     return bool(ctx.version) and not gpu.is_apu and any(m.finding_id in CODE_ERRORS and not m.groups.get("supported")
                                                         and gfx in (m.groups.get("gfx"), m.groups.get("arch"))
                                                         for m in host.logs)
+
+
+def refused_by_own_list(host: Host, ctx: RocmContext, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """A program refused this GPU by its own build's target list ("StreamExecutor ROCM device (0) is of unsupported
+    AMDGPU version : gfx1100. The supported AMDGPU versions are ...", elixir-nx/xla#63): that build is what lacks the
+    GPU (log.unsupported-gpu-target), so "not on AMD's list for the installed ROCm, but it usually works" is context
+    beside it, not a second problem."""
+    if not any(m.finding_id == "log.unsupported-gpu-target" and m.groups.get("supported") and log_gfx(m) == gfx
+               for m in host.logs):
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.INFO,
+        f"{gpu_label(gpu)}: {gfx} is not on AMD's list for ROCm {ctx.version}; the program's own build refuses it",
+        f"The program checks the GPU against the targets it was built for and {gfx} is not among them (see "
+        "log.unsupported-gpu-target): a build that includes it is the fix, whatever AMD's list says.",
+        [ctx.why, *gpu_evidence(gpu)])
 
 
 def runs_here(host: Host, gpu: GpuInfo) -> bool:

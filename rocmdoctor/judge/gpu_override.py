@@ -28,7 +28,13 @@ from rocmdoctor.judge.facts import (
     skip,
 )
 from rocmdoctor.judge.gpu import newer_than_data
-from rocmdoctor.judge.gpu_evidence import failed_here, failed_under_override, override_worked, works_here
+from rocmdoctor.judge.gpu_evidence import (
+    built_without,
+    failed_here,
+    failed_under_override,
+    override_worked,
+    works_here,
+)
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, gfx_parts, version_of_gfx
@@ -39,12 +45,21 @@ if TYPE_CHECKING:
     from rocmdoctor.model import Fact, GpuInfo, Host
 
 
-def _override_on_windows(host: Host) -> list[Finding]:
+def _override_on_windows(host: Host, matrix: Matrix) -> list[Finding]:
     """Native Windows: the override does nothing there (AMD: the Windows HIP runtime does not go through HSA,
-    ROCm/TheRock#1719); ollama's Windows discovery even reads it and rejects every GPU (ollama#9614)."""
+    ROCm/TheRock#1719); ollama's Windows discovery even reads it and rejects every GPU (ollama#9614). Where
+    gpu.arch-unsupported already fails on it (a program built for another target, run under the override that
+    Windows ignores: ggml-org/llama.cpp#6509), the override is that verdict's reason, said once there."""
     named = host.context.get("override-named")
     if named is None:
         return [skip("gpu.override-mismatch", "Native Windows: HSA_OVERRIDE_GFX_VERSION is not used there")]
+    if any((t := matrix.gpu(gfx := native_gfx(g) or "")) is not None and t.override and built_without(host, g, gfx)
+           for g in host.gpus):
+        return [finding("gpu.override-mismatch", Severity.INFO,
+                        f"HSA_OVERRIDE_GFX_VERSION={named.value} is set on Windows, where nothing reads it (see "
+                        "gpu.arch-unsupported)", "The program carries no code for this GPU's own target, and the "
+                        "override that would run another target's code is not read on Windows: gpu.arch-unsupported "
+                        "gives the verdict and the fix.", [str(named.source)] if named.source else [])]
     return [finding(
         "gpu.override-mismatch", Severity.WARN,
         f"HSA_OVERRIDE_GFX_VERSION={named.value} is set on Windows, where nothing reads it",
@@ -142,7 +157,7 @@ def _fault_on_a_mixed_host(host: Host, matrix: Matrix) -> Optional[Finding]:
 @check("gpu.override-mismatch", title="HSA_OVERRIDE_GFX_VERSION")
 def override_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
     if "windows" in host.context:
-        return _override_on_windows(host)
+        return _override_on_windows(host, matrix)
     value = override_value(host)
     inferred = _inferred_broken_override(host, matrix) if value is None else []
     if inferred:
