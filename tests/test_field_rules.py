@@ -3726,3 +3726,91 @@ def test_a_programs_own_target_list_refusing_the_gpu_is_no_second_support_warnin
     assert found["gpu.arch-unsupported"][0].severity == Severity.INFO
     assert problems(judged(tmp_path, host, "b.txt")).get("gpu.arch-unsupported") == "warn"
     assert problems(judged(tmp_path, host + xla.format(gfx="gfx1101"), "c.txt")).get("gpu.arch-unsupported") == "warn"
+
+
+def test_a_host_named_by_its_count_of_amd_gpus_is_judged(tmp_path: Path) -> None:
+    """bottlerocket-os/bottlerocket-kernel-kit#326 ('successfully launched it on hardware with 8 AMD GPUs') and
+    BLAST-WarpX/warpx#4594 ('on the 8 AMD-GPU node using exactly 8 MPI ranks'): the host's GPU count, no problem.
+    Derived look-alikes: a count without 'on'/'with', a count the host lacks or means to buy, an NVIDIA count."""
+    for text in ("Built a custom AMI and successfully launched it on hardware with 8 AMD GPUs.\n",
+                 "i get these warning on the 8 AMD-GPU node using exactly 8 MPI ranks:\n"):
+        found = judged(tmp_path, text)
+        assert problems(found) == {} and "8×" in found["gpu.detected"][0].title
+    for n, other in enumerate(("We need 8 AMD GPUs for this.\n", "It runs without 8 AMD GPUs.\n",
+                               "on a node with 8 AMD GPUs would be nice, I could buy them\n",
+                               "on hardware with 8 NVIDIA GPUs.\n")):
+        read = _host_if_read(tmp_path, other, f"o{n}.txt")
+        assert read is None or not read.gpus
+
+
+def test_a_finished_sglang_gsm8k_benchmark_and_a_built_binary_that_runs_are_runs_on_the_gpu(tmp_path: Path) -> None:
+    """sgl-project/sglang#12819 (the gsm8k block 'Accuracy: 0.000 / Invalid: 1.000 / Latency: 80.200 s / Output
+    throughput: 8420.568 token/s': the server generated, a wrong-answer rate is no setup fault) and
+    ggml-org/llama.cpp#5966 ('The resulting binary did not crash for me, the build seems fine.'). Derived
+    look-alikes: the block without its throughput line, a binary that runs 'but only on the CPU', 'if the resulting
+    binary runs'."""
+    block = "Accuracy: 0.000\nInvalid: 1.000\nLatency: 80.200 s\nOutput throughput: 8420.568 token/s\n"
+    built = "The resulting binary did not crash for me, the build seems fine.\n"
+    _ran_on_the_gpu(tmp_path, block, "Accuracy: 0.000\nInvalid: 1.000\nLatency: 80.200 s\n")
+    _ran_on_the_gpu(tmp_path, built, "The resulting binary runs, but only on the CPU.\n",
+                    "I do not know if the resulting binary runs.\n", "The resulting binary crashed.\n")
+
+
+def test_inductors_rocm_backend_on_a_stack_is_a_rocm_torch(tmp_path: Path) -> None:
+    """pytorch/pytorch#143687: py-spy's stack through 'ensure_dll_loaded (torch/_inductor/codegen/rocm/
+    rocm_benchmark_request.py:136)' (Inductor's CK backend, chosen only when torch.version.hip is set): the torch
+    that ran is a ROCm build. Derived look-alikes: the path named in prose, or Inductor's CUDA backend's frame."""
+    stack = ("    compile (torch/_inductor/codecache.py:3187)\n"
+             "    ensure_dll_loaded (torch/_inductor/codegen/rocm/rocm_benchmark_request.py:136)\n")
+    found = judged(tmp_path, stack)
+    assert problems(found) == {} and found["torch.not-rocm-build"][0].severity == Severity.OK
+    for n, other in enumerate(("See torch/_inductor/codegen/rocm/rocm_benchmark_request.py for the code.\n",
+                               stack.replace("codegen/rocm/rocm_", "codegen/cuda/cuda_"))):
+        read = _host_if_read(tmp_path, other, f"o{n}.txt")
+        assert read is None or read.torch is None
+
+
+def test_ollamas_kfd_refusal_after_the_amd_card_was_replaced_by_an_nvidia_one_is_no_permission_fault(
+        tmp_path: Path) -> None:
+    """ollama/ollama#2392: 'Radeon card detected, but permissions not set up properly' and 'I had a firepro w7100
+    but some days ago , i removed it and now i am using an nvidia 3060': the amdgpu module stayed loaded, there is
+    no AMD GPU to give access to. Derived look-alikes: the error alone, or beside an AMD card kept, is the fail."""
+    err = ("Error: unable to initialize llm library Radeon card detected, but permissions not set up properly.  "
+           "Either run ollama as root, or add you user account to the render group.\n")
+    said = "I had a firepro w7100 but some days ago , i removed it and now i am using an nvidia 3060.\n"
+    found = judged(tmp_path, err + said)
+    assert problems(found) == {}
+    assert found["perm.kfd-access"][0].severity == Severity.INFO
+    assert problems(judged(tmp_path, err, "b.txt")) == {"perm.kfd-access": "fail", "log.kfd-permission-denied": "fail"}
+    kept = "I had a firepro w7100 and now i am also using an nvidia 3060.\n"
+    assert problems(judged(tmp_path, err + kept, "c.txt")).get("perm.kfd-access") == "fail"
+    swapped = "I replaced my Radeon RX 580 with an RTX 3060 last week.\n"
+    assert problems(judged(tmp_path, err + swapped, "d.txt")) == {}
+
+
+def test_a_programs_device_0_being_the_discrete_gpu_makes_the_visible_igpu_information(tmp_path: Path) -> None:
+    """invoke-ai/InvokeAI#9490: 'Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics
+    (cuda:1)]' and nothing failing: the default device is the dGPU. Derived look-alikes: the iGPU as cuda:0, or the
+    same list beside a segfault, keep the warning."""
+    line = "INFO --> Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]\n"
+    found = judged(tmp_path, line)
+    assert problems(found) == {} and found["gpu.igpu-visible"][0].severity == Severity.INFO
+    swapped = "INFO --> Using torch device: [AMD Radeon 760M Graphics (cuda:0), AMD Radeon RX 7900 XTX (cuda:1)]\n"
+    assert problems(judged(tmp_path, swapped, "b.txt")).get("gpu.igpu-visible") == "warn"
+    crashed = line + "Segmentation fault (core dumped)\n"
+    assert problems(judged(tmp_path, crashed, "c.txt")).get("gpu.igpu-visible") in ("warn", "fail")
+
+
+def test_conda_forges_hip_aborting_in_hiprtc_is_two_rocm_stacks_mixed(tmp_path: Path) -> None:
+    """openmm/openmm#4675: ':0:/home/conda/feedstock_root/build_artifacts/hip_1718643748184/work/clr/hipamd/src/
+    hiprtc/hiprtcInternal.hpp:105 : ... Unable to add internal header': conda-forge's HIP 6.0 hipRTC and comgr
+    loaded beside the system's ROCm (hiding them restored HIP). Derived look-alikes: the same abort from a HIP that
+    is not conda-forge's, or conda-forge's HIP with another message, are not read as the mix."""
+    line = (":0:/home/conda/feedstock_root/build_artifacts/hip_1718643748184/work/clr/hipamd/src/hiprtc/"
+            "hiprtcInternal.hpp:105 : 1162859498287 us: [pid:661320 tid:0x7f61459e7740] Unable to add internal header\n"
+            "Aborted (core dumped)\n")
+    _the_one_fail(tmp_path, line, "rocm.multiple-versions", "conda-forge")
+    for n, other in enumerate((line.replace("/home/conda/feedstock_root/build_artifacts/hip_1718643748184/work",
+                                            "/long_pathname_so_that_rpms_can_package_the_debug_info/src/external"),
+                               line.replace("Unable to add internal header", "Error in hiprtc: unable to compile"))):
+        assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, f"o{n}.txt")

@@ -3,6 +3,7 @@ identity, and the PCIe link each GPU trained to."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import (
@@ -18,7 +19,7 @@ from rocmdoctor.judge.facts import (
     reported_user_space_gfx,
     skip,
 )
-from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, RUN_FAILURES
+from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, RUN_FAILURES, failed_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, GpuHealth, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
@@ -91,6 +92,9 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
             [str(ran.source) if ran.source else ran.text],
             Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS):", commands),
         )]
+    zero = _dgpu_is_device_0(host, dgpus[0]) if len(dgpus) == 1 else None
+    if zero is not None:
+        return [_device_0_info(apus, dgpus[0], zero, commands)]
     return [finding(
         "gpu.igpu-visible", Severity.WARN,
         f"Integrated {gpu_label(apus[0])} is visible beside the {discrete}",
@@ -100,6 +104,39 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
         Fix(f"Expose only the {discrete} to ROCm (or disable the iGPU in the BIOS)"
             + ("" if ordered else "; the device list below gives the discrete GPU's index") + ":", commands),
     )]
+
+
+# the discrete GPU named as torch's device 0 on the program's own device line: "Using torch device: [AMD Radeon RX
+# 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]" (invoke-ai/InvokeAI#9490), ComfyUI's "Device: cuda:0 AMD
+# Radeon RX 7900 XTX : native"
+_AFTER_NAME_0 = re.compile(r"[ \w]{0,24}\(cuda:0\)")
+_BEFORE_NAME_0 = re.compile(r"\bcuda:0 (?:AMD )?(?:Radeon )?$")
+
+
+def _device_0_info(apus: list[GpuInfo], dgpu: GpuInfo, zero: str, commands: list[str]) -> Finding:
+    """The iGPU beside a discrete GPU the program names as its device 0, nothing failing: information."""
+    return finding(
+        "gpu.igpu-visible", Severity.INFO,
+        f"Integrated {gpu_label(apus[0])} is visible beside the discrete GPU; the program's device 0 is "
+        f"{gpu_label(dgpu)}",
+        "The program lists the discrete GPU as torch's device 0, and nothing in the report fails: work on the "
+        "default device runs on it. Multi-GPU code would still pick the iGPU up.",
+        [zero] + [str(s) for g in apus for s in g.sources[:1]],
+        Fix("Only for multi-GPU work: expose only the discrete GPU to ROCm:", commands),
+    )
+
+
+def _dgpu_is_device_0(host: Host, dgpu: GpuInfo) -> Optional[str]:
+    """The line where the program names the discrete GPU as torch's device 0, when no line of the report shows a
+    run failing (the iGPU beside it then takes no default work: invoke-ai/InvokeAI#9490, a 7900 XTX beside a 760M)."""
+    if not dgpu.name or failed_here(host) or any(k in host.context for k in ("crash-said", "no-gpu-said")):
+        return None
+    for s in dgpu.sources:
+        text = s.text or ""
+        at = text.find(dgpu.name)
+        if at >= 0 and (_AFTER_NAME_0.match(text, at + len(dgpu.name)) or _BEFORE_NAME_0.search(text[:at])):
+            return str(s)
+    return None
 
 
 def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optional[Finding]:

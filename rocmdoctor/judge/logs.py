@@ -92,6 +92,10 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
     if wsl and sig.wsl_severity is not None:  # a message WSL always prints (amd-smi has no WSL backend)
         return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
                        evidence, None)
+    if context & set(sig.moot_beside):  # the report says what the line looks for is not there (ollama#2392)
+        return finding(first.finding_id, Severity.INFO, shown.title + times, shown.explanation + " The report says "
+                       "its AMD card was removed: the program looked for a GPU that is gone (a leftover amdgpu "
+                       "driver), so there is no access to give.", evidence, None)
     severity = sig.severity_igpu_only if igpu_only and sig.severity_igpu_only is not None else sig.severity
     if context & set(sig.fail_beside):  # what the report says beside the line makes it the failure
         severity = Severity.FAIL

@@ -162,10 +162,30 @@ def _selinux(host: Host, no_gpu: list[LogMatch]) -> Optional[Finding]:
     )
 
 
+def _amd_removed(host: Host, denied: list[LogMatch]) -> Optional[Finding]:
+    """The report says its AMD card is gone, an NVIDIA card in its place: the program looked for an AMD GPU because
+    the amdgpu module stayed loaded, and group membership would give access to nothing (ollama/ollama#2392). None
+    when the report says nothing of it, or lists an AMD GPU elsewhere than in that line (the card it removed)."""
+    removed = host.context.get("amd-removed")
+    if removed is None or any((s.file, s.line) != (removed.source.file, removed.source.line)
+                              for g in host.gpus for s in g.sources):
+        return None
+    return finding(
+        "perm.kfd-access", Severity.INFO, "No AMD GPU to give access to: the report says its AMD card was removed",
+        "A program refused /dev/kfd, but the AMD card is gone: the amdgpu module left loaded made the program look "
+        "for an AMD GPU. Unloading the module (or uninstalling the AMD driver) lets it use the other GPU.",
+        [str(removed.source)] + [str(m.source) if m.source else m.text for m in denied[:1]],
+        Fix("Unload the leftover AMD driver (and its DKMS package, if one is installed):",
+            ["lsmod | grep amdgpu", "sudo modprobe -r amdgpu"]),
+    )
+
+
 @check("perm.kfd-access", "perm.kfd-missing", title="Device permissions")
 def kfd_access(host: Host, matrix: Matrix) -> list[Finding]:
     nodes = [n for n in host.device_nodes if n.path == "/dev/kfd" or "/dri/renderD" in n.path]
     denied_logs = [m for m in host.logs if m.finding_id == "log.kfd-permission-denied"]
+    if not nodes and denied_logs and (gone := _amd_removed(host, denied_logs)) is not None:
+        return [gone]
     if not nodes and denied_logs:
         user = word("user", host.user.name if host.user else None, "$USER")
         return [finding(

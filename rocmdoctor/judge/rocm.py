@@ -13,7 +13,7 @@ from rocmdoctor.sanitize import command, plausible
 
 if TYPE_CHECKING:
     from rocmdoctor.matrix import Matrix
-    from rocmdoctor.model import Host, Source
+    from rocmdoctor.model import Fact, Host, Source
 
 
 @check("rocm.not-installed", title="ROCm installation")
@@ -171,11 +171,31 @@ def _void_pin(host: Host) -> list[Finding]:
     )]
 
 
+def _conda_hip(abort: Fact[str]) -> Finding:
+    """conda-forge's HIP runtime aborting in hipRTC ('Unable to add internal header'): the hipRTC and comgr a conda
+    environment brings (conda-forge's HIP stays at its own release) loaded beside the system's ROCm disagree
+    (openmm/openmm#4675: hiding the environment's libhiprtc and libamd_comgr restored HIP and OpenCL)."""
+    return finding(
+        "rocm.multiple-versions", Severity.FAIL,
+        "Two ROCm stacks in one process: conda-forge's HIP runtime aborts in hipRTC",
+        "The HIP runtime that aborts was built by conda-forge (its feedstock's path): a conda environment brought "
+        "its own hipRTC and comgr, of conda-forge's release, and the process mixes them with the system's ROCm. "
+        "hipRTC cannot even add its internal header through that comgr.",
+        [str(abort.source)],
+        Fix("Use one ROCm: let the system's hipRTC and comgr load (move the environment's copies aside), or run "
+            "the program against the environment's ROCm alone:",
+            ['ls "$CONDA_PREFIX"/lib/libhiprtc.so* "$CONDA_PREFIX"/lib/libamd_comgr.so*', "ls -d /opt/rocm*"]),
+    )
+
+
 @check("rocm.multiple-versions", title="Several ROCm installs")
 def multiple(host: Host, matrix: Matrix) -> list[Finding]:
     mixed = _mixed_by_upgrade(host)
     if mixed is not None:
         return [mixed]
+    conda = host.context.get("conda-hiprtc-abort")
+    if conda is not None:
+        return [_conda_hip(conda)]
     sources = _two_sources(host) or _two_header_trees(host)
     if sources:
         return sources

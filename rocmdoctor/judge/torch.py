@@ -80,6 +80,11 @@ def rocm_build(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Replace it with the ROCm build (rocmdoctor picks the index and pins companions):",
                 ["pip uninstall -y torch torchvision torchaudio", "rocmdoctor install torch --yes"], INSTALL_URL),
         )]
+    if t is not None and not t.version and t.proven_build == TorchBuild.ROCM and t.source is not None:
+        # its own lines come only from a ROCm build (a HIP error, a library of the wheel's ROCm, Inductor's ROCm
+        # backend on a stack: pytorch/pytorch#143687)
+        return [ok("torch.not-rocm-build", "The torch that ran is a ROCm build (its own lines say so)",
+                   [str(t.source)])]
     if t is None or not t.version:
         return [skip("torch.not-rocm-build", "No torch to judge")]
     build = t.build

@@ -67,6 +67,19 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("run.gpu-ok", ("tests passed, ",),
        r"^(?P<v>(?:9\d|100)% tests passed, \d{1,5} tests? failed out of [1-9]\d{1,5})[ \t]*\n(?:[^\n]{0,200}\n){0,8}?",
        r"[ \t]{0,8}\d{1,5} - directed_tests/[\w/.-]{1,160}\.tst\b", span=10),
+    # SGLang's gsm8k benchmark finishing against its server: "Accuracy: 0.000" / "Invalid: 1.000" / "Latency: 80.200 s"
+    # / "Output throughput: 8420.568 token/s" (sgl-project/sglang#12819, an MI30x image): the server generated on the
+    # GPU; a wrong answer rate is the model's or a kernel library's, not a setup that cannot run
+    _r("run.gpu-ok", ("Accuracy: ",),
+       r"^Accuracy: [01]\.\d{1,4}[ \t]*\nInvalid: [01]\.\d{1,4}[ \t]*\nLatency: \d{1,6}\.\d{1,4} s[ \t]*\n",
+       r"(?P<v>Output throughput: [1-9]\d{0,6}\.\d{1,4} token/s)\b", span=3),
+    # the report saying the GPU program it built runs: "The resulting binary did not crash for me, the build seems
+    # fine." (ggml-org/llama.cpp#5966, a hipBLAS build for gfx900 with Fedora's clang 17); not "if the resulting binary
+    # runs", "... runs, but only on the CPU"
+    _r("run.gpu-ok", ("resulting binary", "built binary", "compiled binary", "resulting executable"),
+       r"(?:^|[.!?][ \t]{1,3})(?:(?!\bnot\b|n't\b|\bnever\b|\b[Ii]f\b|\b[Ww]hether\b)[^\n.!?]){0,80}?",
+       r"(?P<v>\b[Tt]he (?:resulting|built|compiled) (?:binary|executable) (?:did not crash|didn't crash|runs fine",
+       r"|works fine|runs|works)\b)(?![^\n]{0,40}\b(?:but|except|only|on (?:the )?CPU)\b)"),
     # the report saying its ROCm build of PyTorch works: "I have ROCm but it is installed into the system, not into
     # `/opt/rocm` ... ROCm PyTorch is working fine." (deepspeedai/DeepSpeed#2080, Gentoo); not "is not working"
     _r("run.gpu-ok", ("ROCm PyTorch", "ROCm pytorch", "ROCm torch", "rocm pytorch", "ROCm build of PyTorch"),
@@ -151,6 +164,13 @@ GPU_RULES: tuple[Rule, ...] = (
     # a Kubernetes node's capacity as AMD's device plugin advertises it, one count per resource: "Capacity:" then
     # "  amd.com/gpu:        8", or one resource per partition mode ("amd.com/spx_nps1:   63", ROCm/gpu-operator#382,
     # partitions that ROCm enumerates as GPUs); a count of 0 says nothing, another resource may carry the GPUs
+    # the report naming the host by its count of AMD GPUs: "successfully launched it on hardware with 8 AMD GPUs"
+    # (bottlerocket-os/bottlerocket-kernel-kit#326), "on the 8 AMD-GPU node using exactly 8 MPI ranks" (BLAST-WarpX/
+    # warpx#4594); not "without", not a count to buy or wished for ("need 8 AMD GPUs" has no "on"/"with")
+    _r("gpu.rocm-count", ("AMD GPUs", "AMD-GPU", "AMD GPU node"),
+       r"(?<!\w)(?:on|with)(?: (?:the|an?|our|my|one|a single))? (?:(?:node|machine|server|host|system|hardware) ",
+       r"with )?(?P<v>[1-9]\d{0,2})(?: ?x)?[ -]AMD[ -](?:GPUs\b|GPU (?:node|machine|server|host|system)\b|",
+       r"GPU-(?:node|machine|server|host|system)\b)(?![^\n.]{0,40}\b(?:to buy|I want|would|could)\b)"),
     _r("gpu.rocm-count", ("Capacity:",),
        r"^Capacity:[ \t]*\n(?:[ \t]{1,8}[^ \t\n][^\n]{0,80}\n){0,12}?",
        r"[ \t]{1,8}amd\.com/(?:gpu|[cdqs]px_nps[1-8]):[ \t]{1,24}",

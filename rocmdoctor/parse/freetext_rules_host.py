@@ -206,6 +206,22 @@ HOST_RULES: tuple[Rule, ...] = (
     # (FoldingAtHome/fah-client-bastet#425: no ROCm OpenCL beside Mesa's, so Folding@home cannot use the GPU)
     _r("app.gpu-unsupported", ("Unsupported", "unsupported"),
        r"(?P<v>\b(?:shown|shows|listed|marked|flagged|displayed|labell?ed) as [\"'\u201c]?[Uu]nsupported\b)"),
+    # the report saying its AMD card is gone, an NVIDIA one in its place: "I had a firepro w7100 but some days ago , i
+    # removed it and now i am using an nvidia 3060" (ollama/ollama#2392: the amdgpu module stayed loaded, so ollama
+    # looked for an AMD GPU and stopped on /dev/kfd's permissions; removing the module was the fix)
+    _r("gpu.amd-removed", ("removed", "took out", "pulled out", "replaced", "Replaced", "swapped", "Swapped"),
+       r"(?i:(?P<v>\bI had an? (?:AMD |ATI )?(?:FirePro|Radeon|RX|Vega|Instinct|R9|R7)\b[^\n]{0,80}?",
+       r"\b(?:removed|took out|pulled out|replaced|swapped)\b[^\n]{0,80}?\b(?:nvidia|geforce|rtx|gtx)\b",
+       r"|\b(?:removed|took out|pulled out|replaced|swapped(?: out)?) (?:my|the|our) (?:old )?(?:AMD |ATI )?",
+       r"(?:FirePro|Radeon|RX|Vega|Instinct)\b[^\n]{0,60}?\b(?:with|for|by) (?:an? |my |the )?",
+       r"(?:nvidia|geforce|rtx|gtx)\b))"),
+    # conda-forge's HIP runtime (its feedstock's build path) aborting in hipRTC: ":0:/home/conda/feedstock_root/
+    # build_artifacts/hip_1718643748184/work/clr/hipamd/src/hiprtc/hiprtcInternal.hpp:105 : ... Unable to add internal
+    # header" (openmm/openmm#4675: the environment's HIP 6.0 hipRTC and comgr loaded beside the system's newer ROCm;
+    # hiding the two conda libraries restored HIP)
+    _r("hip.conda-rtc-abort", ("Unable to add internal header",),
+       r"(?P<v>/feedstock_root/build_artifacts/hip_\d{1,16}/work/[\w/.-]{1,120}/hiprtcInternal\.hpp:\d{1,5}\b",
+       r"[^\n]{0,120}?\bUnable to add internal header\b)"),
     _r("perm.root-only", ("only works", "only work", "only runs"),
        r"(?i:(?P<v>\bonly (?:works?|runs?)\b[^\n]{0,20}?\b(?:as root|for root|with sudo|using sudo|under sudo)\b))"),
     # the build path in an old rocminfo error names its release: ".../compute-rocm-rel-1.8/rocminfo/rocminfo.cc"

@@ -125,6 +125,12 @@ TORCH_RULES: tuple[Rule, ...] = (
     _r("torch.rocm-lib", ("packages/torch/lib",),
        r"(?P<v>[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\](?:rocblas|hipblaslt|libamdhip64|libMIOpen|libhsa-runtime64)"
        r"[\w./\\-]{0,120})"),
+    # Inductor's ROCm (CK) backend on a stack, which torch selects only when torch.version.hip is set: py-spy's
+    # "ensure_dll_loaded (torch/_inductor/codegen/rocm/rocm_benchmark_request.py:136)" (pytorch/pytorch#143687, a
+    # gfx90a autotuning CK GEMMs) or a traceback's 'File ".../torch/_inductor/codegen/rocm/ck_template.py", line 8'
+    _r("torch.rocm-lib", ("_inductor/codegen/rocm/",),
+       r"(?P<v>(?:^[ \t]{0,12}\w{1,80} \((?:[\w.+-]{1,80}/){0,12}|^[ \t]{0,12}File \"(?:[\w.+-]{0,80}/){0,16})",
+       r"torch/_inductor/codegen/rocm/\w{1,80}\.py(?::\d{1,6}\)|\", line \d{1,6}))"),
     # the failing program is a prebuilt Python GPU stack (a pip/conda PyTorch): a Python session importing torch
     # (ROCm/legacy-rocm-build#1815), a ROCm wheel's "+rocm5.2" tag (oobabooga/textgen#5), a library inside the torch
     # wheel (ROCm/legacy-rocm-build#2914), a Python script run at a shell prompt (gbtb/nix-stable-diffusion#10)

@@ -89,6 +89,9 @@ class Signature:
     # "gpu-run-ok"), so the line is a fallback the run got past (hipBLASLt's lazy library, mudler/LocalAI#10660);
     # the judge keeps the warning where a line of the report shows a run failing
     fine_beside: tuple[str, ...] = ()
+    # context facts beside which the line is information, failing or not: the report says the AMD card is gone
+    # ("amd-removed"), so a program's search for it met a leftover driver, not a user without access (ollama#2392)
+    moot_beside: tuple[str, ...] = ()
 
     @cached_property
     def unless(self) -> Optional[re.Pattern[str]]:
@@ -186,7 +189,8 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      fine_on_gfx_note=_text(item, "fine_on_gfx_note"),
                      other_gfx_only=item.get("other_gfx_only") is True,
                      fail_beside=tuple(str(x) for x in item.get("fail_beside", ()) if isinstance(x, str)),
-                     fine_beside=tuple(str(x) for x in item.get("fine_beside", ()) if isinstance(x, str)))
+                     fine_beside=tuple(str(x) for x in item.get("fine_beside", ()) if isinstance(x, str)),
+                     moot_beside=tuple(str(x) for x in item.get("moot_beside", ()) if isinstance(x, str)))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
