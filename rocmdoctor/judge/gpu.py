@@ -211,7 +211,7 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
                     f"{target.override} and the error remains: the program itself lacks the code (see the "
                     "log findings)")
-    if image_refused(host, matrix) is not None:  # HIP refused the build's code: no override answers that (#431)
+    if image_refused(host, matrix) is not None:  # the build lacks the target (patientx/ComfyUI-Zluda#431)
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: HIP refused the code image (see torch.arch-missing)")
     return _override_needed(host, matrix, ctx, gpu, gfx, target)
 
