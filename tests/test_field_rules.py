@@ -3814,3 +3814,25 @@ def test_conda_forges_hip_aborting_in_hiprtc_is_two_rocm_stacks_mixed(tmp_path: 
                                             "/long_pathname_so_that_rpms_can_package_the_debug_info/src/external"),
                                line.replace("Unable to add internal header", "Error in hiprtc: unable to compile"))):
         assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, f"o{n}.txt")
+
+
+def test_an_invalid_image_on_a_gpu_run_through_an_override_is_the_builds_missing_target(tmp_path: Path) -> None:
+    """patientx/ComfyUI-Zluda#431: wheels built for gfx1030 and gfx1032 on an RX 6750 XT (gfx1031): 'HIP error: device
+    kernel image is invalid' (hipErrorInvalidImage). HIP refused the code the build has: the build lacks the target
+    (torch.arch-missing), which the override does not answer (a missing override shows as hipErrorNoBinaryForGpu or
+    'invalid device function'). Derived look-alikes: the same GPU with 'invalid device function' stays
+    gpu.override-needed; the invalid image with the override set, or on a gfx1100 (no override target), is no
+    torch.arch-missing."""
+    error = ("HIP error: device kernel image is invalid\nSearch for `hipErrorInvalidImage' in "
+             "https://rocm.docs.amd.com/projects/HIP/en/latest/index.html for more information.\n")
+    text = 'Getting this error on 1031 (6750xt) "CLIPTextEncode\n' + error
+    found = judged(tmp_path, text)
+    assert problems(found) == {"torch.arch-missing": "fail", "log.hip-invalid-image": "fail"}
+    assert "gfx1031" in found["torch.arch-missing"][0].title
+    function = text.replace(error, "HIP error: invalid device function\n")
+    got = problems(judged(tmp_path, function, "b.txt"))
+    assert got.get("gpu.override-needed") == "fail" and "torch.arch-missing" not in got
+    overridden = "export HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + text
+    assert "torch.arch-missing" not in problems(judged(tmp_path, overridden, "c.txt"))
+    rdna3 = text.replace("1031 (6750xt)", "my RX 7900 XTX")
+    assert "torch.arch-missing" not in problems(judged(tmp_path, rdna3, "d.txt"))

@@ -53,6 +53,7 @@ from rocmdoctor.judge.gpu_evidence import (
 )
 from rocmdoctor.judge.gpu_unnamed import override_unnamed
 from rocmdoctor.judge.registry import check
+from rocmdoctor.judge.torch_kpack import image_refused
 from rocmdoctor.matrix.types import SupportStatus
 from rocmdoctor.model import Finding, Fix, Severity
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -104,8 +105,7 @@ def gpus_present(host: Host, matrix: Matrix) -> list[Finding]:
 
 @check("gpu.arch-unsupported", "gpu.override-needed", title="GPU target support")
 def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
-    """Judge each GPU's real ISA against the ROCm that will drive it (wheel's, else system's): one finding per
-    discrete GPU."""
+    """Judge each discrete GPU's real ISA against the ROCm that will drive it (the wheel's, else the system's)."""
     if not host.gpus:
         return [override_said_needed(host) or override_unnamed(host) or skip("gpu.arch-unsupported", "No GPU to judge")]
     ctx = rocm_context(host, matrix, allow_latest=False)
@@ -113,8 +113,7 @@ def arch_support(host: Host, matrix: Matrix) -> list[Finding]:
 
 
 def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) -> Finding:
-    """The support status of one GPU's ISA decides which finding it gets; an ISA that runs under another
-    ISA's code (an override target) is judged on the override, not on AMD's list."""
+    """One GPU's ISA decides its finding; an override target is judged on the override, not on AMD's list."""
     gfx = native_gfx(gpu)
     if not gfx and gpu.chip_without_kfd:
         return _no_kfd_chip(gpu)
@@ -212,6 +211,8 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: the report runs with HSA_OVERRIDE_GFX_VERSION="
                     f"{target.override} and the error remains: the program itself lacks the code (see the "
                     "log findings)")
+    if image_refused(host, matrix) is not None:  # the build lacks the target (patientx/ComfyUI-Zluda#431)
+        return skip("gpu.override-needed", f"{gpu_label(gpu)}: HIP refused the code image (see torch.arch-missing)")
     return _override_needed(host, matrix, ctx, gpu, gfx, target)
 
 
@@ -227,8 +228,7 @@ def _rocblas_lacks(host: Host, gfx: str) -> Optional[LogMatch]:
 def _only_wheel_rocm(host: Host, matrix: Matrix, ctx: RocmContext) -> bool:
     """True when the ROCm judged against is the torch wheel's and no system ROCm or driver release is known."""
     tr = torch_rocm(host)
-    return tr is not None and ctx.version == tr and \
-        rocm_context(host, matrix, system_only=True, allow_latest=False).version is None
+    return tr is not None and ctx.version == tr and rocm_context(host, matrix, True, False).version is None
 
 
 def _wheel_only_targets(host: Host, matrix: Matrix, ctx: RocmContext) -> Optional[tuple[list[str], str]]:

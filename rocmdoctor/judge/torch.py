@@ -22,7 +22,7 @@ from rocmdoctor.judge.facts import (
 )
 from rocmdoctor.judge.pip_verdicts import no_versions, wheel_refused
 from rocmdoctor.judge.registry import check
-from rocmdoctor.judge.torch_kpack import kpack_unusable
+from rocmdoctor.judge.torch_kpack import image_refused, kpack_unusable
 from rocmdoctor.model import Fact, Finding, Fix, Severity, TorchBuild, TorchInfo
 from rocmdoctor.parse.freetext_rule import FREE_TEXT
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -195,7 +195,8 @@ def _runtime_said_no_code(host: Host, matrix: Matrix, t: TorchInfo) -> Optional[
 @check("torch.arch-missing", title="PyTorch code objects for this GPU")
 def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
     t = host.torch
-    unusable = kpack_unusable(host)  # torch's own pack for the target, refused by HIP (ROCm/TheRock#7081)
+    # torch's own pack for the target, or the GPU's code, refused by HIP (ROCm/TheRock#7081, patientx/ComfyUI-Zluda#431)
+    unusable = kpack_unusable(host) or image_refused(host, matrix)
     if unusable is not None:
         return [unusable]
     if t is None or t.build != TorchBuild.ROCM:
