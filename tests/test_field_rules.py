@@ -3726,3 +3726,21 @@ def test_a_programs_own_target_list_refusing_the_gpu_is_no_second_support_warnin
     assert found["gpu.arch-unsupported"][0].severity == Severity.INFO
     assert problems(judged(tmp_path, host, "b.txt")).get("gpu.arch-unsupported") == "warn"
     assert problems(judged(tmp_path, host + xla.format(gfx="gfx1101"), "c.txt")).get("gpu.arch-unsupported") == "warn"
+
+
+def test_a_gpu_family_no_rocm_release_listed_is_unsupported_by_a_release_older_than_the_data(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#1398: '- ROCm/MIOpen version: 4.2.0' beside '- GPU model and memory: gfx1010  AMD
+    Radeon RX 5600 XT': ROCm 4.2 is older than the data's GPU lists, but no ROCm release ever listed an RDNA1 GPU
+    (2.x-4.x named GFX7/8/9 and MI100; 5.6 and later no gfx101x): unsupported ('ROCm didnot support gfx1010').
+    Derived look-alikes: an RDNA2 card (gfx1030, listed from ROCm 5.0) or a GFX8 card (gfx803, listed by 2.x-4.x) on
+    the same ROCm 4.2 is not judged; the RX 5600 XT that the report shows running (rocminfo lists it, nothing
+    fails) is not called unsupported."""
+    tmpl = "- ROCm/MIOpen version: 4.2.0\n- GPU model and memory: {gpu} and 8.5 GB\n"
+    _the_one_fail(tmp_path, tmpl.format(gpu="gfx1010  AMD Radeon RX 5600 XT"), "gpu.arch-unsupported", "4.2.0")
+    for n, gpu in enumerate(("gfx1030  AMD Radeon RX 6800 XT", "gfx803  AMD Radeon RX 580")):
+        assert "gpu.arch-unsupported" not in problems(judged(tmp_path, tmpl.format(gpu=gpu), f"o{n}.txt"))
+    rocminfo = ("ROCk module is loaded\nHSA Agents\n*******\nAgent 2\n*******\n  Name:                    gfx1010\n"
+                "  Marketing Name:          AMD Radeon RX 5600 XT\n  Device Type:             GPU\n")
+    ran = tmpl.format(gpu="gfx1010  AMD Radeon RX 5600 XT") + rocminfo
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, ran, "ran.txt"))
+
