@@ -3744,3 +3744,21 @@ def test_a_gpu_family_no_rocm_release_listed_is_unsupported_by_a_release_older_t
     ran = tmpl.format(gpu="gfx1010  AMD Radeon RX 5600 XT") + rocminfo
     assert "gpu.arch-unsupported" not in problems(judged(tmp_path, ran, "ran.txt"))
 
+
+def test_hip_unable_to_query_an_hsa_attribute_of_its_release_is_two_rocm_releases_mixed(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5924: HIP 7.2's 'AMD_LOG_LEVEL=4' log ':2:rocdevice.cpp :1076: ...
+    HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!' for every agent, then 'populateOCLDeviceConstants
+    failed': the HSA runtime it loaded predates the attribute (several ROCm releases installed; one release alone
+    fixed it). Derived look-alikes: the same HIP log without the line (a healthy start), and the attribute named in
+    code or prose outside HIP's log, give no rocm.multiple-versions problem."""
+    head = (":3:rocdevice.cpp            :415 : 11623516219 us: [pid:307076 tid: 0x7f195a24d400] Initalizing runtime "
+            "stack, Enumerated GPU agents = 3\n:3:comgrctx.cpp             :126 : 11623516320 us: [pid:307076 tid: "
+            "0x7f195a24d400] Loaded COMGR library version 3.0.\n")
+    line = (":2:rocdevice.cpp            :1076: 11623516337 us: [pid:307076 tid: 0x7f195a24d400] "
+            "HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!\n")
+    found = judged(tmp_path, head + line)
+    assert problems(found).get("rocm.multiple-versions") == "fail"
+    assert "older ROCm release" in next(f for f in found["rocm.multiple-versions"] if f.severity == Severity.FAIL).title
+    for n, other in enumerate((head, "hsa_agent_get_info(agent, HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX, &v);\n" + head,
+                               "Why would HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried! appear?\n" + head)):
+        assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, f"o{n}.txt")
