@@ -3836,3 +3836,39 @@ def test_an_invalid_image_on_a_gpu_run_through_an_override_is_the_builds_missing
     assert "torch.arch-missing" not in problems(judged(tmp_path, overridden, "c.txt"))
     rdna3 = text.replace("1031 (6750xt)", "my RX 7900 XTX")
     assert "torch.arch-missing" not in problems(judged(tmp_path, rdna3, "d.txt"))
+
+
+def test_a_gpu_family_no_rocm_release_listed_is_unsupported_by_a_release_older_than_the_data(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#1398: '- ROCm/MIOpen version: 4.2.0' beside '- GPU model and memory: gfx1010  AMD
+    Radeon RX 5600 XT': ROCm 4.2 is older than the data's GPU lists, but no ROCm release ever listed an RDNA1 GPU
+    (2.x-4.x named GFX7/8/9 and MI100; 5.6 and later no gfx101x): unsupported ('ROCm didnot support gfx1010').
+    Derived look-alikes: an RDNA2 card (gfx1030, listed from ROCm 5.0) or a GFX8 card (gfx803, listed by 2.x-4.x) on
+    the same ROCm 4.2 is not judged; the RX 5600 XT that the report shows running (rocminfo lists it, nothing
+    fails) is not called unsupported."""
+    tmpl = "- ROCm/MIOpen version: 4.2.0\n- GPU model and memory: {gpu} and 8.5 GB\n"
+    _the_one_fail(tmp_path, tmpl.format(gpu="gfx1010  AMD Radeon RX 5600 XT"), "gpu.arch-unsupported", "4.2.0")
+    for n, gpu in enumerate(("gfx1030  AMD Radeon RX 6800 XT", "gfx803  AMD Radeon RX 580")):
+        assert "gpu.arch-unsupported" not in problems(judged(tmp_path, tmpl.format(gpu=gpu), f"o{n}.txt"))
+    rocminfo = ("ROCk module is loaded\nHSA Agents\n*******\nAgent 2\n*******\n  Name:                    gfx1010\n"
+                "  Marketing Name:          AMD Radeon RX 5600 XT\n  Device Type:             GPU\n")
+    ran = tmpl.format(gpu="gfx1010  AMD Radeon RX 5600 XT") + rocminfo
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, ran, "ran.txt"))
+
+
+def test_hip_unable_to_query_an_hsa_attribute_of_its_release_is_two_rocm_releases_mixed(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5924: HIP 7.2's 'AMD_LOG_LEVEL=4' log ':2:rocdevice.cpp :1076: ...
+    HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!' for every agent, then 'populateOCLDeviceConstants
+    failed': the HSA runtime it loaded predates the attribute (several ROCm releases installed; one release alone
+    fixed it). Derived look-alikes: the same HIP log without the line (a healthy start), and the attribute named in
+    code or prose outside HIP's log, give no rocm.multiple-versions problem."""
+    head = (":3:rocdevice.cpp            :415 : 11623516219 us: [pid:307076 tid: 0x7f195a24d400] Initalizing runtime "
+            "stack, Enumerated GPU agents = 3\n:3:comgrctx.cpp             :126 : 11623516320 us: [pid:307076 tid: "
+            "0x7f195a24d400] Loaded COMGR library version 3.0.\n")
+    line = (":2:rocdevice.cpp            :1076: 11623516337 us: [pid:307076 tid: 0x7f195a24d400] "
+            "HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!\n")
+    found = judged(tmp_path, head + line)
+    assert problems(found).get("rocm.multiple-versions") == "fail"
+    assert "older ROCm release" in next(f for f in found["rocm.multiple-versions"] if f.severity == Severity.FAIL).title
+    for n, other in enumerate((head, "hsa_agent_get_info(agent, HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX, &v);\n" + head,
+                               "Why would HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried! appear?\n" + head)):
+        assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, f"o{n}.txt")

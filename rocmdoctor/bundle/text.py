@@ -69,6 +69,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
                   "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
                   "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
+                  "hip.hsa-attribute-unknown": "hip-hsa-older",
                   "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",
                   "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
                   "build.targets": "build-targets", "build.family": "build-family", "vllm.version": "vllm-version",

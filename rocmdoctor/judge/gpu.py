@@ -51,6 +51,7 @@ from rocmdoctor.judge.gpu_evidence import (
     unlisted_words,
     works_here,
 )
+from rocmdoctor.judge.gpu_history import older_release_never_listed, older_than_data
 from rocmdoctor.judge.gpu_unnamed import override_unnamed
 from rocmdoctor.judge.registry import check
 from rocmdoctor.judge.torch_kpack import image_refused
@@ -133,8 +134,9 @@ def _arch_finding(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo) ->
     if ctx.version and ctx.release is None and newer_than_data(matrix, ctx.version):
         return _newer_than_data(matrix, ctx, gpu, gfx)
     if ctx.version and ctx.release is None and older_than_data(matrix, ctx.version):
-        return skip("gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version} is older than rocmdoctor's data "
-                    f"(its GPU lists start at {_first_listing(matrix)}), so its support for {gfx} is not judged")
+        return older_release_never_listed(host, matrix, ctx, gpu, gfx, target) or skip(
+            "gpu.arch-unsupported", f"{gpu_label(gpu)}: ROCm {ctx.version} is older than rocmdoctor's data (its GPU "
+            f"lists start at {_first_listing(matrix)}), so its support for {gfx} is not judged")
     if ctx.version:
         # the release the context resolved (a patch release missing from the data is judged by its series':
         # 'ROCm 6.2.3' by 6.2.4's list, not as a release that lists nothing; flash-attention#93)
@@ -455,15 +457,6 @@ def newer_than_data(matrix: Matrix, version: str) -> bool:
     except LookupError:
         return True
     return _vkey(version) > _vkey(latest)
-
-
-def older_than_data(matrix: Matrix, version: str) -> bool:
-    """A release before the oldest GPU list the matrix holds (ROCm 1.8 in an old rocminfo path, or 3.5 between the
-    2.x entries, which carry OS/kernel lists only (gfx_known = false), and 5.x): never judged."""
-    from rocmdoctor.judge.facts import _vkey
-
-    known = [r.version for r in matrix.releases.values() if r.gfx_known]
-    return bool(known) and _vkey(version) < min(_vkey(v) for v in known)
 
 
 def _last(matrix: Matrix, gfx: str) -> str:

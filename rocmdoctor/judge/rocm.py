@@ -89,6 +89,25 @@ def _mixed_by_upgrade(host: Host) -> Optional[Finding]:
     )
 
 
+def _hip_newer_than_hsa(host: Host) -> Optional[Finding]:
+    """HIP dropping every GPU because the HSA runtime it loaded does not know an attribute its own release asks
+    for ("HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!"): libamdhip64 and libhsa-runtime64 come from
+    different ROCm releases (ROCm/legacy-rocm-build#5924: several releases installed from the package manager;
+    reinstalling ROCm 7.2.0 alone fixed it)."""
+    said = host.context.get("hip-hsa-older")
+    if said is None:
+        return None
+    return finding(
+        "rocm.multiple-versions", Severity.FAIL, "HIP runs on the HSA runtime of an older ROCm release",
+        f"HIP could not query {said.value.split()[0]} on a GPU agent: the libhsa-runtime64 it loaded predates this "
+        "attribute, so HIP and the HSA runtime come from two ROCm releases, and HIP drops the device (no GPU).",
+        [str(said.source)],
+        Fix("Find which libhsa-runtime64 the program loads; keep one ROCm release (remove the others, then "
+            "reinstall it):", ["ls -d /opt/rocm*", "ldconfig -p | grep -E 'libhsa-runtime64|libamdhip64'"],
+            ROCM_DOCS + "install/install-methods/package-manager/package-manager-index.html"),
+    )
+
+
 _DISTRO_OUTRANKS = ("apt-distro-rocm-outranks-amd", "apt-resolver-distro-rocm-installed")
 
 
@@ -190,7 +209,7 @@ def _conda_hip(abort: Fact[str]) -> Finding:
 
 @check("rocm.multiple-versions", title="Several ROCm installs")
 def multiple(host: Host, matrix: Matrix) -> list[Finding]:
-    mixed = _mixed_by_upgrade(host)
+    mixed = _mixed_by_upgrade(host) or _hip_newer_than_hsa(host)
     if mixed is not None:
         return [mixed]
     conda = host.context.get("conda-hiprtc-abort")

@@ -61,6 +61,14 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.tree-incomplete", ("/bin/",),
        rf"(?P<v>/opt/rocm-{_VER}/bin/[\w.-]{{1,40}}: line \d{{1,5}}: /opt/rocm-{_VER}/[\w./+-]{{1,160}}: ",
        r"No such file or directory)"),
+    # HIP of a newer ROCm release than the HSA runtime it loaded: HIP asks each GPU agent for
+    # HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX, which an older libhsa-runtime64 does not know, and drops the device
+    # (clr rocdevice.cpp: LogWarning(...); return false): ":2:rocdevice.cpp :1076: ...
+    # HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!" (ROCm/legacy-rocm-build#5924: several ROCm releases
+    # installed side by side; reinstalling 7.2.0 alone fixed it)
+    _r("hip.hsa-attribute-unknown", ("cannot be queried!",),
+       r"\brocdevice\.cpp\s{0,20}:\s{0,3}\d{1,5}\s{0,3}:[^\n]{0,120}?",
+       r"(?P<v>HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried!)"),
     # the report saying an upgrade left packages behind: "with the release of 3.8.0 not all packages have been updated"
     _r("rocm.packages-behind", ("packages have been", "packages were", "packages got"),
        r"(?P<v>\bnot all (?:the )?(?:rocm |ROCm )?packages (?:have been|were|got) (?:updated|upgraded)\b)"),
