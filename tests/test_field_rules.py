@@ -3726,3 +3726,19 @@ def test_a_programs_own_target_list_refusing_the_gpu_is_no_second_support_warnin
     assert found["gpu.arch-unsupported"][0].severity == Severity.INFO
     assert problems(judged(tmp_path, host, "b.txt")).get("gpu.arch-unsupported") == "warn"
     assert problems(judged(tmp_path, host + xla.format(gfx="gfx1101"), "c.txt")).get("gpu.arch-unsupported") == "warn"
+
+
+def test_a_rocm_older_than_the_overrides_isa_with_no_device_enumerated_is_unsupported(tmp_path: Path) -> None:
+    """FoldingAtHome/containers#36: a Radeon 780M (gfx1103, which runs only as gfx1100 under the override) in an
+    image 'using ROCm 5.0.0', which predates every release that lists gfx1100 (5.7), and OpenCL lists
+    'Number of devices: 0': no override can help, gpu.arch-unsupported fails. Derived look-alikes: the same report
+    on ROCm 6.1.0 (which lists gfx1100: the override decides, as before), and without the empty device list (no
+    failure seen: the override is still the open question)."""
+    gpu = "The container is using ROCm 5.0.0.\n- GPU: AMD Radeon 780M (Phoenix/Hawk Point APU)\n"
+    empty = "Platform Name: AMD Accelerated Parallel Processing\nNumber of devices: 0\n"
+    found = judged(tmp_path, gpu + empty)
+    assert problems(found) == {"gpu.arch-unsupported": "fail", "log.opencl-no-devices": "fail"}
+    assert "ROCm 5.0.0" in found["gpu.arch-unsupported"][0].title
+    newer = gpu.replace("5.0.0", "6.1.0")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, newer + empty, "b.txt"))
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, gpu, "c.txt"))

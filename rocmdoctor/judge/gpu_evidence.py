@@ -27,6 +27,8 @@ WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/lat
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
 RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
                 "log.no-hip-gpus", "log.hip-invalid-device", "log.opencl-no-devices", "log.profiler-gpu-unsupported")
+# a runtime that enumerated no GPU at all (OpenCL's platform with 0 devices, HIP's hipErrorNoDevice)
+NO_DEVICE = ("log.opencl-no-devices", "log.hip-error-no-device", "log.no-hip-gpus")
 # errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
 # had no override: ollama/ollama#8679)
 CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
@@ -70,6 +72,22 @@ def hung_under_override(host: Host, gpu: GpuInfo) -> bool:
     if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
         return True
     return len(discrete_gpus(host)) == 1 and gpu.kfd_node is None
+
+
+def override_cannot_run(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, target: GpuTarget) -> bool:
+    """The override that would run this GPU as another ISA cannot help here: the process ran the other ISA's code
+    and hung (:func:`hung_under_override`), or the installed ROCm predates every release that lists the ISA the
+    override names and its runtime enumerated no GPU. FoldingAtHome/containers#36: a Radeon 780M (gfx1103, run as
+    gfx1100) under the image's 'ROCm in container: 5.0.0-49', whose OpenCL platform lists 'Number of devices: 0';
+    the first release listing gfx1100 is 5.7, and ROCm 5.0 predates RDNA3."""
+    if hung_under_override(host, gpu):
+        return True
+    if not ctx.version or ctx.release is None or not target.override or len(host.gpus) != 1:
+        return False
+    runs = matrix.releases_supporting(gfx=gfx_from_version(target.override))
+    if not runs or _vtuple(ctx.version) >= _vtuple(runs[-1].version):
+        return False
+    return any(m.finding_id in NO_DEVICE for m in host.logs)
 
 
 def nothing_failed(host: Host) -> bool:
