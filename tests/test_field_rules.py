@@ -3872,3 +3872,39 @@ def test_hip_unable_to_query_an_hsa_attribute_of_its_release_is_two_rocm_release
     for n, other in enumerate((head, "hsa_agent_get_info(agent, HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX, &v);\n" + head,
                                "Why would HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX cannot be queried! appear?\n" + head)):
         assert "rocm.multiple-versions" not in _problems_if_read(tmp_path, other, f"o{n}.txt")
+
+
+def test_a_rocm_older_than_the_overrides_isa_with_no_device_enumerated_is_unsupported(tmp_path: Path) -> None:
+    """FoldingAtHome/containers#36: a Radeon 780M (gfx1103, which runs only as gfx1100 under the override) in an
+    image 'using ROCm 5.0.0', which predates every release that lists gfx1100 (5.7), and OpenCL lists
+    'Number of devices: 0': no override can help, gpu.arch-unsupported fails. Derived look-alikes: the same report
+    on ROCm 6.1.0 (which lists gfx1100: the override decides, as before), and without the empty device list (no
+    failure seen: the override is still the open question)."""
+    gpu = "The container is using ROCm 5.0.0.\n- GPU: AMD Radeon 780M (Phoenix/Hawk Point APU)\n"
+    empty = "Platform Name: AMD Accelerated Parallel Processing\nNumber of devices: 0\n"
+    found = judged(tmp_path, gpu + empty)
+    assert problems(found) == {"gpu.arch-unsupported": "fail", "log.opencl-no-devices": "fail"}
+    assert "ROCm 5.0.0" in found["gpu.arch-unsupported"][0].title
+    newer = gpu.replace("5.0.0", "6.1.0")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, newer + empty, "b.txt"))
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, gpu, "c.txt"))
+
+
+def test_koboldcpp_rocms_windows_build_without_the_gpus_target_is_unsupported(tmp_path: Path) -> None:
+    """YellowRoseCx/koboldcpp-rocm#116: 'Welcome to KoboldCpp - Version 1.85.yr0-ROCm-Build2' on an RX 9070 XT
+    (gfx1201) stops at 'ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected' while Vulkan
+    works: the Windows build's own target list (matrices/apps.toml) lacks gfx1201. Derived look-alikes: the same
+    report on an RX 7900 XTX (gfx1100, on the list), without the failure line, and from a release after the data
+    (1.110)."""
+    gpu = "Same here with my 9070 XT on koboldcpp_rocm.exe. The GUI shows my GPU as gfx1201.\n"
+    fail = "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
+    banner = ("Welcome to KoboldCpp - Version 1.85.yr0-ROCm-Build2\n"
+              "Initializing dynamic library: koboldcpp_hipblas.dll\n")
+    found = judged(tmp_path, gpu + fail + banner)
+    assert problems(found).get("gpu.arch-unsupported") == "fail"
+    assert "KoboldCpp-ROCm" in found["gpu.arch-unsupported"][0].title
+    listed = gpu.replace("9070 XT", "7900 XTX").replace("gfx1201", "gfx1100")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, listed + fail + banner, "b.txt"))
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, gpu + banner, "c.txt"))
+    later = banner.replace("1.85.", "1.110.")
+    assert "gpu.arch-unsupported" not in problems(judged(tmp_path, gpu + fail + later, "d.txt"))

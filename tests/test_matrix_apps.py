@@ -53,11 +53,11 @@ def test_matrix_serves_the_app_lists() -> None:
 def test_app_targets_without_excerpt_are_the_quoted_words(app: dict) -> None:
     """An entry with no pinned excerpt: the source is a thread (a container image whose maintainer stated its targets)
     or a file at a commit (a CI release job), and its quote names exactly the entry's targets, as backticked words
-    or as the job's `gpu_targets: "gfx...;gfx..."` line."""
+    or as the job's `gpu_targets: "gfx...;gfx..."` (or its cmake's `-DAMDGPU_TARGETS="gfx...;gfx..."`) line."""
     url, quote = app["source"].split(" : ", 1)
     assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/(?:(?:issues|pull|discussions)/\d+"
                     r"|blob/[0-9a-f]{40}/[\w./-]+)$", url)
-    job = re.search(r'gpu_targets: \\?"(gfx[0-9a-f;gfx]{3,400})\\?"', quote)
+    job = re.search(r'(?:gpu_targets: |AMDGPU_TARGETS=)\\?"(gfx[0-9a-f;gfx]{3,400})\\?"', quote)
     assert app["gfx"] == (job.group(1).split(";") if job else re.findall(r"`(gfx[0-9a-f]{3,5})`", quote))
 
 

@@ -64,7 +64,7 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "container.distrobox": "distrobox", "host.works": "host-works",
                   "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
                   "igpu.device-said": "igpu-device-said", "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
-                  "run.works-said": "works-said",
+                  "run.works-said": "works-said", "app.koboldcpp-rocm": "app-koboldcpp-rocm",
                   "run.no-gpu-said": "no-gpu-said", "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
                   "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
                   "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",

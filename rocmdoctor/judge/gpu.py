@@ -36,12 +36,12 @@ from rocmdoctor.judge.gpu_evidence import (
     failed_elsewhere,
     failed_here,
     gpu_evidence,
-    hung_under_override,
     isa_build_error,
     named_only,
     not_on_platform_list,
     nothing_failed,
     os_before_gpu_lists,
+    override_cannot_run,
     override_said_needed,
     override_said_to_work,
     override_tried,
@@ -205,7 +205,7 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
             return _unsupported(matrix, ctx, gpu, gfx, status, target, under_wsl=True)
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
                     "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
-    if hung_under_override(host, gpu):  # a hang, not missing code: the process ran other-ISA code here
+    if override_cannot_run(host, matrix, ctx, gpu, target):  # a hang under it, or a ROCm older than its ISA
         return _unsupported(matrix, ctx, gpu, gfx, status, target)
     if override_tried(host, target.override or ""):
         if target.override_broken:  # the report tried the unreliable override and the error stayed

@@ -27,6 +27,8 @@ WINDOWS_LIST_URL = "https://rocm.docs.amd.com/projects/install-on-windows/en/lat
 # a program that failed on the GPU, beyond missing code (a run that shows these is no proof the GPU works)
 RUN_FAILURES = ("log.gpu-memory-access-fault", "log.gpu-hang", "log.segfault", "log.hsa-out-of-resources",
                 "log.no-hip-gpus", "log.hip-invalid-device", "log.opencl-no-devices", "log.profiler-gpu-unsupported")
+# a runtime that enumerated no GPU at all (OpenCL's platform with 0 devices, HIP's hipErrorNoDevice)
+NO_DEVICE = ("log.opencl-no-devices", "log.hip-error-no-device", "log.no-hip-gpus")
 # errors that say the program had no code for the GPU it ran on (ollama says "not supported" when the process
 # had no override: ollama/ollama#8679)
 CODE_ERRORS = ("log.no-binary-for-gpu", "log.invalid-device-function", "log.hip-invalid-image",
@@ -70,6 +72,22 @@ def hung_under_override(host: Host, gpu: GpuInfo) -> bool:
     if gpu.kfd_node is not None and str(gpu.kfd_node) in nodes:
         return True
     return len(discrete_gpus(host)) == 1 and gpu.kfd_node is None
+
+
+def override_cannot_run(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, target: GpuTarget) -> bool:
+    """The override that would run this GPU as another ISA cannot help here: the process ran the other ISA's code
+    and hung (:func:`hung_under_override`), or the installed ROCm predates every release that lists the ISA the
+    override names and its runtime enumerated no GPU. FoldingAtHome/containers#36: a Radeon 780M (gfx1103, run as
+    gfx1100) under the image's 'ROCm in container: 5.0.0-49', whose OpenCL platform lists 'Number of devices: 0';
+    the first release listing gfx1100 is 5.7, and ROCm 5.0 predates RDNA3."""
+    if hung_under_override(host, gpu):
+        return True
+    if not ctx.version or ctx.release is None or not target.override or len(host.gpus) != 1:
+        return False
+    runs = matrix.releases_supporting(gfx=gfx_from_version(target.override))
+    if not runs or _vtuple(ctx.version) >= _vtuple(runs[-1].version):
+        return False
+    return any(m.finding_id in NO_DEVICE for m in host.logs)
 
 
 def nothing_failed(host: Host) -> bool:
@@ -304,7 +322,7 @@ def not_on_platform_list(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str,
     """WSL, native Windows and an application's own ROCm engine have their own GPU lists, narrower than Linux's:
     judged by them first."""
     return (not_on_wsl(host, gpu, target, gpu_evidence(gpu)) or not_on_windows_list(host, matrix, gpu, gfx)
-            or not_in_app_engine(host, gpu, gfx))
+            or not_in_app_engine(host, gpu, gfx) or not_in_bundled_build(host, matrix, gpu, gfx))
 
 
 def not_in_app_engine(host: Host, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
@@ -323,6 +341,30 @@ def not_in_app_engine(host: Host, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
         list(dict.fromkeys([str(survey.source), *gpu_evidence(gpu)])),
         Fix("Use LM Studio's Vulkan engine on this GPU, or update the ROCm engine (its runtime's release notes list "
             "the GPU targets each release adds):", []),
+    )
+
+
+def not_in_bundled_build(host: Host, matrix: Matrix, gpu: GpuInfo, gfx: str) -> Optional[Finding]:
+    """KoboldCpp-ROCm's Windows executables bundle their own HIP code and rocBLAS, built for a fixed list of targets
+    (matrices/apps.toml): on a GPU outside it their ROCm backend fails while Vulkan runs (YellowRoseCx/koboldcpp-rocm
+    #116: an RX 9070 XT, gfx1201, under 'Version 1.85.yr0-ROCm-Build2': 'failed to initialize ROCm: no ROCm-capable
+    device is detected'). Judged on native Windows, for a release the data reaches, beside that failure only."""
+    used, app = host.context.get("app-koboldcpp-rocm"), matrix.app_gfx.get("koboldcpp-rocm-windows")
+    if used is None or app is None or "windows" not in host.context or gfx in app.gfx:
+        return None
+    minor = re.match(r"1\.(\d{1,3})\b", used.value)
+    if minor is None or int(minor.group(1)) > app.through_build:
+        return None
+    if not any(m.finding_id in NO_DEVICE or m.finding_id in CODE_ERRORS for m in host.logs):
+        return None
+    return finding(
+        "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)}: {app.label} carries no code for {gfx}",
+        f"{app.label} ({used.value}) bundles its own ROCm libraries, built for {', '.join(app.gfx)} only; {gfx} is not "
+        "one of them, so its ROCm backend fails on this GPU whatever the driver supports, and on native Windows no "
+        "override can make it run another target's code.",
+        list(dict.fromkeys([str(used.source), *gpu_evidence(gpu), app.source.split(" : ", 1)[0]])),
+        Fix("Use its Vulkan backend on this GPU, or a build whose targets include it (a newer release, or one built "
+            f"with -DAMDGPU_TARGETS={gfx}).", [], app.source.split(" : ", 1)[0]),
     )
 
 

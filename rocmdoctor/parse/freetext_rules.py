@@ -116,6 +116,10 @@ RULES: tuple[Rule, ...] = (
     # "amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20" (srinivamd/rocminstaller#6)
     _r("app.llamacpp-win-hip-radeon", ("bin-win-hip-radeon",),
        r"(?P<v>\bllama-(?:b\d{3,6}-)?bin-win-hip-radeon-x64)\b"),
+    # KoboldCpp-ROCm's banner, its release with YellowRoseCx's "yr" suffix: "Welcome to KoboldCpp - Version
+    # 1.85.yr0-ROCm-Build2" (YellowRoseCx/koboldcpp-rocm#116; its Windows builds carry a fixed target list)
+    _r("app.koboldcpp-rocm", ("KoboldCpp - Version ",),
+       r"\bKoboldCpp - Version (?P<v>1\.\d{1,3}(?:\.\d{1,3})?\.yr\d{1,2}-ROCm)\b"),
     _r("app.amd-alphafold-5.2", ("rocmalphafold_22_tf29:5.2.0",),
        r"(?P<v>\bamddcgpuce/rocmalphafold_22_tf29:5\.2\.0-ub20)\b"),
     # apt fetching a package: "Get:1 http://archive.ubuntu.com/ubuntu noble/universe amd64 rocminfo amd64 5.7.1-3build1"
