@@ -3726,3 +3726,23 @@ def test_a_programs_own_target_list_refusing_the_gpu_is_no_second_support_warnin
     assert found["gpu.arch-unsupported"][0].severity == Severity.INFO
     assert problems(judged(tmp_path, host, "b.txt")).get("gpu.arch-unsupported") == "warn"
     assert problems(judged(tmp_path, host + xla.format(gfx="gfx1101"), "c.txt")).get("gpu.arch-unsupported") == "warn"
+
+
+def test_xlas_rejected_device_memory_query_is_a_kernel_driver_older_than_the_user_space(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#2289: 'ROCM 6.0 and tensorflow 2.14 still do not work on MI250X' with XLA's
+    'failed to query device memory info: HIP_ERROR_InvalidValue': the host amdgpu (5.16.9.22.20, ROCm 5.2 era) was
+    older than the container's ROCm, so rocm.kmd-mismatch fails. Derived look-alikes: the same words without XLA's
+    line, HSA's own memory-avail line (a warning that names no cause), and XLA's line beside a shown amdgpu-dkms
+    (compared by version instead) do not give this verdict."""
+    said = "I also confirm that ROCM 6.0 and tensorflow 2.14 still do not work on MI250X, the same error pops up:\n"
+    xla = ("2024-01-10 20:25:42.726550: E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:1294] failed "
+           "to query device memory info: HIP_ERROR_InvalidValue\n")
+    found = judged(tmp_path, said + xla)
+    assert problems(found) == {"rocm.kmd-mismatch": "fail", "log.hip-invalid-argument": "fail"}
+    assert "older" in found["rocm.kmd-mismatch"][0].title
+    assert "rocm.kmd-mismatch" not in _problems_if_read(tmp_path, said, "b.txt")
+    hsa = ":1:rocdevice.cpp :2352: 0000000000 us: [pid:1 tid:0x1] HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.\n"
+    assert "rocm.kmd-mismatch" not in _problems_if_read(tmp_path, said + hsa, "c.txt")
+    dkms = "$ dkms status\namdgpu/6.3.6-1697589.22.04, 5.15.0-91-generic, x86_64: installed\n"
+    got = judged(tmp_path, said + dkms + xla, "d.txt")
+    assert not any("older" in f.title for f in got.get("rocm.kmd-mismatch", []))
