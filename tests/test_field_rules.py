@@ -3746,3 +3746,24 @@ def test_xlas_rejected_device_memory_query_is_a_kernel_driver_older_than_the_use
     dkms = "$ dkms status\namdgpu/6.3.6-1697589.22.04, 5.15.0-91-generic, x86_64: installed\n"
     got = judged(tmp_path, said + dkms + xla, "d.txt")
     assert not any("older" in f.title for f in got.get("rocm.kmd-mismatch", []))
+
+
+def test_torchvisions_ops_missing_under_nix_with_a_rocm_wheel_are_system_libraries_shadowing_it(tmp_path: Path) -> None:
+    """utensils/comfyui-nix#46: `nix run github:utensils/comfyui-nix#rocm`, 'pytorch version: 2.10.0+rocm7.1' and
+    'RuntimeError: operator torchvision::nms does not exist': /run/opengl-driver/lib (nixpkgs' libamdhip64.so.6)
+    shadowed the wheel's ROCm 7.1 libraries, so rocm.system-libs-shadow-wheel fails. Derived look-alikes: the same
+    log off Nix, under Nix without the nms line, with nixpkgs' own torch (no +rocm tag), or beside a listed
+    torchvision version (a companion question) do not give this verdict."""
+    nix = "```\nnix run github:utensils/comfyui-nix#rocm -- --enable-manager\n```\n"
+    log = ("pytorch version: 2.10.0+rocm7.1\nAMD arch: gfx1100\nDevice: cuda:0 AMD Radeon RX 7900 XTX : native\n"
+           '    @torch.library.register_fake("torchvision::nms")\n'
+           "RuntimeError: operator torchvision::nms does not exist\n")
+    _the_one_fail(tmp_path, nix + log, "rocm.system-libs-shadow-wheel", "shadowed")
+    _the_one_fail(tmp_path, "- NixOS 25.11 unstable, kernel 6.19.10\n" + log,
+                  "rocm.system-libs-shadow-wheel", "shadowed")
+    shadow = "rocm.system-libs-shadow-wheel"
+    assert shadow not in _problems_if_read(tmp_path, log, "b.txt")
+    assert shadow not in _problems_if_read(tmp_path, nix + log.split("    @torch")[0], "c.txt")
+    assert shadow not in _problems_if_read(tmp_path, nix + log.replace("+rocm7.1", ""), "d.txt")
+    listed = "- torchvision: 0.25.0\n"
+    assert shadow not in _problems_if_read(tmp_path, nix + listed + log, "e.txt")

@@ -74,7 +74,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "build.targets": "build-targets", "build.family": "build-family", "vllm.version": "vllm-version",
                   "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd",
                   "app.gpu-unsupported": "app-gpu-unsupported", "torch.zluda": "zluda",
-                  "run.python-program": "python-program"}
+                  "run.python-program": "python-program",
+                  "torchvision.ops-missing": "torchvision-ops-missing", "host.nix": "nix"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
