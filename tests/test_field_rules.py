@@ -3908,3 +3908,44 @@ def test_koboldcpp_rocms_windows_build_without_the_gpus_target_is_unsupported(tm
     assert "gpu.arch-unsupported" not in problems(judged(tmp_path, gpu + banner, "c.txt"))
     later = banner.replace("1.85.", "1.110.")
     assert "gpu.arch-unsupported" not in problems(judged(tmp_path, gpu + fail + later, "d.txt"))
+
+
+def test_xlas_rejected_device_memory_query_is_a_kernel_driver_older_than_the_user_space(tmp_path: Path) -> None:
+    """ROCm/tensorflow-upstream#2289: 'ROCM 6.0 and tensorflow 2.14 still do not work on MI250X' with XLA's
+    'failed to query device memory info: HIP_ERROR_InvalidValue': the host amdgpu (5.16.9.22.20, ROCm 5.2 era) was
+    older than the container's ROCm, so rocm.kmd-mismatch fails. Derived look-alikes: the same words without XLA's
+    line, HSA's own memory-avail line (a warning that names no cause), and XLA's line beside a shown amdgpu-dkms
+    (compared by version instead) do not give this verdict."""
+    said = "I also confirm that ROCM 6.0 and tensorflow 2.14 still do not work on MI250X, the same error pops up:\n"
+    xla = ("2024-01-10 20:25:42.726550: E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:1294] failed "
+           "to query device memory info: HIP_ERROR_InvalidValue\n")
+    found = judged(tmp_path, said + xla)
+    assert problems(found) == {"rocm.kmd-mismatch": "fail", "log.hip-invalid-argument": "fail"}
+    assert "older" in found["rocm.kmd-mismatch"][0].title
+    assert "rocm.kmd-mismatch" not in _problems_if_read(tmp_path, said, "b.txt")
+    hsa = ":1:rocdevice.cpp :2352: 0000000000 us: [pid:1 tid:0x1] HSA_AMD_AGENT_INFO_MEMORY_AVAIL query failed.\n"
+    assert "rocm.kmd-mismatch" not in _problems_if_read(tmp_path, said + hsa, "c.txt")
+    dkms = "$ dkms status\namdgpu/6.3.6-1697589.22.04, 5.15.0-91-generic, x86_64: installed\n"
+    got = judged(tmp_path, said + dkms + xla, "d.txt")
+    assert not any("older" in f.title for f in got.get("rocm.kmd-mismatch", []))
+
+
+def test_torchvisions_ops_missing_under_nix_with_a_rocm_wheel_are_system_libraries_shadowing_it(tmp_path: Path) -> None:
+    """utensils/comfyui-nix#46: `nix run github:utensils/comfyui-nix#rocm`, 'pytorch version: 2.10.0+rocm7.1' and
+    'RuntimeError: operator torchvision::nms does not exist': /run/opengl-driver/lib (nixpkgs' libamdhip64.so.6)
+    shadowed the wheel's ROCm 7.1 libraries, so rocm.system-libs-shadow-wheel fails. Derived look-alikes: the same
+    log off Nix, under Nix without the nms line, with nixpkgs' own torch (no +rocm tag), or beside a listed
+    torchvision version (a companion question) do not give this verdict."""
+    nix = "```\nnix run github:utensils/comfyui-nix#rocm -- --enable-manager\n```\n"
+    log = ("pytorch version: 2.10.0+rocm7.1\nAMD arch: gfx1100\nDevice: cuda:0 AMD Radeon RX 7900 XTX : native\n"
+           '    @torch.library.register_fake("torchvision::nms")\n'
+           "RuntimeError: operator torchvision::nms does not exist\n")
+    _the_one_fail(tmp_path, nix + log, "rocm.system-libs-shadow-wheel", "shadowed")
+    _the_one_fail(tmp_path, "- NixOS 25.11 unstable, kernel 6.19.10\n" + log,
+                  "rocm.system-libs-shadow-wheel", "shadowed")
+    shadow = "rocm.system-libs-shadow-wheel"
+    assert shadow not in _problems_if_read(tmp_path, log, "b.txt")
+    assert shadow not in _problems_if_read(tmp_path, nix + log.split("    @torch")[0], "c.txt")
+    assert shadow not in _problems_if_read(tmp_path, nix + log.replace("+rocm7.1", ""), "d.txt")
+    listed = "- torchvision: 0.25.0\n"
+    assert shadow not in _problems_if_read(tmp_path, nix + listed + log, "e.txt")

@@ -76,7 +76,8 @@ _CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "pr
                   "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd",
                   "app.gpu-unsupported": "app-gpu-unsupported", "torch.zluda": "zluda",
                   "run.python-program": "python-program", "gpu.amd-removed": "amd-removed",
-                  "hip.conda-rtc-abort": "conda-hiprtc-abort"}
+                  "hip.conda-rtc-abort": "conda-hiprtc-abort",
+                  "torchvision.ops-missing": "torchvision-ops-missing", "host.nix": "nix"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"

@@ -188,7 +188,7 @@ def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
     release lacks kernels the wheel expects — not a GPU without kernels."""
     lines = [m for m in host.logs if shadowed(host, matrix, m)]
     if not lines:
-        return []
+        return _nix_wheel_ops_unloaded(host)
     m = lines[0]
     path = _SYSTEM_PATH.search(m.text)
     gfx = log_gfx(m) or next((native_gfx(g) for g in discrete_gpus(host) if native_gfx(g)), None)
@@ -206,6 +206,35 @@ def system_libs(host: Host, matrix: Matrix) -> list[Finding]:
         Fix("Keep the system ROCm off the library path for the process that runs torch:",
             ["unset LD_LIBRARY_PATH", "python -c 'import torch; print(torch.__file__)'",
              "cat /proc/$(pgrep -n python)/maps | grep -E 'rocblas|amdhip'"]),
+    )]
+
+
+def _nix_wheel_ops_unloaded(host: Host) -> list[Finding]:
+    """Under Nix, a ROCm torch *wheel* (its version carries '+rocmX.Y': nixpkgs builds its own torch) whose
+    torchvision ops never registered ('operator torchvision::nms does not exist') with no companion version shown:
+    Nix programs get the system's GPU libraries from /run/opengl-driver/lib, which with ROCm enabled holds nixpkgs'
+    libamdhip64 of another release; first on LD_LIBRARY_PATH it shadows the wheel's bundled ROCm and torchvision's
+    _C.so fails to load silently (utensils/comfyui-nix#46: libamdhip64.so.6 shadowing torch 2.10.0+rocm7.1's .so.7,
+    fixed by the library order, no version changed). A listed torchvision version is read by torch.companion-mismatch
+    instead."""
+    ops, t = host.context.get("torchvision-ops-missing"), host.torch
+    nix = host.context.get("nix")
+    if ops is None or t is None or "+rocm" not in (t.version or "") or (nix is None and host.os.id != "nixos"):
+        return []
+    if {"companion-pinned", "companion-torchvision"} & set(host.context) or "torchvision" in host.packages:
+        return []
+    return [finding(
+        "rocm.system-libs-shadow-wheel", Severity.FAIL,
+        f"Under Nix, torch {t.version}'s bundled ROCm libraries are shadowed: torchvision's ops did not load",
+        "Nix gives programs the system's GPU libraries through /run/opengl-driver/lib; with ROCm enabled it holds "
+        "nixpkgs' libamdhip64 of another release. First on LD_LIBRARY_PATH, it is loaded instead of the libraries "
+        "the torch wheel bundles, and torchvision's C++ extension then fails to load without a word: its operators "
+        f"('{ops.value}') are never registered.",
+        [str(ops.source)] + ([str(t.source)] if t.source else []) + ([str(nix.source)] if nix is not None else []),
+        Fix("Put the wheel's own libraries before /run/opengl-driver/lib and see which libamdhip64 is loaded:",
+            ["echo \"$LD_LIBRARY_PATH\"",
+             "python -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), \"lib\"))'",
+             "cat /proc/$(pgrep -n python)/maps | grep -E 'amdhip|rocblas'"]),
     )]
 
 

@@ -399,6 +399,29 @@ def _dkms_module_not_in_use(host: Host) -> Optional[Finding]:
     )
 
 
+def _memory_query_rejected(host: Host) -> Optional[Finding]:
+    """XLA's stream executor creating the GPU device: 'failed to query device memory info: HIP_ERROR_InvalidValue'.
+    The free-memory query is answered by the kernel driver (KFD), and it rejects it when it is older than the ROCm
+    user space: a ROCm 6.0 TensorFlow container on an MI250X host whose amdgpu is 5.16.9.22.20, of the ROCm 5.2 era
+    (ROCm/tensorflow-upstream#2289: the site engineer named the host driver 'no matter the container version', the
+    reporter confirmed). Only when the paste shows no amdgpu-dkms: a captured driver version is compared instead."""
+    rejected = [m for m in host.logs if m.signature == "xla-device-memory-info-invalid-value"]
+    if not rejected or any(e.module == "amdgpu" for e in (host.dkms.entries if host.dkms else [])):
+        return None
+    return finding(
+        "rocm.kmd-mismatch", Severity.FAIL,
+        "The kernel driver rejects the GPU memory query of this ROCm user space: the host amdgpu is older",
+        "XLA asks the HIP runtime for the device's free memory when it creates the GPU device; the amdgpu kernel "
+        "driver answers that query, and one older than the ROCm user space (a container's ROCm on an older host "
+        "driver) rejects it with HIP_ERROR_InvalidValue, so TensorFlow/JAX get no GPU.",
+        [str(m.source) if m.source else m.text for m in rejected[:1]],
+        Fix("On the host (not in the container): see the amdgpu driver's version, then install the amdgpu-dkms of "
+            "the container's ROCm release, or use an image whose ROCm that driver supports:",
+            ["cat /sys/module/amdgpu/version", "dkms status"],
+            ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
+    )
+
+
 def _by_family(host: Host, rpm_command: str, deb_command: str) -> list[str]:
     """The command of the OS's package family (RPM distributions, Debian's); both when the OS is not known."""
     family = {host.os.id or "", *host.os.id_like}
@@ -436,7 +459,7 @@ def kmd_mismatch(host: Host, matrix: Matrix) -> list[Finding]:
                 "kernel driver supports):", ["sudo amdgpu-install --usecase=dkms"],
                 ROCM_DOCS + "reference/user-kernel-space-compat-matrix.html"),
         )]
-    operator = _operator_driver_not_in_use(host) or _dkms_module_not_in_use(host)
+    operator = _operator_driver_not_in_use(host) or _dkms_module_not_in_use(host) or _memory_query_rejected(host)
     if operator is not None:
         return [operator]
     sr = system_rocm(host)

@@ -171,6 +171,13 @@ TORCH_RULES: tuple[Rule, ...] = (
     # ("Internal Triton PTX codegen error" / "ptxas fatal : Value 'sm_110'": gfx1100 as sm_110, ROCm/ROCm#3060)
     _r("triton.nvidia", ("Triton PTX", "ptxas fatal"),
        r"(?P<v>Internal Triton PTX codegen error|ptxas fatal\s{0,8}:\s{0,4}Value 'sm_\d{2,3}a?' is not defined)"),
+    # torchvision's C++ ops never registered: "RuntimeError: operator torchvision::nms does not exist" (its _C.so did
+    # not load: another torch's ABI, or libraries it cannot load; utensils/comfyui-nix#46, pytorch/vision#8187)
+    _r("torchvision.ops-missing", ("torchvision::",), r"(?P<v>\boperator torchvision::\w{1,30} does not exist)"),
+    # the program runs under Nix: "nix run github:utensils/comfyui-nix#rocm", "nix develop", "nix-shell", or the
+    # host said to be NixOS ("- NixOS 25.11 unstable, kernel 6.19.10", utensils/comfyui-nix#46)
+    _r("host.nix", ("nix run", "nix develop", "nix shell", "nix-shell", "NixOS "),
+       r"(?P<v>(?:^|(?<=[\s`$]))nix(?: run| develop| shell|-shell)\b|\bNixOS \d{2}\.\d{2}\b)"),
     # --- pip / uv ----------------------------------------------------------------------------------------
     _r("pip.index", ("Looking in indexes",), r"Looking in indexes:\s{0,4}(?P<v>[^\n]{1,400})"),
     _r("pip.index", ("index-url",), r"--(?:extra-)?index-url[= ](?P<v>\S{1,300})"),
