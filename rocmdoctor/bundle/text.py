@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Union
 
+from rocmdoctor.bundle.context_kinds import CONTEXT_KINDS
 from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.bundle.text_perm import root_only
 from rocmdoctor.limits import LIMITS
@@ -38,46 +39,6 @@ from rocmdoctor.parse.freetext import (
 
 AppGpu = tuple[Optional[str], Optional[str], Optional[str], Optional[str]]  # freetext.app_gpu's answer
 MAX_TEXT_GPUS = LIMITS["text-gpus"]
-_CONTEXT_KINDS = {"wsl": "wsl", "windows": "windows", "prompt.venv": "venv", "prompt.container": "container",
-                  "service": "service", "container.run": "container-run", "container.compose": "compose",
-                  "env.override.shell": "override-shell", "env.override.service": "override-service",
-                  "env.override.process": "override-process", "pip.no-versions": "pip-no-versions",
-                  "container.kfd-missing": "kfd-missing", "secureboot": "secureboot",
-                  "container.video-only": "video-only",
-                  "torch.no-gpus": "no-gpus", "env.override.named": "override-named",
-                  "user.in-group": "user-in-group", "container.devices-absent": "devices-absent",
-                  "framework.other": "other-framework", "xgmi.bridge": "xgmi-bridge", "gpu.none-said": "no-gpu-said",
-                  "app.vllm": "app-vllm", "app.hipdf": "app-hipdf", "app.flash-attn-ck": "app-flash-attn-ck",
-                  "app.llamacpp-win-hip-radeon": "app-llamacpp-win-hip-radeon",
-                  "app.amd-alphafold-5.2": "app-amd-alphafold-5.2", "torch.kpack": "torch-kpack",
-                  "visible-devices.per-task": "per-task-visible", "triton.nvidia": "triton-nvidia",
-                  "perm.groups-remedy": "groups-remedy", "torch.cpu-device": "cpu-device",
-                  "hip.headers-distro": "hip-headers-distro", "hip.headers-amd": "hip-headers-amd",
-                  "build.duplicate-symbol": "duplicate-symbol",
-                  "xformers.built-for": "xformers-built-for", "xformers.rocm-ops": "xformers-rocm-ops",
-                  "run.gpu-ok": "gpu-run-ok", "perf.drops-over-time": "perf-drops",
-                  "rocm.distro-packages": "distro-rocm",
-                  "pip.wheel-refused": "wheel-refused", "kfd.absent-said": "kfd-absent",
-                  "vm.passthrough": "vm-passthrough", "hip.illegal-state": "hip-illegal-state",
-                  "build.isa-unsupported": "isa-build-error", "env.override.works": "override-works",
-                  "companion.pinned": "companion-pinned", "gpu.enumerated": "enumerated",
-                  "container.distrobox": "distrobox", "host.works": "host-works",
-                  "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
-                  "igpu.device-said": "igpu-device-said", "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
-                  "run.works-said": "works-said", "app.koboldcpp-rocm": "app-koboldcpp-rocm",
-                  "run.no-gpu-said": "no-gpu-said", "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
-                  "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
-                  "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
-                  "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
-                  "hip.hsa-attribute-unknown": "hip-hsa-older",
-                  "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",
-                  "vm.vmware": "vmware-guest", "gpu.shown-said": "gpu-shown-said",
-                  "build.targets": "build-targets", "build.family": "build-family", "vllm.version": "vllm-version",
-                  "perm.selinux-gpu": "selinux-gpu", "opencl.mesa": "opencl-mesa", "opencl.amd": "opencl-amd",
-                  "app.gpu-unsupported": "app-gpu-unsupported", "torch.zluda": "zluda",
-                  "run.python-program": "python-program", "gpu.amd-removed": "amd-removed",
-                  "hip.conda-rtc-abort": "conda-hiprtc-abort",
-                  "torchvision.ops-missing": "torchvision-ops-missing", "host.nix": "nix"}
 
 
 # A Windows report's "On linux, a similar problem ... can be resolved with ... HSA_OVERRIDE_GFX_VERSION = 10.3.0"
@@ -99,7 +60,7 @@ def fold(acc: Acc, facts: TextFacts) -> None:
         return
     host = acc.host
     for f in facts.facts:
-        key = _CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
+        key = CONTEXT_KINDS.get(f.kind) or ("pip-index" if f.kind == "pip.index" else None)
         if key == "override-named" and _SAID_OF_LINUX.search(f.source.text or ""):
             continue  # said of another system, not set on this one
         if key and key not in host.context:
