@@ -161,9 +161,6 @@ GPU_RULES: tuple[Rule, ...] = (
     # AMD's container toolkit listing the GPUs it gives containers: "amd-ctk cdi list" prints "Found 8 AMD GPU devices"
     # then "amd.com/gpu=0" and its render node per GPU (bottlerocket-os/bottlerocket-core-kit#778)
     _r("gpu.rocm-count", ("AMD GPU devices",), r"^Found (?P<v>[1-9]\d{0,2}) AMD GPU devices?[ \t]*$"),
-    # a Kubernetes node's capacity as AMD's device plugin advertises it, one count per resource: "Capacity:" then
-    # "  amd.com/gpu:        8", or one resource per partition mode ("amd.com/spx_nps1:   63", ROCm/gpu-operator#382,
-    # partitions that ROCm enumerates as GPUs); a count of 0 says nothing, another resource may carry the GPUs
     # the report naming the host by its count of AMD GPUs: "successfully launched it on hardware with 8 AMD GPUs"
     # (bottlerocket-os/bottlerocket-kernel-kit#326), "on the 8 AMD-GPU node using exactly 8 MPI ranks" (BLAST-WarpX/
     # warpx#4594); not "without", not a count to buy or wished for ("need 8 AMD GPUs" has no "on"/"with")
@@ -171,6 +168,9 @@ GPU_RULES: tuple[Rule, ...] = (
        r"(?<!\w)(?:on|with)(?: (?:the|an?|our|my|one|a single))? (?:(?:node|machine|server|host|system|hardware) ",
        r"with )?(?P<v>[1-9]\d{0,2})(?: ?x)?[ -]AMD[ -](?:GPUs\b|GPU (?:node|machine|server|host|system)\b|",
        r"GPU-(?:node|machine|server|host|system)\b)(?![^\n.]{0,40}\b(?:to buy|I want|would|could)\b)"),
+    # a Kubernetes node's capacity as AMD's device plugin advertises it, one count per resource: "Capacity:" then
+    # "  amd.com/gpu:        8", or one resource per partition mode ("amd.com/spx_nps1:   63", ROCm/gpu-operator#382,
+    # partitions that ROCm enumerates as GPUs); a count of 0 says nothing, another resource may carry the GPUs
     _r("gpu.rocm-count", ("Capacity:",),
        r"^Capacity:[ \t]*\n(?:[ \t]{1,8}[^ \t\n][^\n]{0,80}\n){0,12}?",
        r"[ \t]{1,8}amd\.com/(?:gpu|[cdqs]px_nps[1-8]):[ \t]{1,24}",
