@@ -3949,3 +3949,73 @@ def test_torchvisions_ops_missing_under_nix_with_a_rocm_wheel_are_system_librari
     assert shadow not in _problems_if_read(tmp_path, nix + log.replace("+rocm7.1", ""), "d.txt")
     listed = "- torchvision: 0.25.0\n"
     assert shadow not in _problems_if_read(tmp_path, nix + listed + log, "e.txt")
+
+
+def test_a_plain_segfault_after_missing_kernels_is_a_warning_beside_the_cause(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 9. JuliaGPU/AMDGPU.jl#314: rocBLAS's 'No paths matched
+    .../library/*gfx1031*co' then Julia's 'signal (11): Segmentation fault': the missing kernels are the fail, the
+    plain segfault that follows is their consequence, a warning (as for the gfx1152/gfx1150 llama.cpp segfaults).
+    Derived look-alikes: a crash whose site is ROCm's runtime library fails; the segfault alone stays a warning."""
+    missing = ("rocBLAS warning: No paths matched /home/leios/.julia/artifacts/1fd17828/lib/rocblas/library/"
+               "*gfx1031*co. Make sure that ROCBLAS_TENSILE_LIBPATH is set correctly.\n")
+    crash = "[5708] signal (11): Segmentation fault\nSegmentation fault (core dumped)\n"
+    assert problems(judged(tmp_path, missing + crash)) == {"log.no-binary-for-gpu": "fail", "log.segfault": "warn"}
+    in_runtime = "Thread 1 received signal SIGSEGV, Segmentation fault in /opt/rocm/lib/libamdhip64.so.6\n"
+    assert problems(judged(tmp_path, missing + in_runtime, "b.txt")).get("log.segfault") == "fail"
+    assert problems(judged(tmp_path, crash, "c.txt")) == {"log.segfault": "warn"}
+
+
+def test_the_causes_own_known_line_is_listed_at_its_signatures_severity(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 8. lemonade-sdk/lemonade#2799: 'rocminfo inside of docker shows Permission
+    denied for /dev/kfd' is perm.kfd-access with log.kfd-permission-denied fail beside it (as in the ollama
+    render-group fixtures); unslothai/unsloth#6175: 'HIP_VISIBLE_DEVICES=1 ROCR_VISIBLE_DEVICES=1' with llama.cpp's
+    'no ROCm-capable device is detected' is env.visible-devices with log.hip-error-no-device fail beside it.
+    Derived look-alikes: /dev/dri alone denied is neither; HIP's mask alone leaves only the no-device line."""
+    kfd = "rocminfo inside of docker shows Permission denied for /dev/kfd and /dev/dri\n"
+    assert problems(judged(tmp_path, kfd)) == {"perm.kfd-access": "fail", "log.kfd-permission-denied": "fail"}
+    assert problems(judged(tmp_path, kfd.replace("/dev/kfd and ", ""), "b.txt")) == {}
+    masks = ("**Environment:** 2× Radeon AI PRO R9700 (gfx1201), ROCm 7.1.1\n`llama-server` logs `ggml_cuda_init: "
+             "failed to initialize ROCm: no ROCm-capable device is detected`.\nConfirmed: `HIP_VISIBLE_DEVICES=1 "
+             "ROCR_VISIBLE_DEVICES=1` gives no device\n")
+    assert problems(judged(tmp_path, masks, "c.txt")) == {"env.visible-devices": "fail",
+                                                          "log.hip-error-no-device": "fail"}
+    alone = masks.replace(" ROCR_VISIBLE_DEVICES=1", "")
+    assert problems(judged(tmp_path, alone, "d.txt")) == {"log.hip-error-no-device": "fail"}
+
+
+def test_a_missing_firmware_line_before_a_failed_init_stays_information(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 8. freebsd/drm-kmod-firmware#27: FreeBSD's 'could not load firmware image
+    'amdgpu/navy_flounder_sos.bin'' then 'sw_init of IP block <psp> failed -2': driver.firmware-missing fails and
+    the firmware line itself is information (as in the PSP TOC fixture). Derived look-alike: the firmware line
+    without a failed init is no problem."""
+    fw = "May 15 22:34:16 Home kernel: drmn0: could not load firmware image 'amdgpu/navy_flounder_sos.bin'\n"
+    init = ("May 15 22:34:16 Home kernel: [drm ERROR :amdgpu_device_ip_init] sw_init of IP block <psp> failed -2\n"
+            "May 15 22:34:16 Home kernel: drmn0: Fatal error during GPU init\n")
+    found = judged(tmp_path, fw + init)
+    assert problems(found) == {"driver.firmware-missing": "fail", "log.amdgpu-init-failed": "fail"}
+    assert [f.severity for f in found["log.firmware-load-failed"]] == [Severity.INFO]
+    assert problems(judged(tmp_path, fw, "b.txt")) == {}
+
+
+def test_no_runtime_failed_beside_kfd_refusing_the_gpu_for_atomics(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 10. ROCm/legacy-rocm-build#804: rocminfo's 'Call returned 4104' with kfd's
+    'skipped device 1002:67c4, PCI rejects atomics': the atomics are the cause, rocm.runtime-failed would restate
+    it. Derived look-alike: the failed rocminfo without kfd's reason is rocm.runtime-failed."""
+    rocminfo = ("$ rocminfo\nROCk module is loaded\nhsa api call failure at line 900, file: /data/jenkins_workspace/"
+                "sandbox-centos/rocm-rel-2.1/rocm-2.1-96-20190201/centos/rocminfo/rocminfo.cc. Call returned 4104\n")
+    kfd = "[    2.562957] kfd kfd: skipped device 1002:67c4, PCI rejects atomics\n"
+    found = problems(judged(tmp_path, rocminfo + kfd))
+    assert found.get("driver.pcie-atomics") == "fail" and "rocm.runtime-failed" not in found
+    assert problems(judged(tmp_path, rocminfo, "b.txt")).get("rocm.runtime-failed") == "fail"
+
+
+def test_ubuntu_25_10_under_rocm_7_2_is_an_os_warning(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 11. ROCm/legacy-rocm-build#6383 (hipDF) and ROCm/ROCm#5905 (DKMS on 6.18.7):
+    Ubuntu 25.10 with ROCm 7.2.x is not on AMD's list for the release, a warning whether or not the thread discusses
+    it. Derived look-alikes: Ubuntu 24.04 with the same ROCm, or 25.10 without an installed ROCm, are no problem."""
+    text = ("### Operating System\n\nUbuntu 25.10 (Questing Quokka)\n\n### GPU\n\nAMD Radeon RX 9060 XT\n\n"
+            "### ROCm Version\n\nROCm 7.2.4\n")
+    assert problems(judged(tmp_path, text)) == {"os.not-supported": "warn"}
+    noble = text.replace("25.10 (Questing Quokka)", "24.04.3 LTS (Noble Numbat)")
+    assert problems(judged(tmp_path, noble, "b.txt")) == {}
+    assert problems(judged(tmp_path, text.replace("ROCm 7.2.4", "n/a"), "c.txt")) == {}
