@@ -3726,3 +3726,21 @@ def test_a_programs_own_target_list_refusing_the_gpu_is_no_second_support_warnin
     assert found["gpu.arch-unsupported"][0].severity == Severity.INFO
     assert problems(judged(tmp_path, host, "b.txt")).get("gpu.arch-unsupported") == "warn"
     assert problems(judged(tmp_path, host + xla.format(gfx="gfx1101"), "c.txt")).get("gpu.arch-unsupported") == "warn"
+
+
+def test_a_torch_lacking_the_target_is_a_warning_while_torch_itself_never_loaded(tmp_path: Path) -> None:
+    """ROCm/TheRock#1167: a Radeon 860M (gfx1152) with the torch from TheRock's gfx1151 index, whose `import torch`
+    stops on 'Error loading "...\\torch\\lib\\fbgemm.dll" or one of its dependencies' (AMD: install the MSVC build
+    tools): no kernel ran, so the wheel's missing gfx1152 code is likely, not shown (warn); the DLL is the fail.
+    Derived look-alikes: the same install where torch loads keeps torch.arch-missing a fail; another package's DLL
+    (onnxruntime's) failing does not say torch never loaded."""
+    host = ("AMD Ryzen AI 7 350 w/ Radeon 860M, 2000MHz, 8 cores, 16 logical processors\n"
+            "1. `python -m pip install --index-url https://d2awnip2yjpvqn.cloudfront.net/v2/gfx1151/ torch`\n")
+    dll = ('The specified module could not be found. Error loading "C:\\venv\\Lib\\site-packages\\{pkg}\\{lib}" or '
+           'one of its dependencies.\n')
+    found = judged(tmp_path, host + dll.format(pkg="torch", lib="lib\\fbgemm.dll"))
+    assert problems(found) == {"log.missing-shared-library": "fail", "torch.arch-missing": "warn"}
+    assert "gfx1152" in found["torch.arch-missing"][0].title
+    assert problems(judged(tmp_path, host, "b.txt")) == {"torch.arch-missing": "fail"}
+    other = dll.format(pkg="onnxruntime", lib="capi\\onnxruntime_providers_shared.dll")
+    assert problems(judged(tmp_path, host + other, "c.txt")).get("torch.arch-missing") == "fail"
