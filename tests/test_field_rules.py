@@ -3744,3 +3744,24 @@ def test_a_torch_lacking_the_target_is_a_warning_while_torch_itself_never_loaded
     assert problems(judged(tmp_path, host, "b.txt")) == {"torch.arch-missing": "fail"}
     other = dll.format(pkg="onnxruntime", lib="capi\\onnxruntime_providers_shared.dll")
     assert problems(judged(tmp_path, host + other, "c.txt")).get("torch.arch-missing") == "fail"
+
+
+def test_dkms_consult_line_after_a_failure_names_the_module_for_the_breakage_table(tmp_path: Path) -> None:
+    """ROCm/ROCm#449: Ubuntu 16.04's HWE moved to 4.15.0-24-generic and DKMS printed 'Error! Bad return status for
+    module build on kernel: 4.15.0-24-generic (x86_64)' then 'Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log',
+    quoted with '> ': the Consult line names rock-dkms 1.8, whose breakage row (kernels 4.15 and newer) is the cause.
+    Derived look-alikes: the same failure on 4.13 (below the row) is a failed build only; a Consult line with no
+    failure before it names nothing; another release's tree (1.7-...) does not match the 1.8 row."""
+    text = ("> /etc/kernel/postinst.d/dkms:\n"
+            "> Error! Bad return status for module build on kernel: 4.15.0-24-generic (x86_64)\n"
+            "> Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log for more information.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"driver.dkms-breakage": "fail", "driver.dkms-failed": "fail",
+                               "log.dkms-build-error": "fail"}
+    assert found["driver.dkms-breakage"][0].title.startswith("rock-dkms 1.8-151")
+    older = text.replace("4.15.0-24", "4.13.0-45")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, older, "b.txt"))
+    alone = "> Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log for more information.\n"
+    assert "driver.dkms-breakage" not in _problems_if_read(tmp_path, alone, "c.txt")
+    other = text.replace("1.8-151", "1.7-137")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, other, "d.txt"))
