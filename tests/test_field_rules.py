@@ -3765,3 +3765,16 @@ def test_dkms_consult_line_after_a_failure_names_the_module_for_the_breakage_tab
     assert "driver.dkms-breakage" not in _problems_if_read(tmp_path, alone, "c.txt")
     other = text.replace("1.8-151", "1.7-137")
     assert "driver.dkms-breakage" not in problems(judged(tmp_path, other, "d.txt"))
+
+
+def test_an_os_the_stated_release_does_not_list_warns_beside_another_cause(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 10 (ROCm/legacy-rocm-build#3840, a W7600): the template's 'Ubuntu 24.04.1'
+    with its 'ROCm Version: ROCm 5.7.1' is an OS that release does not list: a warning beside the thread's cause,
+    never a fail. Derived look-alikes: Ubuntu 22.04.3, which 5.7.1 lists, gives nothing; no ROCm version, nothing."""
+    text = ('### Operating System\n\nOS: NAME="Ubuntu" VERSION="24.04.1 LTS (Noble Numbat)"\n\n'
+            "### ROCm Version\n\nROCm 5.7.1\n")
+    assert problems(judged(tmp_path, text)).get("os.not-supported") == "warn"
+    listed = text.replace("24.04.1 LTS (Noble Numbat)", "22.04.3 LTS (Jammy Jellyfish)")
+    assert "os.not-supported" not in _problems_if_read(tmp_path, listed, "b.txt")
+    unstated = text.split("### ROCm Version")[0]
+    assert "os.not-supported" not in _problems_if_read(tmp_path, unstated, "c.txt")
