@@ -4019,3 +4019,55 @@ def test_ubuntu_25_10_under_rocm_7_2_is_an_os_warning(tmp_path: Path) -> None:
     noble = text.replace("25.10 (Questing Quokka)", "24.04.3 LTS (Noble Numbat)")
     assert problems(judged(tmp_path, noble, "b.txt")) == {}
     assert problems(judged(tmp_path, text.replace("ROCm 7.2.4", "n/a"), "c.txt")) == {}
+
+
+def test_a_torch_lacking_the_target_is_a_warning_while_torch_itself_never_loaded(tmp_path: Path) -> None:
+    """ROCm/TheRock#1167: a Radeon 860M (gfx1152) with the torch from TheRock's gfx1151 index, whose `import torch`
+    stops on 'Error loading "...\\torch\\lib\\fbgemm.dll" or one of its dependencies' (AMD: install the MSVC build
+    tools): no kernel ran, so the wheel's missing gfx1152 code is likely, not shown (warn); the DLL is the fail.
+    Derived look-alikes: the same install where torch loads keeps torch.arch-missing a fail; another package's DLL
+    (onnxruntime's) failing does not say torch never loaded."""
+    host = ("AMD Ryzen AI 7 350 w/ Radeon 860M, 2000MHz, 8 cores, 16 logical processors\n"
+            "1. `python -m pip install --index-url https://d2awnip2yjpvqn.cloudfront.net/v2/gfx1151/ torch`\n")
+    dll = ('The specified module could not be found. Error loading "C:\\venv\\Lib\\site-packages\\{pkg}\\{lib}" or '
+           'one of its dependencies.\n')
+    found = judged(tmp_path, host + dll.format(pkg="torch", lib="lib\\fbgemm.dll"))
+    assert problems(found) == {"log.missing-shared-library": "fail", "torch.arch-missing": "warn"}
+    assert "gfx1152" in found["torch.arch-missing"][0].title
+    assert problems(judged(tmp_path, host, "b.txt")) == {"torch.arch-missing": "fail"}
+    other = dll.format(pkg="onnxruntime", lib="capi\\onnxruntime_providers_shared.dll")
+    assert problems(judged(tmp_path, host + other, "c.txt")).get("torch.arch-missing") == "fail"
+
+
+def test_dkms_consult_line_after_a_failure_names_the_module_for_the_breakage_table(tmp_path: Path) -> None:
+    """ROCm/ROCm#449: Ubuntu 16.04's HWE moved to 4.15.0-24-generic and DKMS printed 'Error! Bad return status for
+    module build on kernel: 4.15.0-24-generic (x86_64)' then 'Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log',
+    quoted with '> ': the Consult line names rock-dkms 1.8, whose breakage row (kernels 4.15 and newer) is the cause.
+    Derived look-alikes: the same failure on 4.13 (below the row) is a failed build only; a Consult line with no
+    failure before it names nothing; another release's tree (1.7-...) does not match the 1.8 row."""
+    text = ("> /etc/kernel/postinst.d/dkms:\n"
+            "> Error! Bad return status for module build on kernel: 4.15.0-24-generic (x86_64)\n"
+            "> Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log for more information.\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"driver.dkms-breakage": "fail", "driver.dkms-failed": "fail",
+                               "log.dkms-build-error": "fail"}
+    assert found["driver.dkms-breakage"][0].title.startswith("rock-dkms 1.8-151")
+    older = text.replace("4.15.0-24", "4.13.0-45")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, older, "b.txt"))
+    alone = "> Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log for more information.\n"
+    assert "driver.dkms-breakage" not in _problems_if_read(tmp_path, alone, "c.txt")
+    other = text.replace("1.8-151", "1.7-137")
+    assert "driver.dkms-breakage" not in problems(judged(tmp_path, other, "d.txt"))
+
+
+def test_an_os_the_stated_release_does_not_list_warns_beside_another_cause(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 14 (ROCm/legacy-rocm-build#3840, a W7600): the template's 'Ubuntu 24.04.1'
+    with its 'ROCm Version: ROCm 5.7.1' is an OS that release does not list: a warning beside the thread's cause,
+    never a fail. Derived look-alikes: Ubuntu 22.04.3, which 5.7.1 lists, gives nothing; no ROCm version, nothing."""
+    text = ('### Operating System\n\nOS: NAME="Ubuntu" VERSION="24.04.1 LTS (Noble Numbat)"\n\n'
+            "### ROCm Version\n\nROCm 5.7.1\n")
+    assert problems(judged(tmp_path, text)).get("os.not-supported") == "warn"
+    listed = text.replace("24.04.1 LTS (Noble Numbat)", "22.04.3 LTS (Jammy Jellyfish)")
+    assert "os.not-supported" not in _problems_if_read(tmp_path, listed, "b.txt")
+    unstated = text.split("### ROCm Version")[0]
+    assert "os.not-supported" not in _problems_if_read(tmp_path, unstated, "c.txt")

@@ -23,6 +23,7 @@ from rocmdoctor.judge.facts import (
 from rocmdoctor.judge.pip_verdicts import no_versions, wheel_refused
 from rocmdoctor.judge.registry import check
 from rocmdoctor.judge.torch_kpack import image_refused, kpack_unusable
+from rocmdoctor.judge.torch_unloaded import unproven
 from rocmdoctor.model import Fact, Finding, Fix, Severity, TorchBuild, TorchInfo
 from rocmdoctor.parse.freetext_rule import FREE_TEXT
 from rocmdoctor.parse.kfd import gfx_from_version
@@ -258,7 +259,7 @@ def arch_missing(host: Host, matrix: Matrix) -> list[Finding]:
                 [hint] if hint else ["rocmdoctor install torch --dry-run"]),
         ))
     if out:
-        return out
+        return unproven(out, host)
     if via_override:
         return [ok("torch.arch-missing", f"torch {t.version} has code objects for every GPU once the ISA override "
                    "is set (see gpu.override-needed)", detail=f"per {where}: {'; '.join(via_override)}")]

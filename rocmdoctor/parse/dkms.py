@@ -35,6 +35,9 @@ _MAKE_ERROR = re.compile(r"^make(?:\[\d{1,3}\])?: \*\*\* .{0,400}\bError \d{1,3}
 _TREE_ERROR = re.compile(r"^Error!|dkms\.conf.{0,200}?(?:does not exist|could not)|Could not locate dkms\.conf", re.I)
 
 
+# DKMS's pointer after a failure names the tree it failed to build: "Consult /var/lib/dkms/amdgpu/1.8-151/build/make.log
+# for more information." (ROCm/ROCm#449, rock-dkms 1.8 on Ubuntu 16.04's HWE 4.15 kernel, with no "Loading new" line)
+_CONSULT = re.compile(r"Consult /var/lib/dkms/(?P<mod>[\w+-]{1,64})/(?P<ver>\d[\w.+~-]{0,127})/build/make\.log")
 _MAY_FAIL = re.compile(r"bad (?:return|exit) status|error processing package|Error occurred|DKMS make\.log for", re.I)
 
 
@@ -71,7 +74,7 @@ class _Line:
     body: str
     loading: Optional[tuple[str, str]]  # (module, version) of "Loading new amdgpu-6.3.6-... DKMS files"
     kernel: Optional[str]  # "Building module for 6.5.0-14-generic"
-    kind: str  # "failed" (a module build failed), "build-failure" (dpkg), "error" (broken tree), "entry" or ""
+    kind: str  # "failed" (a build failed), "build-failure" (dpkg), "error" (broken tree), "consult", "entry" or ""
     failed_kernel: Optional[str] = None  # the kernel a "failed" line names
     entry: Optional[_Entry] = None  # a dkms status line
 
@@ -88,6 +91,9 @@ def _read_line(body: str) -> _Line:
                lm.group("ver") or lm.group("ver3") or lm.group("ver4")) if lm else None
     if lm is not None and lm.group("mod4"):
         return _Line(body, loading, kernel=km.group(1) if km else None, kind="makelog")
+    cm = _CONSULT.search(body) if "Consult /var/lib/dkms/" in body else None
+    if cm:
+        return _Line(body, loading, None, "consult", entry=(cm["mod"], cm["ver"], None, None, "build-failed"))
     if body.startswith("make") and "***" in body and _MAKE_ERROR.match(body):
         return _Line(body, loading, None, "make-error")
     kernel = km.group(1) if km else None
@@ -113,6 +119,7 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
     loading = None  # (module, version, line) from "Loading new amdgpu-6.3.6-1718217.22.04 DKMS files..."
     seen: dict[str, Optional[_Line]] = {"": None}
     makelog = made_error = False  # a DKMS make.log header was seen / its failure recorded
+    unnamed = None  # (kernel, line) of the last build failure that no "Loading new" line named the module of
     for n, raw in enumerate(text[:MAX_CHARS].split("\n"), 1):  # parse.text.lines(), minus its empty lines
         if raw in seen:
             r = seen[raw]
@@ -139,6 +146,12 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
                 # an install log names the module version it failed to build: known breakages can be matched
                 info.entries.append(DkmsEntry(module=loading[0], version=loading[1], kernel=kernel,
                                               status="build-failed", source=src(file, loading[2])))
+            unnamed = (kernel, n) if loading is None and kernel else None
+        elif r.kind == "consult" and r.entry is not None and unnamed is not None and n - unnamed[1] <= 2:
+            # the failure's own "Consult .../<module>/<version>/build/make.log" line, right after it, names the module
+            info.entries.append(DkmsEntry(module=r.entry[0], version=r.entry[1], kernel=unnamed[0],
+                                          status="build-failed", source=src(file, n, r.body)))
+            unnamed = None
         elif r.kind == "build-failure":
             info.build_failures.append(Fact(r.body, src(file, n, r.body)))
         elif r.kind == "error":
