@@ -4071,3 +4071,55 @@ def test_an_os_the_stated_release_does_not_list_warns_beside_another_cause(tmp_p
     assert "os.not-supported" not in _problems_if_read(tmp_path, listed, "b.txt")
     unstated = text.split("### ROCm Version")[0]
     assert "os.not-supported" not in _problems_if_read(tmp_path, unstated, "c.txt")
+
+
+def test_a_no_code_error_on_a_gpu_that_runs_only_through_an_override_names_the_override(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 25. AshleyYakeley/stable-diffusion-rocm#9: a laptop's 'Radeon RX 6600M'
+    (gfx1032) in prose, then hipErrorNoBinaryForGpu inside the container with no override set: the override is named
+    beside the error, a fail, whether or not the thread tried it (as in the same repository's #4, a Navi 22).
+    Derived look-alikes: an RX 6800 (gfx1030, native code) gets no override; a report that ran with the override and
+    kept the error gets none; the GPU named with no error gets nothing."""
+    text = ("I'm using a gaming laptop running Fedora 36 with a Ryzen 7 5800H CPU and a Radeon RX 6600M GPU.\n\n"
+            "```\n/dockerx# python scripts/txt2img.py --outdir /output --plms\n"
+            '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+            "Aborted (core dumped)\n```\n")
+    found = judged(tmp_path, text)
+    assert problems(found) == {"gpu.override-needed": "fail", "log.no-binary-for-gpu": "fail"}
+    assert "10.3.0" in found["gpu.override-needed"][0].title
+    native = problems(judged(tmp_path, text.replace("RX 6600M", "RX 6800"), "b.txt"))
+    assert native == {"log.no-binary-for-gpu": "fail"}
+    tried = text.replace("```\n/dockerx", "I run it with HSA_OVERRIDE_GFX_VERSION=10.3.0 set.\n```\n/dockerx")
+    assert problems(judged(tmp_path, tried, "c.txt")) == {"log.no-binary-for-gpu": "fail"}
+    assert problems(judged(tmp_path, text.split("```")[0], "d.txt")) == {}
+
+
+def test_docker_missing_dev_kfd_under_wsl_fails_beside_another_cause(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 26. ROCm/ROCm#3413: an RX 7600 XT under WSL that the WSL runtime rejects
+    ('ROCR: unsupported GPU'), and docker's 'adding custom device "/dev/kfd": no such file or directory': the
+    container run broke for a reason of its own (WSL has /dev/dxg, never /dev/kfd), so container.wsl-dxg-device and
+    the line's log.kfd-device-missing fail beside the unsupported GPU. Derived look-alikes: the same report without
+    the docker line gets no container finding; the docker line on a host not said to be WSL is no WSL advice."""
+    wsl = 'Using WSL\nNAME="Ubuntu"\nVERSION="22.04.3 LTS (Jammy Jellyfish)"\n\nGPU: 7600XT\n\n'
+    rocr = ("when I run `rocminfo`\n`ROCR: unsupported GPU`\n`hsa api call failure at: ./sources/wsl/tools/rocminfo/"
+            "rocminfo.cc:1087\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the "
+            "necessary resources.`\n")
+    docker = ("pulled image but upon running...\n`docker: Error response from daemon: error gathering device "
+              'information while adding custom device "/dev/kfd": no such file or directory.`\n')
+    assert problems(judged(tmp_path, wsl + docker + rocr)) == {
+        "container.wsl-dxg-device": "fail", "log.kfd-device-missing": "fail", "gpu.arch-unsupported": "fail",
+        "log.unsupported-gpu-target": "fail", "log.hsa-out-of-resources": "fail"}
+    alone = problems(judged(tmp_path, wsl + rocr, "b.txt"))
+    assert "container.wsl-dxg-device" not in alone and "log.kfd-device-missing" not in alone
+    native = problems(judged(tmp_path, wsl.replace("Using WSL\n", "") + docker, "c.txt"))
+    assert native == {"log.kfd-device-missing": "fail"}
+
+
+def test_an_igpu_known_from_the_cpus_name_alone_is_a_warning(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 27. ROCm/ROCm#3401: 'CPU: AMD Ryzen 5 3400G with Radeon Vega Graphics' beside
+    'GPU: AMD Radeon RX 6600', the error only in a screenshot: the iGPU is likely visible (warn), not shown breaking
+    the run. Derived look-alike: the report saying that hiding the iGPU made it work is the fail."""
+    text = ("OS: Ubuntu 22.04.4 LTS\n\nCPU: AMD Ryzen 5 3400G with Radeon Vega Graphics\n"
+            "GPU: AMD Radeon RX 7900 XTX\n")
+    assert problems(judged(tmp_path, text)).get("gpu.igpu-visible") == "warn"
+    hidden = text + "Setting HIP_VISIBLE_DEVICES=0 to hide the integrated GPU fixed it, now it works.\n"
+    assert problems(judged(tmp_path, hidden, "b.txt")).get("gpu.igpu-visible") == "fail"
