@@ -4123,3 +4123,23 @@ def test_an_igpu_known_from_the_cpus_name_alone_is_a_warning(tmp_path: Path) -> 
     assert problems(judged(tmp_path, text)).get("gpu.igpu-visible") == "warn"
     hidden = text + "Setting HIP_VISIBLE_DEVICES=0 to hide the integrated GPU fixed it, now it works.\n"
     assert problems(judged(tmp_path, hidden, "b.txt")).get("gpu.igpu-visible") == "fail"
+
+
+def test_an_export_of_the_override_at_the_sessions_prompt_is_the_override_the_failing_run_had(tmp_path: Path) -> None:
+    """AshleyYakeley/stable-diffusion-rocm#4 pastes a container session whose prompt is its path (`/dockerx# ...`);
+    a session that runs `export HSA_OVERRIDE_GFX_VERSION=10.3.0` at its prompt and then the program that fails with
+    hipErrorNoBinaryForGpu ran with the override: asking for it again would repeat what the user did (the missing
+    code is the program's). Derived look-alikes: the same session without the export, the export advised in prose,
+    and the export typed after the failing run keep `gpu.override-needed` fail."""
+    run = ("/dockerx# python scripts/txt2img.py --outdir /output --plms\n"
+           '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\nAborted (core dumped)\n')
+    gpu = "I have a Radeon RX 6600M GPU.\n\n"
+    export = "/dockerx# export HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
+    assert problems(judged(tmp_path, gpu + export + run)) == {"log.no-binary-for-gpu": "fail"}
+    dollar = gpu + export.replace("/dockerx#", "user@box:~$") + run
+    assert problems(judged(tmp_path, dollar, "b.txt")) == {"log.no-binary-for-gpu": "fail"}
+    failing = {"gpu.override-needed": "fail", "log.no-binary-for-gpu": "fail"}
+    assert problems(judged(tmp_path, gpu + run, "c.txt")) == failing
+    advised = gpu + run + "\nYou should export HSA_OVERRIDE_GFX_VERSION=10.3.0 first.\n"
+    assert problems(judged(tmp_path, advised, "d.txt")) == failing
+    assert problems(judged(tmp_path, gpu + run + export, "e.txt")) == failing

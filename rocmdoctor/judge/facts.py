@@ -191,9 +191,12 @@ DID_NOT_HELP = re.compile(r"HSA_OVERRIDE_GFX_VERSION[^\n]{0,80}?\b(?:do(?:es)?|d
                           r"(?:\*{1,2}|_)?n[o']t(?:\*{1,2}|_)?\s(?:fix|help|work|change)", re.I)
 # "with HSA_OVERRIDE_GFX_VERSION=10.3.0", "even with", "I tried", DID_NOT_HELP, or a pasted session's command run with
 # the override as its environment ("$ HSA_OVERRIDE_GFX_VERSION=9.0.0 python3", ROCm/legacy-rocm-build#1799): the
-# override is what the reporter ran with, not the fix being suggested to them
-PROMPT_RUN = re.compile(r"^(?:[\w.-]{1,64}@[\w.-]{1,64}(?::\S{0,256})?[ \t]?)?[$#❯][ \t]{1,4}"
-                        r"(?:\w{1,64}=\S{0,200}[ \t]{1,4}){0,6}HSA_OVERRIDE_GFX_VERSION=\S{1,20}[ \t]{1,4}[\w./]")
+# override is what the reporter ran with, not the fix being suggested to them; so is a shell prompt's own
+# `export HSA_OVERRIDE_GFX_VERSION=10.3.0` in the pasted session, the prompt a user's or a container's path
+# (`/dockerx# export ...`, AshleyYakeley/stable-diffusion-rocm#4): the commands after it ran with it
+PROMPT_RUN = re.compile(r"^(?:[\w.-]{1,64}@[\w.-]{1,64}(?::\S{0,256})?[ \t]?|/[\w./-]{0,200}[ \t]?)?[$#❯][ \t]{1,4}"
+                        r"(?:(?:\w{1,64}=\S{0,200}[ \t]{1,4}){0,6}HSA_OVERRIDE_GFX_VERSION=\S{1,20}[ \t]{1,4}[\w./]"
+                        r"|export[ \t]{1,4}HSA_OVERRIDE_GFX_VERSION=['\"]?\d{1,2}\.\d{1,2}\.\d{1,2}['\"]?[ \t]*$)")
 TRIED = re.compile(r"\b(?:with|even with|tried|trying|already|I(?:'m| am) using|I set|setting)\b[^\n]{0,40}"
                    r"HSA_OVERRIDE_GFX_VERSION|" + DID_NOT_HELP.pattern + "|" + PROMPT_RUN.pattern, re.I)
 
