@@ -105,6 +105,20 @@ def test_readme_lists_every_field_fixture_and_proposed_id():
         assert f"`{fid}`" in readme, f"fixtures/README.md does not propose {fid}"
 
 
+def test_readme_rows_say_what_each_field_fixture_expects_and_whether_it_is_pending():
+    """The README's table is what a reader sees: a row whose findings or state lag behind expected.json (a finding
+    added after the first pass, a fixture taught since) misleads them."""
+    readme = (ROOT / "fixtures" / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(field-[^`]+)` \| [^|\n]* \| [^|\n]* \| ([^|\n]*\| (?:passes|pending)) \|$", readme,
+                           re.M))
+    assert len(rows) == len(FIELD)
+    for f in FIELD:
+        exp = load(f)
+        cell, state = rows[f.name].rsplit(" | ", 1)
+        assert dict(re.findall(r"`([\w.-]+)` (warn|fail)", cell)) == exp["findings"], f.name
+        assert state == ("pending" if "pending" in exp else "passes"), f.name
+
+
 def run_check(target: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, NO_COLOR="1", COLUMNS="120")
     return subprocess.run([sys.executable, "-m", "rocmdoctor", "check", "--from", str(target), "--json"],
