@@ -4143,3 +4143,80 @@ def test_an_export_of_the_override_at_the_sessions_prompt_is_the_override_the_fa
     advised = gpu + run + "\nYou should export HSA_OVERRIDE_GFX_VERSION=10.3.0 first.\n"
     assert problems(judged(tmp_path, advised, "d.txt")) == failing
     assert problems(judged(tmp_path, gpu + run + export, "e.txt")) == failing
+
+
+def test_a_workload_out_of_memory_is_a_warning_even_when_the_run_stopped(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 19 (ROCm/ROCm#4468, a QLoRA run on a 48 GB W7900 fixed by other
+    TrainingArguments): the allocator's OOM on a GPU with its ordinary memory is a warning, the run having stopped
+    or not. Derived look-alike: the same line on a 512 MiB carve-out is the setup's limit, a fail."""
+    text = ("--> 520 output = torch.nn.functional.linear(A, F.dequantize_4bit(B, quant_state).to(A.dtype).t(), bias)\n"
+            "\nOutOfMemoryError: HIP out of memory. Tried to allocate 224.00 MiB. GPU \n")
+    assert problems(judged(tmp_path, text)) == {"log.gpu-out-of-memory": "warn"}
+    tiny = text.replace("GPU \n", "GPU 0 has a total capacity of 512.00 MiB of which 1.00 MiB is free.\n")
+    assert problems(judged(tmp_path, tiny, "b.txt")).get("log.gpu-out-of-memory") == "fail"
+
+
+def test_a_vmware_guest_without_atomics_fails_only_with_a_failing_run(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 20 (ROCm/ROCm#307): VMware's PCIe root ports alone make driver.pcie-atomics a
+    warning (no run failed in the paste); the same guest with HIP's 'cannot be performed in the present state' or
+    kfd's 'PCI rejects atomics' is the failure itself."""
+    text = ("I'm trying to get use OpenCL on a GPU that's available in a VM through PCI passthrough. I'm already using "
+            "PCI passthrough with this hypervisor, and the GPU shows up in dmesg and lspci:\n" + _VMWARE_LSPCI)
+    assert problems(judged(tmp_path, text)) == {"driver.pcie-atomics": "warn"}
+    failed = text + "RuntimeError: HIP error: the operation cannot be performed in the present state\n"
+    assert problems(judged(tmp_path, failed, "b.txt")).get("driver.pcie-atomics") == "fail"
+
+
+_ROCMINFO_TWO = ("ROCk module version 6.16.13 is loaded\n*******\nAgent 1\n*******\n  Name:                    gfx90a\n"
+                 "  Marketing Name:          AMD Instinct MI210\n  Device Type:             GPU\n*******\nAgent 2\n"
+                 "*******\n  Name:                    gfx908\n  Marketing Name:          AMD Instinct MI100\n"
+                 "  Device Type:             GPU\n*** Done ***\n")
+
+
+def test_a_grep_of_rocminfo_under_its_full_output_is_the_same_gpus(tmp_path: Path) -> None:
+    """ROCm/ROCm#5924: a full rocminfo, then the template's 'GPU:' grep of its Name lines: the same GPUs listed again,
+    not twice as many. Derived look-alike: a later listing naming another GPU is kept."""
+    from rocmdoctor.parse.rocminfo import parse_rocminfo
+    grep = ("GPU:\n  Name:                    gfx90a\n  Marketing Name:          AMD Instinct MI210\n"
+            "      Name:                    amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\n"
+            "  Name:                    gfx908\n  Marketing Name:          AMD Instinct MI100\n")
+    assert [g.gfx for g in parse_rocminfo(_ROCMINFO_TWO + grep).gpus] == ["gfx90a", "gfx908"]
+    other = grep.replace("gfx908", "gfx1030").replace("MI100", "Radeon RX 6800")
+    assert len(parse_rocminfo(_ROCMINFO_TWO + other).gpus) == 4
+
+
+_SDK_NO_CO = (
+    "tharvey@tharvey-AM5:/opt/rocm_sdk_612/docs/examples/hipcc/hello_world$ ./build.sh\n"
+    " Agent name: AMD Radeon RX 7800 XT\n"
+    ":1:hip_fatbin.cpp           :272 : 3169196830 us: [pid:9111  tid:0x79a41865cb80] Cannot find CO in the bundle "
+    "/opt/rocm_sdk_612/lib/libmagma.so for ISA: amdgcn-amd-amdhsa--gfx1101\n"
+    ":1:hip_fatbin.cpp           :125 : 3169196832 us: [pid:9111  tid:0x79a41865cb80] Missing CO for these ISAs - \n"
+    ":1:hip_fatbin.cpp           :128 : 3169196833 us: [pid:9111  tid:0x79a41865cb80]      amdgcn-amd-amdhsa--gfx1036\n"
+    ":1:hip_fatbin.cpp           :128 : 3169196834 us: [pid:9111  tid:0x79a41865cb80]      amdgcn-amd-amdhsa--gfx1101\n"
+    ":3:hip_platform.cpp         :703 : 3169196836 us: [pid:9111  tid:0x79a41865cb80] init: Returned "
+    "hipErrorNoBinaryForGpu : continue parsing remaining modules\n\n"
+    "I've noticed as well looking at the above that it's trying to find binaries for the IGPU on my CPU, so I've set "
+    "it only visible to the GPU with the ROCR_VISIBLE_DEVICES environment variable, but the error is the same as "
+    "above, only it doesn't mention the gfx1036 anymore.\n")
+
+
+def test_a_rocm_built_on_the_host_is_not_judged_by_amds_lists(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 21 (lamikr/rocm_sdk_builder#246): ROCm SDK Builder's /opt/rocm_sdk_612 built for
+    gfx1100 on an RX 7800 XT (gfx1101): the no-code-object line is the verdict, not AMD's 6.1.2 list (which lacks
+    gfx1101, so offered the override). Derived look-alike: AMD's /opt/rocm-6.1.2 is judged by that list."""
+    assert problems(judged(tmp_path, _SDK_NO_CO)) == {"log.no-binary-for-gpu": "fail"}
+    amd = _SDK_NO_CO.replace("/opt/rocm_sdk_612", "/opt/rocm-6.1.2")
+    assert problems(judged(tmp_path, amd, "b.txt")).get("gpu.override-needed") == "fail"
+
+
+def test_an_igpu_the_report_hid_without_effect_is_information(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 22 (lamikr/rocm_sdk_builder#246): 'I've set it only visible to the GPU with the
+    ROCR_VISIBLE_DEVICES environment variable, but the error is the same': the iGPU is ruled out, information.
+    Derived look-alikes: the same sentence without its outcome, and one where hiding it fixed the run, warn."""
+    found = judged(tmp_path, _SDK_NO_CO)
+    assert "gpu.igpu-visible" not in problems(found) and found["gpu.igpu-visible"][0].severity == Severity.INFO
+    untold = _SDK_NO_CO.replace(", but the error is the same as above, only it doesn't mention the gfx1036 anymore",
+                                "")
+    assert problems(judged(tmp_path, untold, "b.txt")).get("gpu.igpu-visible") == "warn"
+    fixed = _SDK_NO_CO.replace("but the error is the same as above", "and now it works")
+    assert problems(judged(tmp_path, fixed, "c.txt")).get("gpu.igpu-visible") == "warn"

@@ -33,6 +33,7 @@ CONTEXT_KINDS: dict[str, str] = {
     "companion.pinned": "companion-pinned", "gpu.enumerated": "enumerated",
     "container.distrobox": "distrobox", "host.works": "host-works",
     "pip.versions-listed": "pip-versions-listed", "igpu.hiding-works": "igpu-hiding-works",
+    "igpu.hiding-no-help": "igpu-hiding-no-help",
     "igpu.device-said": "igpu-device-said", "cpu.apu": "apu-cpu", "run.crash-said": "crash-said",
     "run.works-said": "works-said", "app.koboldcpp-rocm": "app-koboldcpp-rocm",
     "run.no-gpu-said": "no-gpu-said", "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",

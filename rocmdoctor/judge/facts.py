@@ -304,6 +304,18 @@ def system_rocm(host: Host) -> Optional[tuple[str, Source]]:
     return None
 
 
+def self_built_rocm(host: Host) -> Optional[str]:
+    """The path of a ROCm built on this host (ROCm SDK Builder's /opt/rocm_sdk_612 = 6.1.2) when it is the only
+    ROCm the report shows: its version is the sources', but its GPU targets are whatever its build chose, so
+    AMD's per-release lists give no verdict on it (lamikr/rocm_sdk_builder#246)."""
+    installs = host.rocm_installs
+    if not installs or not all(i.path.startswith("/opt/rocm_sdk_") for i in installs):
+        return None
+    if host.rocm_version is not None and host.rocm_version.value not in {i.version for i in installs}:
+        return None  # another ROCm's version file beside it
+    return installs[0].path
+
+
 def _vkey(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
 
@@ -319,7 +331,8 @@ def rocm_context(host: Host, matrix: Matrix, system_only: bool = False, allow_la
     tr = None if system_only else torch_rocm(host)
     if tr:
         candidates.append((tr, f"the installed torch {host.torch.version if host.torch else ''} bundles ROCm {tr}"))
-    sr = system_rocm(host)
+    built = self_built_rocm(host)
+    sr = None if built else system_rocm(host)
     if sr:
         candidates.append((sr[0], f"system ROCm {sr[0]} ({sr[1].file})"))
     if host.dkms and host.dkms.entries:
@@ -334,6 +347,9 @@ def rocm_context(host: Host, matrix: Matrix, system_only: bool = False, allow_la
             return RocmContext(version, why, rel)
     if candidates:
         return RocmContext(candidates[0][0], candidates[0][1] + " (not in rocmdoctor's matrix)", None)
+    if built:
+        return RocmContext(None, f"the ROCm here ({built}) was built on this host (ROCm SDK Builder) for the targets "
+                           "its build chose: AMD's per-release lists do not judge it", None)
     if "rocminfo" in host.captured or host.rocm_installs:
         return RocmContext(None, "ROCm is installed but its version was not captured", None)
     if system_only or not allow_latest:

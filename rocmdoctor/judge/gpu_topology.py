@@ -53,6 +53,11 @@ def igpu_visible(host: Host, matrix: Matrix) -> list[Finding]:
                     if host.env.get(k)), None)
     if limiter:
         return [ok("gpu.igpu-visible", f"Integrated GPU present but {limiter}={host.env[limiter]} limits the devices")]
+    if (tried := host.context.get("igpu-hiding-no-help")) is not None:  # lamikr/rocm_sdk_builder#246
+        return [finding("gpu.igpu-visible", Severity.INFO, f"Integrated {gpu_label(apus[0])} is visible beside the "
+                        "discrete GPU, but the report says hiding it left the error as it was",
+                        "The iGPU is not what breaks this run: the failure stayed with only the discrete GPU visible.",
+                        [str(tried.source)])]
     # Indices are the runtime's only when an enumeration listed the GPUs; GPUs named in prose have no order
     ordered = bool(gpu_sources_captured(host))
     keep = ",".join(str(g.index) for g in dgpus) if ordered else "<index of the discrete GPU>"

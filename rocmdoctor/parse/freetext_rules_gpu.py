@@ -147,6 +147,12 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("igpu.hiding-works", ("iGPU", "igpu", "IGPU", "integrated", "Integrated", "INTEGRATED"),
        r"(?i:(?P<v>\b(?:block|hid|hiding|disabl|exclud)\w{0,4}\b[^\n]{0,60}?\b(?:igpu|integrated (?:gpu|graphics))\b",
        r"[^\n]{0,80}?\b(?:then it works|it works|works fine|fixe[sd] it|solved it)\b))"),
+    # the report says hiding the other GPUs changed nothing: "I've set it only visible to the GPU with the
+    # ROCR_VISIBLE_DEVICES environment variable, but the error is the same as above" (lamikr/rocm_sdk_builder#246)
+    _r("igpu.hiding-no-help", ("_VISIBLE_DEVICES",),
+       r"(?i:(?P<v>\b(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES\b[^\n]{0,120}?\b(?:the (?:error|problem|issue) (?:is|was|stays|",
+       r"remains|remained) (?:still )?the same|(?:did|does)(?: not|n't|nt) (?:help|change anything)|no difference|",
+       r"nothing changed)\b))"),
     # the report saying ROCm enumerates the iGPU as a device of its own: "the discrete GPU will be ROCm Device 0, and
     # the iGPU ROCm Device 1" (oobabooga/textgen#7319, a Ryzen 9000's iGPU beside an AMD dGPU; AMD: "a known issue
     # when ROCm enumerates both"); not "the iGPU is disabled", "no iGPU device"

@@ -8,6 +8,7 @@ a ``GPU-`` uuid. Their order is the KFD node order, which is how they are merged
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -70,6 +71,7 @@ class _Reader:
         self.agents: list[_Agent] = []
         self.cur: Optional[_Agent] = None
         self.headers = False  # the output has "Agent N" lines: only they start an agent
+        self.done_at: Optional[int] = None  # agents read when a headed output ended (``*** Done ***``)
 
     def new(self, n: int, line: str) -> _Agent:
         self.cur = _Agent(first_line=(n, line))
@@ -131,9 +133,10 @@ def _set(a: _Agent, key: str, value: str) -> None:
 
 
 _INT_KEYS = {"Chip ID": "chip_id", "BDFID": "bdfid", "Compute Unit": "compute_units", "Node": "node"}
-# A literal of each line parse_rocminfo acts on: "ROCk module", _AGENT's "Agent" and each of _KEY's keys.
-_NEEDLES = ("ROCk module", "Agent", "Name", "Device Type", "Uuid", "Chip ID", "BDFID", "Compute Unit", "Node",
-            "Segment", "Size", "Memory Properties")
+# A literal of each line parse_rocminfo acts on: "ROCk module", the end of an output, _AGENT's "Agent" and each of
+# _KEY's keys.
+_NEEDLES = ("ROCk module", "*** Done ***", "Agent", "Name", "Device Type", "Uuid", "Chip ID", "BDFID", "Compute Unit",
+            "Node", "Segment", "Size", "Memory Properties")
 
 
 def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
@@ -148,6 +151,11 @@ def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
                 if m.group(1):
                     res.rock_version = Fact(m.group(1), src(file, n, line))
             continue
+        if "*** Done ***" in line:
+            if reader.headers and reader.done_at is None:
+                reader.done_at = len(reader.agents)
+            reader.headers, reader.cur = False, None  # what follows is another listing
+            continue
         if _AGENT.match(line):
             reader.headers = True
             reader.new(n, line)
@@ -155,8 +163,9 @@ def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
         m = _KEY.match(line)
         if m is not None:
             reader.key(m.group(1), m.group(2).strip(), n, line)
-    res.agents_seen = len(reader.agents)
-    for a in reader.agents:
+    agents = _without_relisting(reader)
+    res.agents_seen = len(agents)
+    for a in agents:
         if not a.is_gpu():
             label = a.marketing or (a.name[0] if a.name else "")
             is_cpu = a.device_type.upper().startswith("CPU") if a.device_type else bool(_CPU_MARKETING.search(label))
@@ -165,6 +174,24 @@ def parse_rocminfo(text: str, file: str = "cmd/rocminfo.txt") -> RocminfoResult:
             continue
         res.gpus.append(_to_gpu(a, file, len(res.gpus)))
     return res
+
+
+def _gpu_key(a: _Agent) -> tuple[str, str]:
+    return (a.name[0] if a.name else "", a.marketing or "")
+
+
+def _without_relisting(reader: _Reader) -> list[_Agent]:
+    """The agents, less a later listing that only repeats the GPUs of a complete rocminfo output before it: a
+    ``rocminfo | grep Name`` under the full output names the same GPUs again, not more of them (ROCm/ROCm#5924:
+    three GPUs listed, then grepped, had been counted as six)."""
+    if reader.done_at is None or reader.done_at >= len(reader.agents):
+        return reader.agents
+    head, tail = reader.agents[:reader.done_at], reader.agents[reader.done_at:]
+    seen = Counter(_gpu_key(a) for a in head if a.is_gpu())
+    again = Counter(_gpu_key(a) for a in tail if a.is_gpu())
+    if again and all(seen[k] >= n for k, n in again.items()):
+        return head
+    return reader.agents
 
 
 def _to_gpu(a: _Agent, file: str, index: int) -> GpuInfo:
