@@ -48,6 +48,9 @@ def _plain_read_line(body: str) -> dkms._Line:
     kernel = km.group(1) if km else None
     if lm is not None and lm.group("mod4"):
         return dkms._Line(body, loading, kernel, "makelog")
+    cm = dkms._CONSULT.search(body)
+    if cm:
+        return dkms._Line(body, loading, None, "consult", entry=(cm["mod"], cm["ver"], None, None, "build-failed"))
     if dkms._MAKE_ERROR.match(body):
         return dkms._Line(body, loading, None, "make-error")
     fm = dkms._BUILD_FAIL.search(body)
