@@ -4220,3 +4220,22 @@ def test_an_igpu_the_report_hid_without_effect_is_information(tmp_path: Path) ->
     assert problems(judged(tmp_path, untold, "b.txt")).get("gpu.igpu-visible") == "warn"
     fixed = _SDK_NO_CO.replace("but the error is the same as above", "and now it works")
     assert problems(judged(tmp_path, fixed, "c.txt")).get("gpu.igpu-visible") == "warn"
+
+
+def test_an_apu_under_wsl_with_a_windows_driver_amd_said_lacks_it_is_unsupported(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#4809: a Radeon 8060S (gfx1151) under WSL2 with the Windows driver 25.5.1 shows no GPU;
+    AMD: 'the Radeon 8060S and other APUs are not yet supported by ROCm on WSL'. Derived look-alikes: no driver
+    named, a later driver, the same lines without WSL, a Linux-style driver version (month 40), and a GPU the data
+    bounds no driver for give no fail."""
+    text = ("After installing the AMD GPU driver, the system fails to recognize the Radeon 8060S graphics card. "
+            "Only the CPU is detected.\n\n**Environment:**\n- WSL2 version: 2.4.13.0\n"
+            "- Windows version: Windows 11\n- AMDGPU driver version: 25.5.1\n- Radeon model: 8060S\n")
+    _the_one_fail(tmp_path, text, "gpu.arch-unsupported", "with this Windows driver")
+    adrenalin = text.replace("AMDGPU driver version: 25.5.1", "Adrenalin 25.3.1 driver")
+    assert problems(judged(tmp_path, adrenalin, "a.txt")) == {"gpu.arch-unsupported": "fail"}
+    for n, other in enumerate((text.replace("- AMDGPU driver version: 25.5.1\n", ""),
+                               text.replace("25.5.1", "25.8.1"),
+                               text.replace("- WSL2 version: 2.4.13.0\n", ""),
+                               text.replace("25.5.1", "23.40.2"),
+                               text.replace("8060S", "RX 7900 XTX"))):
+        assert "gpu.arch-unsupported" not in problems(judged(tmp_path, other, f"other{n}.txt")), other

@@ -39,6 +39,7 @@ CONTEXT_KINDS: dict[str, str] = {
     "run.no-gpu-said": "no-gpu-said", "k8s.kmm-amdgpu": "kmm-amdgpu", "rocm.amd-packages": "amd-packages",
     "build.extension": "extension-build", "app.lmstudio-rocm-survey": "lmstudio-rocm-survey",
     "driver.works-with": "driver-works-with", "driver.version-named": "driver-named",
+    "windows.driver-version": "windows-driver",
     "rocm.upgraded": "rocm-upgraded", "rocm.tree-incomplete": "rocm-tree-incomplete",
     "hip.hsa-attribute-unknown": "hip-hsa-older",
     "rocm.packages-behind": "rocm-packages-behind", "app.amd-wheel": "amd-framework-wheel",

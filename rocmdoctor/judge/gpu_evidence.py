@@ -302,10 +302,37 @@ def override_said_needed(host: Host) -> Optional[Finding]:
     )
 
 
+def _driver_too_old(host: Host, target: GpuTarget) -> Optional[str]:
+    """The Windows driver the report names, where AMD said the target is not on WSL with drivers up to the data's
+    bound (ROCm/legacy-rocm-build#4809: a Radeon 8060S, gfx1151, with driver 25.5.1); a later driver or none named
+    is not judged."""
+    named = host.context.get("windows-driver")
+    if not target.wsl_driver_through or named is None:
+        return None
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in v.split("."))
+    return str(named.source) if key(named.value) <= key(target.wsl_driver_through) else None
+
+
 def not_on_wsl(host: Host, gpu: GpuInfo, target: Optional[GpuTarget], evidence: list[str]) -> Optional[Finding]:
     """Under WSL only the GPUs on AMD's WSL list run, a narrower list than native Linux's: a target AMD said is not
-    on it fails whatever the Linux tables say (ROCm/ROCm#4503: an RX 6950 XT, gfx1030)."""
-    if target is None or target.wsl is not False or not (host.kernel.is_wsl or "wsl" in host.context):
+    on it fails whatever the Linux tables say (ROCm/ROCm#4503: an RX 6950 XT, gfx1030), and so does one AMD said
+    is not on it with the Windows driver the report names (ROCm/legacy-rocm-build#4809)."""
+    if target is None or not (host.kernel.is_wsl or "wsl" in host.context):
+        return None
+    driver = _driver_too_old(host, target)
+    if driver is not None:
+        return finding(
+            "gpu.arch-unsupported", Severity.FAIL,
+            f"{gpu_label(gpu)}: ROCm on WSL does not support {target.gfx} with this Windows driver",
+            f"ROCm under WSL reaches the GPU through the Windows driver, which exposes only the GPUs on AMD's WSL "
+            f"list; AMD said {target.gfx} is not on it with drivers up to {target.wsl_driver_through}, the one this "
+            "report names or older.",
+            [*evidence, driver, target.wsl_driver_source],
+            Fix("Use native Linux for this GPU, or a newer Windows driver and ROCm release whose WSL list names it:",
+                [], "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html"),
+        )
+    if target.wsl is not False:
         return None
     return finding(
         "gpu.arch-unsupported", Severity.FAIL, f"{gpu_label(gpu)}: ROCm on WSL does not support {target.gfx}",

@@ -104,6 +104,7 @@ def _build_gpus(raw: dict[str, Any], overrides: dict[str, Any]) -> tuple[dict[st
             override_note=(f"[{status}] " if status else "") + o.get("note", ""),
             is_apu=g["is_apu"], source=g["source"], override_source=o.get("source", ""), pci_ids=extra,
             wsl=g.get("wsl"), wsl_source=g.get("wsl_source", ""),
+            wsl_driver_through=g.get("wsl_driver_through", ""), wsl_driver_source=g.get("wsl_driver_source", ""),
         )
     return gpus, pci_gfx
 

@@ -70,6 +70,8 @@ GPU: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
     "wsl": ("bool", False),  # false: AMD said ROCm on WSL does not support this target
     "wsl_source": ("str", False),
+    "wsl_driver_through": ("str", False),  # the newest Windows driver (Adrenalin YY.M.N) AMD said lacks it on WSL
+    "wsl_driver_source": ("str", False),
     "product": (("list", PRODUCT), False),
 }
 

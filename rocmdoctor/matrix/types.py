@@ -103,6 +103,8 @@ class GpuTarget:
     pci_ids: tuple[str, ...] = ()  # device ids known for this target without a product row (APUs)
     wsl: Optional[bool] = None  # False: AMD said ROCm on WSL does not support it; None: not in the data
     wsl_source: str = ""
+    wsl_driver_through: str = ""  # "25.5.1": not on WSL with Windows drivers up to this one; later ones not judged
+    wsl_driver_source: str = ""
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,11 @@ HOST_RULES: tuple[Rule, ...] = (
     _r("wsl", ("wsl", "Wsl", "Operating System"),
        r"(?P<v>\b(?:on|for|in|under|with|via) [Ww]sl2?\b|",
        r"^#{2,4} Operating System\s{0,4}\n\s{0,4}\n?[^\n]{0,40}\b[Ww]sl2?\b|--usecase[= ][\w,]{0,60}\bwsl\b)"),
+    # the Windows driver (Adrenalin, versioned year.month.n) a WSL or Windows report names: "- AMDGPU driver version:
+    # 25.5.1" (ROCm/legacy-rocm-build#4809), "Adrenalin 25.3.1 driver"; the month keeps Linux's "23.40.2" out
+    _r("windows.driver-version", ("Adrenalin", "driver version"),
+       r"(?:\bAdrenalin(?:\s{1,2}Edition)?(?:\s{1,2}driver)?(?:\s{1,2}version)?|\bAMD(?:GPU)? driver version)",
+       r":?\s{1,4}v?(?P<v>2\d\.(?:1[0-2]|[1-9])\.\d{1,2})(?![\w.])"),
     # (an issue template's "### OS" answered "Windows" (ollama's); ollama's own Windows GPU discovery,
     # "source=amd_windows.go:90" (ollama/ollama#4962))
     _r("windows", ("Windows 1", "PS ", ":\\", "py -3", "\\Scripts\\", "\\scripts\\", "AMD Software", "HIP SDK",
