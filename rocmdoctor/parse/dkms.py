@@ -147,10 +147,11 @@ def parse_dkms(text: str, file: str = "cmd/dkms-status.txt") -> DkmsInfo:
                 info.entries.append(DkmsEntry(module=loading[0], version=loading[1], kernel=kernel,
                                               status="build-failed", source=src(file, loading[2])))
             unnamed = (kernel, n) if loading is None and kernel else None
-        elif r.kind == "consult" and r.entry is not None and unnamed is not None and n - unnamed[1] <= 2:
-            # the failure's own "Consult .../<module>/<version>/build/make.log" line, right after it, names the module
-            info.entries.append(DkmsEntry(module=r.entry[0], version=r.entry[1], kernel=unnamed[0],
-                                          status="build-failed", source=src(file, n, r.body)))
+        elif r.kind == "consult":  # never a status line of its own (a named failure already has its entry)
+            if r.entry is not None and unnamed is not None and n - unnamed[1] <= 2:
+                # the failure's own "Consult .../<module>/<version>/build/make.log" line, right after it, names it
+                info.entries.append(DkmsEntry(module=r.entry[0], version=r.entry[1], kernel=unnamed[0],
+                                              status="build-failed", source=src(file, n, r.body)))
             unnamed = None
         elif r.kind == "build-failure":
             info.build_failures.append(Fact(r.body, src(file, n, r.body)))
