@@ -4074,7 +4074,7 @@ def test_an_os_the_stated_release_does_not_list_warns_beside_another_cause(tmp_p
 
 
 def test_a_no_code_error_on_a_gpu_that_runs_only_through_an_override_names_the_override(tmp_path: Path) -> None:
-    """fixtures/README.md judging rule 25. AshleyYakeley/stable-diffusion-rocm#9: a laptop's 'Radeon RX 6600M'
+    """fixtures/README.md judging rule 23. AshleyYakeley/stable-diffusion-rocm#9: a laptop's 'Radeon RX 6600M'
     (gfx1032) in prose, then hipErrorNoBinaryForGpu inside the container with no override set: the override is named
     beside the error, a fail, whether or not the thread tried it (as in the same repository's #4, a Navi 22).
     Derived look-alikes: an RX 6800 (gfx1030, native code) gets no override; a report that ran with the override and
@@ -4094,7 +4094,7 @@ def test_a_no_code_error_on_a_gpu_that_runs_only_through_an_override_names_the_o
 
 
 def test_docker_missing_dev_kfd_under_wsl_fails_beside_another_cause(tmp_path: Path) -> None:
-    """fixtures/README.md judging rule 26. ROCm/ROCm#3413: an RX 7600 XT under WSL that the WSL runtime rejects
+    """fixtures/README.md judging rule 24. ROCm/ROCm#3413: an RX 7600 XT under WSL that the WSL runtime rejects
     ('ROCR: unsupported GPU'), and docker's 'adding custom device "/dev/kfd": no such file or directory': the
     container run broke for a reason of its own (WSL has /dev/dxg, never /dev/kfd), so container.wsl-dxg-device and
     the line's log.kfd-device-missing fail beside the unsupported GPU. Derived look-alikes: the same report without
@@ -4115,7 +4115,7 @@ def test_docker_missing_dev_kfd_under_wsl_fails_beside_another_cause(tmp_path: P
 
 
 def test_an_igpu_known_from_the_cpus_name_alone_is_a_warning(tmp_path: Path) -> None:
-    """fixtures/README.md judging rule 27. ROCm/ROCm#3401: 'CPU: AMD Ryzen 5 3400G with Radeon Vega Graphics' beside
+    """fixtures/README.md judging rule 25. ROCm/ROCm#3401: 'CPU: AMD Ryzen 5 3400G with Radeon Vega Graphics' beside
     'GPU: AMD Radeon RX 6600', the error only in a screenshot: the iGPU is likely visible (warn), not shown breaking
     the run. Derived look-alike: the report saying that hiding the iGPU made it work is the fail."""
     text = ("OS: Ubuntu 22.04.4 LTS\n\nCPU: AMD Ryzen 5 3400G with Radeon Vega Graphics\n"
