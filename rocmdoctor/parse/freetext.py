@@ -86,25 +86,55 @@ def _after(text: str, end: int, lines: int = 1) -> int:
     return end
 
 
-def _windows(text: str, needle: str, lines: int = 1) -> Iterator[tuple[int, int]]:
+class _Occurrences:
+    """Where one needle occurs in one text: (offset of its line part, end of its line) of each occurrence, the
+    next one searched after that line, at most :data:`MAX_HITS_PER_NEEDLE`. Found on demand and kept, so the
+    rules sharing a needle ("gfx", "/dev/kfd", "0M") search a long paste for it once, not once each."""
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.text, self.needle = text, needle
+        self.skip = 1 if needle.startswith("\n") else 0
+        self.found: list[tuple[int, int]] = []
+        # where the next search starts (None: no more); most needles are absent: ruled out on the digest
+        self.start: Optional[int] = 0 if occurs(text, needle) else None
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        i = 0
+        while i < len(self.found) or self._next():
+            yield self.found[i]
+            i += 1
+
+    def _next(self) -> bool:
+        """Find one more occurrence; False when there is none (or the cap is reached)."""
+        if self.start is None or len(self.found) >= MAX_HITS_PER_NEEDLE:
+            return False
+        pos = self.text.find(self.needle, self.start)
+        if pos == -1:
+            self.start = None
+            return False
+        at = pos + self.skip
+        end = _line_end(self.text, at)
+        self.found.append((at, end))
+        self.start = None if end >= len(self.text) else end + 1 - self.skip
+        return True
+
+
+def _windows(text: str, needle: str, lines: int = 1,
+             occurrences: Optional[dict[str, _Occurrences]] = None) -> Iterator[tuple[int, int]]:
     """(start, end) of the line holding each occurrence of ``needle``, plus ``lines`` lines after it (where a REPL
     prints its answer; where an issue template's "### ROCm Version" heading has its answer, after a blank line).
-    A needle starting with a newline matches at the start of a line (or of the text)."""
-    n = len(text)
-    line_start_needle = needle.startswith("\n")
-    if line_start_needle and text.startswith(needle[1:]):
+    A needle starting with a newline matches at the start of a line (or of the text). ``occurrences``: the
+    needles' occurrences found so far in ``text`` (shared by the rules of one :func:`extract`)."""
+    if needle.startswith("\n") and text.startswith(needle[1:]):
         end = _line_end(text, 0)
         yield 0, _after(text, end, lines)
-    pos = text.find(needle) if occurs(text, needle) else -1  # most needles are absent: ruled out on the digest
-    hits = 0
-    while pos != -1 and hits < MAX_HITS_PER_NEEDLE:
-        hits += 1
-        at = pos + 1 if line_start_needle else pos
-        end = _line_end(text, at)
+    occ = occurrences.get(needle) if occurrences is not None else None
+    if occ is None:
+        occ = _Occurrences(text, needle)
+        if occurrences is not None:
+            occurrences[needle] = occ
+    for at, end in occ:
         yield _line_start(text, at), _after(text, end, lines)
-        if end >= n:
-            break
-        pos = text.find(needle, end if line_start_needle else end + 1)
 
 
 def extract(text: str, file: str) -> TextFacts:
@@ -120,8 +150,9 @@ def extract(text: str, file: str) -> TextFacts:
         # CJK input methods type a full-width colon ("ROCm： 5.7.1", ROCm/rocBLAS#1380): read as ':', same offsets
         text = text.replace("\uff1a", ":")
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
+        occurrences: dict[str, _Occurrences] = {}
         for order, rule in enumerate(RULES):
-            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule))
+            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule, occurrences))
         found.sort()
         out.facts = _with_lines(text, found, file)
     except (RecursionError, MemoryError, re.error, ValueError, TypeError):  # pragma: no cover - defensive
@@ -129,7 +160,8 @@ def extract(text: str, file: str) -> TextFacts:
     return out
 
 
-def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
+def _rule_facts(text: str, rule: Rule,
+                occurrences: Optional[dict[str, _Occurrences]] = None) -> list[tuple[int, str]]:
     """(offset, value) of the first :data:`MAX_PER_RULE` values ``rule`` finds in the windows of its needles.
 
     A log repeats its lines, so the matches of one window are remembered by the window's text and the
@@ -139,7 +171,7 @@ def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     seen: dict[tuple[bool, str], list[tuple[int, str]]] = {}
     for needle in rule.needles:
-        for lo, hi in _windows(text, needle, rule.lines_after):
+        for lo, hi in _windows(text, needle, rule.lines_after, occurrences):
             key = (lo == 0, text[lo - 1 if lo else 0:hi])
             hits = seen.get(key)
             if hits is None:
