@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from rocmdoctor.model import Source
+from rocmdoctor.parse import needles
 from rocmdoctor.parse.freetext_rules import CODENAME, FREE_TEXT, MAX_PER_RULE, RULES, Rule
 from rocmdoctor.parse.needles import occurs
 from rocmdoctor.parse.text import MAX_CHARS, clean
@@ -60,6 +61,9 @@ class TextFacts:
         return {f.kind for f in self.facts}
 
 
+# What extract() reads a character as: Markdown code spans ("- PyTorch: `2.12.0.dev20260408+rocm7.2`") lose their
+# backticks; CJK input methods type a full-width colon ("ROCm： 5.7.1", ROCm/rocBLAS#1380), read as ':'
+_READ_AS = (("`", " "), ("\uff1a", ":"))
 MAX_HITS_PER_NEEDLE = 2000  # needle occurrences looked at per rule: bounds a paste full of near-misses
 MAX_REMEMBERED = 1024  # windows whose matches one rule keeps (a log repeats far fewer distinct ones)
 _WINDOW = 4096  # characters around a hit the regex sees (its line and the next; bounded on one huge line)
@@ -145,10 +149,10 @@ def extract(text: str, file: str) -> TextFacts:
             return out
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS]
-        # Markdown code spans ("- PyTorch: `2.12.0.dev20260408+rocm7.2`"): the backticks go, the offsets stay
-        text = text.replace("`", " ")
-        # CJK input methods type a full-width colon ("ROCm： 5.7.1", ROCm/rocBLAS#1380): read as ':', same offsets
-        text = text.replace("\uff1a", ":")
+        read = text
+        for char, read_as in _READ_AS:  # same offsets
+            text = text.replace(char, read_as)
+        needles.replaced(read, text, _READ_AS)  # the needle tests reuse the digests the other scanners built
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         occurrences: dict[str, _Occurrences] = {}
         for order, rule in enumerate(RULES):
