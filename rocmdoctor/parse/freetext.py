@@ -155,8 +155,9 @@ def extract(text: str, file: str) -> TextFacts:
         needles.replaced(read, text, _READ_AS)  # the needle tests reuse the digests the other scanners built
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
         occurrences: dict[str, _Occurrences] = {}
+        once = _lines_once(text)
         for order, rule in enumerate(RULES):
-            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule, occurrences))
+            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule, occurrences, once))
         found.sort()
         out.facts = _with_lines(text, found, file)
     except (RecursionError, MemoryError, re.error, ValueError, TypeError):  # pragma: no cover - defensive
@@ -164,17 +165,47 @@ def extract(text: str, file: str) -> TextFacts:
     return out
 
 
-def _rule_facts(text: str, rule: Rule,
-                occurrences: Optional[dict[str, _Occurrences]] = None) -> list[tuple[int, str]]:
+def _lines_once(text: str) -> Optional[str]:
+    """The first line of ``text``, then every distinct line of it once, each after a newline; None when its lines
+    hardly repeat (or this would be a long text itself: its digest must not replace that of ``text``).
+
+    Every window a rule reading one line (``lines_after`` 0) is shown in ``text`` is a window of this text too,
+    with the same character before it (the first line alone starts the text, as there), the same end, and the
+    same cut on a huge line (a line's occurrences are found from its start, whatever precedes it): so a needle
+    whose windows here give such a rule no value gives it none in ``text`` either (:func:`_gives_nothing`)."""
+    distinct = needles.digest(text)
+    if distinct is text:
+        return None
+    first = text.find("\n")
+    once = (text if first == -1 else text[:first]) + "\n" + distinct
+    return once if len(once) < needles.MIN_DIGEST else None
+
+
+def _gives_nothing(once: str, needle: str, rule: Rule) -> bool:
+    """True when no window of ``needle`` in ``once`` (:func:`_lines_once`) gives ``rule`` a value; False also
+    when the windows looked at reach the cap (an answer for some of them only)."""
+    for count, (lo, hi) in enumerate(_windows(once, needle, 0), 1):
+        if count >= MAX_HITS_PER_NEEDLE or any(m.start("v") >= 0 for m in rule.pattern.finditer(once, lo, hi)):
+            return False
+    return True
+
+
+def _rule_facts(text: str, rule: Rule, occurrences: Optional[dict[str, _Occurrences]] = None,
+                once: Optional[str] = None) -> list[tuple[int, str]]:
     """(offset, value) of the first :data:`MAX_PER_RULE` values ``rule`` finds in the windows of its needles.
 
     A log repeats its lines, so the matches of one window are remembered by the window's text and the
     character before it (every lookbehind of :data:`RULES` is one character wide, ``^`` and ``\\b`` look no
-    further, and the regex sees nothing past the window's end): a repeated window costs a dict lookup."""
+    further, and the regex sees nothing past the window's end): a repeated window costs a dict lookup. For the
+    same reason a rule reading one line is first tried on the distinct lines (``once``, :func:`_lines_once`): a
+    needle that gives it nothing there is not searched for in the whole text."""
     starts: set[int] = set()
     out: list[tuple[int, str]] = []
     seen: dict[tuple[bool, str], list[tuple[int, str]]] = {}
+    one_line = once is not None and rule.lines_after == 0
     for needle in rule.needles:
+        if one_line and "\n" not in needle[1:] and _gives_nothing(once or "", needle, rule):
+            continue
         for lo, hi in _windows(text, needle, rule.lines_after, occurrences):
             key = (lo == 0, text[lo - 1 if lo else 0:hi])
             hits = seen.get(key)
