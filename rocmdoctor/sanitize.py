@@ -39,6 +39,8 @@ PLAUSIBLE = {
 
 def strip_controls(text: str, multiline: bool = False) -> str:
     """``text`` without escape sequences and control characters; newline/tab kept only if ``multiline``."""
+    if type(text) is str and text.isascii() and text.isprintable():
+        return text  # nothing to strip (most strings of a host): the subs below would return it unchanged too
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI.sub("", text)
     if not multiline:

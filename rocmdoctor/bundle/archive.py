@@ -18,12 +18,14 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.bundle.tarstream import STREAM_ERRORS, Member, checksum_ok, members, open_stream
 from rocmdoctor.errors import BadInput
 from rocmdoctor.limits import LIMITS, LimitExceeded
 from rocmdoctor.parse.text import decode, is_binary
+
+if TYPE_CHECKING:  # the tar reader (gzip, its dataclass) is imported by the functions that read a tar
+    from rocmdoctor.bundle.tarstream import Member
 
 MAX_FILE_BYTES = LIMITS["file-bytes"]  # one file is read up to this size; the rest is cut (and noted)
 
@@ -269,6 +271,8 @@ def _looks_like_archive(head: bytes) -> bool:
 
 def tar_tree(path: Path) -> Tree:
     """Read a tar(.gz) bundle into memory after validating every member (bounded: :mod:`.tarstream`)."""
+    from rocmdoctor.bundle.tarstream import STREAM_ERRORS, members, open_stream  # only a tar needs it
+
     reading = _TarRead(str(path))
     try:
         raw = open(path, "rb")  # noqa: SIM115 - closed by the ``with raw`` below
@@ -291,6 +295,8 @@ def tar_tree(path: Path) -> Tree:
 
 def _plain_tar_header(head: bytes) -> bool:
     """A v7 tar (no ustar magic) still has a valid header checksum."""
+    from rocmdoctor.bundle.tarstream import checksum_ok
+
     return len(head) == 512 and checksum_ok(head)
 
 

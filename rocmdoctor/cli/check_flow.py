@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -37,6 +36,8 @@ def load_source(source: Optional[str], python: Optional[str], timeout: float) ->
     if source is not None:
         host = load_host(resolve_source(source))
         return host
+    import tempfile  # here: only a live capture needs it (random, its import, is no cost of `check --from`)
+
     from rocmdoctor import capture
 
     with tempfile.TemporaryDirectory(prefix="rocmdoctor-capture-") as tmp:

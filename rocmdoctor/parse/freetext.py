@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from rocmdoctor.model import Source
+from rocmdoctor.parse import needles
 from rocmdoctor.parse.freetext_rules import CODENAME, FREE_TEXT, MAX_PER_RULE, RULES, Rule
 from rocmdoctor.parse.needles import occurs
 from rocmdoctor.parse.text import MAX_CHARS, clean
@@ -60,6 +61,9 @@ class TextFacts:
         return {f.kind for f in self.facts}
 
 
+# What extract() reads a character as: Markdown code spans ("- PyTorch: `2.12.0.dev20260408+rocm7.2`") lose their
+# backticks; CJK input methods type a full-width colon ("ROCm： 5.7.1", ROCm/rocBLAS#1380), read as ':'
+_READ_AS = (("`", " "), ("\uff1a", ":"))
 MAX_HITS_PER_NEEDLE = 2000  # needle occurrences looked at per rule: bounds a paste full of near-misses
 MAX_REMEMBERED = 1024  # windows whose matches one rule keeps (a log repeats far fewer distinct ones)
 _WINDOW = 4096  # characters around a hit the regex sees (its line and the next; bounded on one huge line)
@@ -86,25 +90,55 @@ def _after(text: str, end: int, lines: int = 1) -> int:
     return end
 
 
-def _windows(text: str, needle: str, lines: int = 1) -> Iterator[tuple[int, int]]:
+class _Occurrences:
+    """Where one needle occurs in one text: (offset of its line part, end of its line) of each occurrence, the
+    next one searched after that line, at most :data:`MAX_HITS_PER_NEEDLE`. Found on demand and kept, so the
+    rules sharing a needle ("gfx", "/dev/kfd", "0M") search a long paste for it once, not once each."""
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.text, self.needle = text, needle
+        self.skip = 1 if needle.startswith("\n") else 0
+        self.found: list[tuple[int, int]] = []
+        # where the next search starts (None: no more); most needles are absent: ruled out on the digest
+        self.start: Optional[int] = 0 if occurs(text, needle) else None
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        i = 0
+        while i < len(self.found) or self._next():
+            yield self.found[i]
+            i += 1
+
+    def _next(self) -> bool:
+        """Find one more occurrence; False when there is none (or the cap is reached)."""
+        if self.start is None or len(self.found) >= MAX_HITS_PER_NEEDLE:
+            return False
+        pos = self.text.find(self.needle, self.start)
+        if pos == -1:
+            self.start = None
+            return False
+        at = pos + self.skip
+        end = _line_end(self.text, at)
+        self.found.append((at, end))
+        self.start = None if end >= len(self.text) else end + 1 - self.skip
+        return True
+
+
+def _windows(text: str, needle: str, lines: int = 1,
+             occurrences: Optional[dict[str, _Occurrences]] = None) -> Iterator[tuple[int, int]]:
     """(start, end) of the line holding each occurrence of ``needle``, plus ``lines`` lines after it (where a REPL
     prints its answer; where an issue template's "### ROCm Version" heading has its answer, after a blank line).
-    A needle starting with a newline matches at the start of a line (or of the text)."""
-    n = len(text)
-    line_start_needle = needle.startswith("\n")
-    if line_start_needle and text.startswith(needle[1:]):
+    A needle starting with a newline matches at the start of a line (or of the text). ``occurrences``: the
+    needles' occurrences found so far in ``text`` (shared by the rules of one :func:`extract`)."""
+    if needle.startswith("\n") and text.startswith(needle[1:]):
         end = _line_end(text, 0)
         yield 0, _after(text, end, lines)
-    pos = text.find(needle) if occurs(text, needle) else -1  # most needles are absent: ruled out on the digest
-    hits = 0
-    while pos != -1 and hits < MAX_HITS_PER_NEEDLE:
-        hits += 1
-        at = pos + 1 if line_start_needle else pos
-        end = _line_end(text, at)
+    occ = occurrences.get(needle) if occurrences is not None else None
+    if occ is None:
+        occ = _Occurrences(text, needle)
+        if occurrences is not None:
+            occurrences[needle] = occ
+    for at, end in occ:
         yield _line_start(text, at), _after(text, end, lines)
-        if end >= n:
-            break
-        pos = text.find(needle, end if line_start_needle else end + 1)
 
 
 def extract(text: str, file: str) -> TextFacts:
@@ -115,13 +149,15 @@ def extract(text: str, file: str) -> TextFacts:
             return out
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS]
-        # Markdown code spans ("- PyTorch: `2.12.0.dev20260408+rocm7.2`"): the backticks go, the offsets stay
-        text = text.replace("`", " ")
-        # CJK input methods type a full-width colon ("ROCm： 5.7.1", ROCm/rocBLAS#1380): read as ':', same offsets
-        text = text.replace("\uff1a", ":")
+        read = text
+        for char, read_as in _READ_AS:  # same offsets
+            text = text.replace(char, read_as)
+        needles.replaced(read, text, _READ_AS)  # the needle tests reuse the digests the other scanners built
         found: list[tuple[int, int, str, str]] = []  # (offset of the value, rule order, kind, value)
+        occurrences: dict[str, _Occurrences] = {}
+        once = _lines_once(text)
         for order, rule in enumerate(RULES):
-            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule))
+            found.extend((at, order, rule.kind, value) for at, value in _rule_facts(text, rule, occurrences, once))
         found.sort()
         out.facts = _with_lines(text, found, file)
     except (RecursionError, MemoryError, re.error, ValueError, TypeError):  # pragma: no cover - defensive
@@ -129,17 +165,48 @@ def extract(text: str, file: str) -> TextFacts:
     return out
 
 
-def _rule_facts(text: str, rule: Rule) -> list[tuple[int, str]]:
+def _lines_once(text: str) -> Optional[str]:
+    """The first line of ``text``, then every distinct line of it once, each after a newline; None when its lines
+    hardly repeat (or this would be a long text itself: its digest must not replace that of ``text``).
+
+    Every window a rule reading one line (``lines_after`` 0) is shown in ``text`` is a window of this text too,
+    with the same character before it (the first line alone starts the text, as there), the same end, and the
+    same cut on a huge line (a line's occurrences are found from its start, whatever precedes it): so a needle
+    whose windows here give such a rule no value gives it none in ``text`` either (:func:`_gives_nothing`)."""
+    distinct = needles.digest(text)
+    if distinct is text:
+        return None
+    first = text.find("\n")
+    once = (text if first == -1 else text[:first]) + "\n" + distinct
+    return once if len(once) < needles.MIN_DIGEST else None
+
+
+def _gives_nothing(once: str, needle: str, rule: Rule) -> bool:
+    """True when no window of ``needle`` in ``once`` (:func:`_lines_once`) gives ``rule`` a value; False also
+    when the windows looked at reach the cap (an answer for some of them only)."""
+    for count, (lo, hi) in enumerate(_windows(once, needle, 0), 1):
+        if count >= MAX_HITS_PER_NEEDLE or any(m.start("v") >= 0 for m in rule.pattern.finditer(once, lo, hi)):
+            return False
+    return True
+
+
+def _rule_facts(text: str, rule: Rule, occurrences: Optional[dict[str, _Occurrences]] = None,
+                once: Optional[str] = None) -> list[tuple[int, str]]:
     """(offset, value) of the first :data:`MAX_PER_RULE` values ``rule`` finds in the windows of its needles.
 
     A log repeats its lines, so the matches of one window are remembered by the window's text and the
     character before it (every lookbehind of :data:`RULES` is one character wide, ``^`` and ``\\b`` look no
-    further, and the regex sees nothing past the window's end): a repeated window costs a dict lookup."""
+    further, and the regex sees nothing past the window's end): a repeated window costs a dict lookup. For the
+    same reason a rule reading one line is first tried on the distinct lines (``once``, :func:`_lines_once`): a
+    needle that gives it nothing there is not searched for in the whole text."""
     starts: set[int] = set()
     out: list[tuple[int, str]] = []
     seen: dict[tuple[bool, str], list[tuple[int, str]]] = {}
+    one_line = once is not None and rule.lines_after == 0
     for needle in rule.needles:
-        for lo, hi in _windows(text, needle, rule.lines_after):
+        if one_line and "\n" not in needle[1:] and _gives_nothing(once or "", needle, rule):
+            continue
+        for lo, hi in _windows(text, needle, rule.lines_after, occurrences):
             key = (lo == 0, text[lo - 1 if lo else 0:hi])
             hits = seen.get(key)
             if hits is None:

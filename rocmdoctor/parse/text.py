@@ -109,15 +109,27 @@ def without_removed_lines(text: str) -> str:
 
 
 _WHOLE_LINE_SPAN = re.compile(r"^([ \t>*-]{0,8})`([^`\n]{1,2000})`([ \t]*)$", re.M)
+# the same after a newline: a literal first character lets the engine jump from line to line, where ``^`` is tried
+# at every character of the text (a 1 MiB paste: ~6 ms against ~1 ms)
+_SPAN_AFTER_NEWLINE = re.compile(r"\n([ \t>*-]{0,8})`([^`\n]{1,2000})`([ \t]*)$", re.M)
+
+
+def _unwrapped(m: re.Match[str]) -> str:
+    return m.group(1) + m.group(2) + m.group(3) + "  "
 
 
 def without_code_spans(text: str) -> str:
     """``text`` with every line that is one markdown code span unwrapped (same length, same lines): a report's
     "`amdgpu/6.3.6-1697589.22.04, 6.5.0-35-generic, x86_64: installed`" is dkms status's own line, read by its
-    parser like the bare one (issue templates and chat pastes wrap single output lines in backticks)."""
+    parser like the bare one (issue templates and chat pastes wrap single output lines in backticks). The first
+    line is read by :data:`_WHOLE_LINE_SPAN`, every other by :data:`_SPAN_AFTER_NEWLINE` (a span never holds a
+    newline, so the lines are read apart either way)."""
     if "`" not in text:
         return text
-    return _WHOLE_LINE_SPAN.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + "  ", text)
+    first = _WHOLE_LINE_SPAN.match(text)
+    rest = text if first is None else text[first.end():]
+    rest = _SPAN_AFTER_NEWLINE.sub(lambda m: "\n" + _unwrapped(m), rest)
+    return rest if first is None else _unwrapped(first) + rest
 
 
 def strip_prompt(line: str) -> tuple[str, bool]:
