@@ -92,10 +92,9 @@ def _finding(sig_id: str, matches: list[LogMatch], wsl: bool, igpu_only: bool = 
     if wsl and sig.wsl_severity is not None:  # a message WSL always prints (amd-smi has no WSL backend)
         return finding(first.finding_id, sig.wsl_severity, shown.title + times, sig.wsl_note or shown.explanation,
                        evidence, None)
-    if context & set(sig.moot_beside):  # the report says what the line looks for is not there (ollama#2392)
-        return finding(first.finding_id, Severity.INFO, shown.title + times, shown.explanation + " The report says "
-                       "its AMD card was removed: the program looked for a GPU that is gone (a leftover amdgpu "
-                       "driver), so there is no access to give.", evidence, None)
+    if context & set(sig.moot_beside):  # the report shows why the line means no fault here (ollama#2392)
+        return finding(first.finding_id, Severity.INFO, shown.title + times,
+                       sig.moot_note or shown.explanation, evidence, None)
     severity = sig.severity_igpu_only if igpu_only and sig.severity_igpu_only is not None else sig.severity
     if context & set(sig.fail_beside):  # what the report says beside the line makes it the failure
         severity = Severity.FAIL
@@ -127,13 +126,14 @@ def log_matches(host: Host, matrix: Matrix, finding_id: str | None = None) -> li
             by_signature[specific] += by_signature.pop(sig_id)
     alone = _igpu_only(host)
     present = frozenset(m.signature for m in host.logs)
-    if any(UE_LOGGED.search(d.value) for d in host.dmesg):  # a reset after it is RAS recovery, not a hang
-        present |= {"ras-uncorrectable-logged"}
-    if started_without_kfd(host):  # rocminfo in it cannot see the host's module (robertrosenbusch/gfx803_rocm#6)
-        present |= {"container-started-without-kfd"}
     gfx = frozenset(g for g in (native_gfx(x) for x in host.gpus) if g)
     failing = any((s := table.get(m.signature)) is not None and s.severity == Severity.FAIL for m in host.logs)
-    context = frozenset(host.context) | ({"failing-line"} if failing else set())
+    judged = {"failing-line": failing,
+              # a reset after it is RAS recovery, not a hang
+              "ras-uncorrectable-logged": any(UE_LOGGED.search(d.value) for d in host.dmesg),
+              # rocminfo in it cannot see the host's module (robertrosenbusch/gfx803_rocm#6)
+              "container-started-without-kfd": started_without_kfd(host)}
+    context = frozenset(host.context) | {k for k, v in judged.items() if v}
     return [_finding(sig_id, matches, host.kernel.is_wsl, alone, present,
                      all(_override_explains(host, matrix, m) for m in matches), gfx, context)
             for sig_id, matches in by_signature.items()]

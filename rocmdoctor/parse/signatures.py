@@ -89,9 +89,12 @@ class Signature:
     # "gpu-run-ok"), so the line is a fallback the run got past (hipBLASLt's lazy library, mudler/LocalAI#10660);
     # the judge keeps the warning where a line of the report shows a run failing
     fine_beside: tuple[str, ...] = ()
-    # context facts beside which the line is information, failing or not: the report says the AMD card is gone
-    # ("amd-removed"), so a program's search for it met a leftover driver, not a user without access (ollama#2392)
+    # facts of the report beside which the line is information, failing or not, with ``moot_note`` as its detail:
+    # Host.context keys (the report says the AMD card is gone, "amd-removed": a program's search for it met a
+    # leftover driver, ollama#2392) and facts the judge reads from the host ("ras-uncorrectable-logged": amdgpu
+    # logged an uncorrectable RAS error; "container-started-without-kfd": the report's container has no /dev/kfd)
     moot_beside: tuple[str, ...] = ()
+    moot_note: str = ""
 
     @cached_property
     def unless(self) -> Optional[re.Pattern[str]]:
@@ -190,7 +193,8 @@ def _row(item: Any, compiled: bool = True) -> Signature:
                      other_gfx_only=item.get("other_gfx_only") is True,
                      fail_beside=tuple(str(x) for x in item.get("fail_beside", ()) if isinstance(x, str)),
                      fine_beside=tuple(str(x) for x in item.get("fine_beside", ()) if isinstance(x, str)),
-                     moot_beside=tuple(str(x) for x in item.get("moot_beside", ()) if isinstance(x, str)))
+                     moot_beside=tuple(str(x) for x in item.get("moot_beside", ()) if isinstance(x, str)),
+                     moot_note=_text(item, "moot_note"))
 
 
 def load_signatures(path: Optional[str] = None) -> tuple[Signature, ...]:
