@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Optional
 
-from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
+from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, self_built_rocm, skip
 from rocmdoctor.judge.registry import check
 from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import Finding, Fix, Severity
@@ -130,15 +130,15 @@ def os_supported(host: Host, matrix: Matrix) -> list[Finding]:
             Fix("Use an Ubuntu release AMD lists for WSL, with ROCm for WSL (amdgpu-install --usecase=wsl,rocm "
                 "--no-dkms):", ["wsl --install -d Ubuntu-22.04"], WSL_URL),
         )]
+    built = self_built_rocm(host)
+    if built:  # lamikr/rocm_sdk_builder#246: built on this host (rocm_context resolves no AMD release for it)
+        return [skip("os.not-supported", f"{os_label(host)}: the ROCm here ({built}) was built on this host "
+                     "(ROCm SDK Builder), not installed from AMD's packages: AMD's OS list is not its verdict")]
     ctx = rocm_context(host, matrix, system_only=True)
     version = host.os.version or host.os.version_id or ""
     if not ctx.version:
         return _amd_packages_elsewhere(host, matrix, version) or _maintainers_refused(host) or _own_rocm(host) or [
             skip("os.not-supported", f"{os_label(host)}: no installed ROCm version to judge against")]
-    built = [i for i in host.rocm_installs if i.path.startswith("/opt/rocm_sdk_")]
-    if built and len(built) == len(host.rocm_installs):  # lamikr/rocm_sdk_builder#246: built on this host
-        return [skip("os.not-supported", f"{os_label(host)}: the ROCm here ({built[0].path}) was built on this host "
-                     "(ROCm SDK Builder), not installed from AMD's packages: AMD's OS list is not its verdict")]
     verdict = matrix.os_supported(ctx.version or "", host.os.id, version) if ctx.version else None
     ev = [str(host.os.source)] if host.os.source else []
     if verdict is None:
