@@ -51,6 +51,7 @@ from rocmdoctor.judge.gpu_evidence import (
     unlisted_words,
     works_here,
 )
+from rocmdoctor.judge.gpu_history import first_listing as _first_listing
 from rocmdoctor.judge.gpu_history import older_release_never_listed, older_than_data
 from rocmdoctor.judge.gpu_unnamed import override_unnamed
 from rocmdoctor.judge.registry import check
@@ -407,12 +408,6 @@ def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, statu
             + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),
             [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
     )
-
-
-def _first_listing(matrix: Matrix) -> str:
-    """The oldest ROCm release whose GPU list the data holds (older releases, e.g. 3.x with gfx803, are not in it)."""
-    known = [r.version for r in matrix.releases.values() if r.gfx_known]
-    return min(known, key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit())) if known else "?"
 
 
 def _override_evidence(host: Host) -> list[str]:

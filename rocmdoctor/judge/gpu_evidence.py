@@ -309,9 +309,7 @@ def _driver_too_old(host: Host, target: GpuTarget) -> Optional[str]:
     named = host.context.get("windows-driver")
     if not target.wsl_driver_through or named is None:
         return None
-    def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in v.split("."))
-    return str(named.source) if key(named.value) <= key(target.wsl_driver_through) else None
+    return str(named.source) if _vtuple(named.value) <= _vtuple(target.wsl_driver_through) else None
 
 
 def not_on_wsl(host: Host, gpu: GpuInfo, target: Optional[GpuTarget], evidence: list[str]) -> Optional[Finding]:

@@ -60,14 +60,15 @@ def older_release_never_listed(host: Host, matrix: Matrix, ctx: RocmContext, gpu
         "gpu.arch-unsupported", Severity.FAIL,
         f"{gpu_label(gpu)} is not supported by ROCm {ctx.version}",
         f"No ROCm release lists a {target.family} GPU: not ROCm 2.x-4.x (their lists name GFX7/GFX8/GFX9 and MI100), "
-        f"nor any release since {_first_listing(matrix)}; AMD's libraries carry no {gfx} code ({ctx.why}).",
+        f"nor any release since {first_listing(matrix)}; AMD's libraries carry no {gfx} code ({ctx.why}).",
         gpu_evidence(gpu),
         Fix("No prebuilt ROCm, PyTorch or TensorFlow image supports this GPU: use a supported card, or a build of "
             f"the stack made for {gfx}.", [f"rocmdoctor matrix show --gpu {gfx}"], SUPPORT_URL),
     )
 
 
-def _first_listing(matrix: Matrix) -> str:
+def first_listing(matrix: Matrix) -> str:
+    """The oldest ROCm release whose GPU list the data holds (older releases, e.g. 3.x with gfx803, are not in it)."""
     from rocmdoctor.judge.facts import _vkey
 
     known = [r.version for r in matrix.releases.values() if r.gfx_known]
