@@ -3,8 +3,10 @@
 
 For every fixtures/field-*/paste.txt: run `check --from paste.txt --json` and compare with expected.json.
 Reports (1) on fixtures whose cause is known (`cause_known`), the share where the `cause` id is reported as
-warn/fail; (2) the healthy fixtures that got any fail (false alarms); (3) the fixtures whose expectation does
-not match exactly yet (`pending` ones and any regression). Writes bench/results/field_score.json.
+warn/fail, whether or not the cause's evidence is in the paste (a cause the thread shows only outside it,
+`cause_outside_paste`, counts as not named unless the tool names it); (2) the healthy fixtures that got any
+fail (false alarms); (3) the fixtures whose expectation does not match exactly yet (`pending` ones and any
+regression). Writes bench/results/field_score.json.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def main() -> int:
         rows.append({"fixture": fixture.name, "cause_known": exp["cause_known"], "cause": exp["cause"],
                      "cause_named": bool(exp["cause"] and sev.get(exp["cause"], set()) & {"warn", "fail"}),
                      "healthy": exp["healthy"], "false_fail": exp["healthy"] and any("fail" in v for v in sev.values()),
-                     "exact": exact, "pending": "pending" in exp})
+                     "exact": exact, "pending": "pending" in exp,
+                     "cause_outside_paste": "cause_outside_paste" in exp})
     known = [r for r in rows if r["cause_known"]]
     named = [r for r in known if r["cause_named"]]
     healthy = [r for r in rows if r["healthy"]]
@@ -53,7 +56,8 @@ def main() -> int:
     print(f"exact match with expected.json: {sum(r['exact'] for r in rows)}/{len(rows)}")
     for r in rows:
         if r["cause_known"] and not r["cause_named"]:
-            print(f"  cause not named: {r['fixture']} ({r['cause']})")
+            where = " - its evidence lies outside the paste" if r["cause_outside_paste"] else ""
+            print(f"  cause not named: {r['fixture']} ({r['cause']}){where}")
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "field_score.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")

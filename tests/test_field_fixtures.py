@@ -9,7 +9,10 @@ Each ``fixtures/field-<name>/`` holds exactly three files:
   ``findings`` / ``absent`` / ``exit`` / ``notes`` as for the bundle fixtures (fixtures/README.md), plus
   ``cause_known`` (bool), ``cause`` (the finding id naming the root cause, or null), ``healthy`` (bool: a
   working host, where any ``fail`` is a false alarm) and, while the doctor cannot yet diagnose it,
-  ``pending`` (why); a pending fixture is an expected failure (xfail, not strict) until its case is taught.
+  ``pending`` (why); a pending fixture is an expected failure (xfail, not strict) until its case is taught;
+  ``cause_outside_paste`` (where the thread shows its cause when the paste cannot: the title, a later comment, an
+  attachment; fixtures/README.md judging rule 26): ``findings`` then hold what the paste itself shows, and the
+  cause counts as not named in bench/field_score.py unless the tool names it anyway.
 
 Each paste runs twice: alone (``check --from paste.txt``) and as ``logs/paste.txt`` of a bundle.
 """
@@ -74,7 +77,7 @@ def test_field_fixture_layout(fixture: Path):
 @pytest.mark.parametrize("fixture", FIELD, ids=IDS)
 def test_field_expected_json_schema(fixture: Path):
     exp = load(fixture)
-    assert KEYS <= set(exp) <= KEYS | {"pending"}, set(exp) ^ KEYS
+    assert KEYS <= set(exp) <= KEYS | {"pending", "cause_outside_paste"}, set(exp) ^ KEYS
     assert all(sev in {"warn", "fail"} for sev in exp["findings"].values()), exp["findings"]
     unknown = (set(exp["findings"]) | set(exp["absent"])) - known_ids()
     assert not unknown, f"unknown finding ids {unknown}"
@@ -87,6 +90,11 @@ def test_field_expected_json_schema(fixture: Path):
     if exp["healthy"]:
         assert not exp["cause_known"] and exp["cause"] is None
         assert "fail" not in exp["findings"].values(), "a healthy host expects no fail"
+    elif "cause_outside_paste" in exp:  # rule 26: the cause is the thread's, its evidence is not in the paste
+        assert exp["cause_known"] and isinstance(exp["cause_outside_paste"], str)
+        assert len(exp["cause_outside_paste"]) > 40, "say where the thread shows the cause and why the paste cannot"
+        assert exp["findings"].get(exp["cause"]) != "fail", "a cause the paste cannot show is never expected as fail"
+        assert "judging rule 26" in exp["notes"], "the notes say the expectation follows judging rule 26"
     elif exp["cause_known"]:
         assert exp["findings"].get(exp["cause"]) in {"warn", "fail"}, "the cause must be expected as warn/fail"
     if "pending" in exp:
