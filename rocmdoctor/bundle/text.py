@@ -187,7 +187,8 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver") or facts.first("torch.cpu-installed")
     arch = facts.first("torch.arch-list")
-    hip_error = facts.first("torch.hip-error") or facts.first("torch.rocm-lib")
+    named = facts.first("torch.named")  # a bare HIP error is torch's only in a report that names PyTorch
+    hip_error = (facts.first("torch.hip-error") if named else None) or facts.first("torch.rocm-lib")
     stayed = _failed_rocm_install(facts)
     said = facts.all("torch.installed-from")
     installed = max(said, key=lambda f: f.source.line or 0) if said else None  # the reporter's last install

@@ -138,6 +138,11 @@ TORCH_RULES: tuple[Rule, ...] = (
        r"(?P<v>^[> \t]{0,8}>>> import torch\b|[/\\](?:site|dist)-packages[/\\]torch[/\\]|\+rocm\d{1,2}\.\d",
        r"|^[^\n$#]{0,80}?[$#][ \t]{1,4}python3?(?:\.\d{1,2})?[ \t]{1,4}[\w./-]{1,120}\.py\b)"),
     _r("torch.hip-error", ("HIP error: ", "hipError"), r"(?P<v>\bHIP error: [^\n]{1,120}|\bhipError\w{1,60})"),
+    # the report names PyTorch at all: a bare HIP error proves a ROCm torch only then (rccl-tests, Blender, TensorFlow
+    # and rocRAND print the same hipError names: ROCm/rccl-tests#16, ROCm/hip#3353)
+    # (torch's own "Compile with `TORCH_USE_HIP_DSA` to enable device-side assertions." counts: Comfy-Org/ComfyUI#2842)
+    _r("torch.named", ("torch", "Torch", "TORCH_USE_HIP_DSA"),
+       r"(?P<v>\b(?:[Tt]orch|PyTorch|pytorch|TORCH_USE_HIP_DSA)\b)"),
     _r("torch.no-gpus", ("GPUs are available",), r"(?P<v>No (?:HIP|CUDA) GPUs are available)"),
     _r("torch.gcn-arch", ("gcnArchName",), r"gcnArchName='(?P<v>gfx[0-9a-f]{3,5})"),
     # torch's code-object pack for one target in TheRock's device package, named by the report:
