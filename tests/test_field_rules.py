@@ -2739,6 +2739,31 @@ def test_a_board_the_report_means_to_buy_is_not_a_gpu_of_the_host(tmp_path: Path
     assert len(load_host(_write(tmp_path, other, "other.txt")).gpus) == 2
 
 
+def test_a_board_of_another_working_setup_the_report_compares_with_is_not_the_hosts_gpu(tmp_path: Path) -> None:
+    """ollama/ollama#8851: beside a memory access fault, "The same setup works fine with my RX 550 because it is too
+    old for rocm, so it defaults to CPU" names the card of another, working setup (the GPU that faults, a Navi 22, is
+    not in the paste): no GPU verdict on it. Other comparisons (derived): "on my other machine with an RX 550 it
+    works", "It worked with my old RX 550", "my previous card, an RX 550". The same words naming this host's board
+    ("I have an RX 550 and rocm fails", "GPU: RX 550") still read it, and gpu.arch-unsupported fails on it."""
+    said = "The same setup works fine with my RX 550 because it is too old for rocm, so it defaults to CPU."
+    text = ("ollama  | Memory access fault by GPU node-1 (Agent handle: 0x559ee9967590) on address 0x7fe05f439000. "
+            "Reason: Page not present or supervisor privilege.\n\n" + said + " Such is my assumption anyways\n\n"
+            "    image: ollama/ollama:rocm\n    environment:\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n")
+    assert not load_host(_write(tmp_path, text)).gpus
+    assert problems(judged(tmp_path, text)) == {"log.gpu-memory-access-fault": "fail"}
+    for n, other in enumerate(("On my other machine with an RX 550 it works.", "It worked with my old RX 550.",
+                               "My previous card, an RX 550, ran it on the GPU.")):
+        assert not load_host(_write(tmp_path, text.replace(said, other), f"other{n}.txt")).gpus
+    for n, own in enumerate(("I have an RX 550 and rocm fails.", "GPU: RX 550")):
+        mine = text.replace(said, own)
+        assert [g.name for g in load_host(_write(tmp_path, mine, f"own{n}.txt")).gpus] == ["RX 550"]
+        assert problems(judged(tmp_path, mine, f"own{n}.txt")) == {"gpu.arch-unsupported": "fail",
+                                                                    "log.gpu-memory-access-fault": "fail"}
+    # beside the host's own board, the compared one is not a second GPU
+    both = "GPU: RX 6700 XT\nOn my other machine with an RX 550 it works.\n"
+    assert [g.name for g in load_host(_write(tmp_path, both, "both.txt")).gpus] == ["RX 6700 XT"]
+
+
 def test_amdgpus_note_on_pcie_atomics_is_not_an_error_and_kfds_rejection_is(tmp_path: Path) -> None:
     """ROCm/legacy-rocm-build#157: "[    2.759942] amdgpu 0000:05:00.0: amdgpu: PCIE atomic ops is not supported" on a
     Fedora host whose ROCm OpenCL works is the link's capability, not a driver error (kfd did not skip the GPU).

@@ -48,6 +48,20 @@ _SAID_OF_LINUX = re.compile(r"(?i)\b(?:on|in|under|for) linux\b|\bcan be (?:reso
 # (ROCm/legacy-rocm-build#1786, an RX 6500 XT host): not a GPU of this host
 _TO_BUY = re.compile(r"(?i)\b(?:buy|buying|purchas(?:e|ing)|order(?:ing)?)\b(?: (?:a|an|one|two|some|a bunch of|a few|"
                      r"more|another|new)){0,3}[ \t]{1,3}$")
+# a board of another, working setup the report compares with (the text before the name, in its sentence):
+# "The same setup works fine with my RX 550 because it is too old for rocm, so it defaults to CPU" (ollama/ollama
+# #8851: the GPU that faults is a Navi 22 the paste does not name), "on my other machine with an RX 6800 it works",
+# "it worked with my old RX 580", "my previous card, an RX 580": not a GPU of this host
+_WORKS = (r"\b(?:works?|worked|working|runs?|ran|running)"
+          r"(?: (?:just )?(?:fine|well|perfectly|great|flawlessly|ok|okay))?")
+_ELSEWHERE = re.compile(
+    r"(?i)\b(?:same|identical) (?:\w{1,20} ){0,2}?(?:setup|config\w{0,7}|code|container|image|compose\w{0,5}|script"
+    r"|command|docker\w{0,8}|program|install\w{0,7}|environment|steps|system)\b[^.!?\n]{0,40}?"
+    + _WORKS + r" (?:with|on|using) (?:my |an? |the )?[ \t]{0,3}$"
+    + r"|" + _WORKS + r" (?:with|on|using) (?:my|the|an?) (?:old|older|previous|former) (?:card |gpu )?$"
+    + r"|\b(?:my|an?|the) (?:other|another|second|previous|former|old|older) (?:machine|computer|pc|system|box|laptop"
+    r"|desktop|server|rig|workstation|host)\b[^.!?\n]{0,40}$"
+    + r"|\b(?:my|the) (?:previous|former|old|older) (?:graphics card|video card|card|gpu)\b[^.!?\n]{0,20}$")
 
 
 def _fact(f: TextFact, value: object = None) -> Fact:
@@ -383,7 +397,7 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
         gpus.append(g)
     if gpus:
         acc.host.captured.add("app-log")  # the application's runtime enumerated them, in its order
-    names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name")))
+    names = list(dict.fromkeys(product_name(f.value) for f in facts.all("gpu.name") if not _not_this_host(f)))
     if not gpus:
         listed = [(gfx, f.source) for f in facts.all("gpu.enumerated") for gfx in f.value.split() if gfx != "gfx000"]
         ran = [("gfx" + f.value.lower(), f.source) for f in facts.all("gpu.tensile-isa")]
@@ -406,7 +420,7 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g.sources.append(f.source)
             gpus.append(g)
     if not gpus:
-        named = [f for f in facts.all("gpu.name") if not _to_buy(f)]
+        named = [f for f in facts.all("gpu.name") if not _not_this_host(f)]
         boards = [f for f in named if not CODENAME.fullmatch(f.value)]
         for f in boards or named:  # "Navi 22 ... a 6700 xt" is one board: a codename counts only alone
             name = product_name(f.value)
@@ -428,11 +442,12 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
         acc.gpus("text", gpus[:MAX_TEXT_GPUS])
 
 
-def _to_buy(f: TextFact) -> bool:
-    """The board is named as one to buy, not one the host has."""
+def _not_this_host(f: TextFact) -> bool:
+    """The board is named as one to buy, or as that of another, working setup the report compares with: not one
+    the host has."""
     line = f.source.text or ""
     at = line.lower().find(f.value.lower())
-    return at > 0 and bool(_TO_BUY.search(line[:at]))
+    return at > 0 and bool(_TO_BUY.search(line[:at]) or _ELSEWHERE.search(line[:at]))
 
 
 def _env(acc: Acc, facts: TextFacts) -> None:
