@@ -4239,3 +4239,27 @@ def test_an_apu_under_wsl_with_a_windows_driver_amd_said_lacks_it_is_unsupported
                                text.replace("25.5.1", "23.40.2"),
                                text.replace("8060S", "RX 7900 XTX"))):
         assert "gpu.arch-unsupported" not in problems(judged(tmp_path, other, f"other{n}.txt")), other
+
+
+def test_a_report_saying_the_amdgpu_module_fails_to_load_is_an_init_failure(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1552: 'the GPU is not detected. The amdgpu kernel module appears to have an issue
+    loading.' (an MI50; AMD read 'Fatal error during GPU init' in the attached dmesg). Derived look-alikes: the module
+    loading fine or loaded, 'no issue loading', a negation, a question, a condition, firmware as the object, another
+    module, a modprobe command give no init failure."""
+    head = "Hi there, I have a AMD Radeon Instinct Mi50 GPU which I am trying to use on a Ubuntu 20.04 server. "
+    for n, said in enumerate(("I'm seeing the GPU is not detected. The amdgpu kernel module appears to have an issue "
+                              "loading.", "The amdgpu module fails to load after the update.",
+                              "The amdgpu driver failed to initialize the GPU.")):
+        found = judged(tmp_path, head + said + "\n", f"said{n}.txt")
+        assert problems(found) == {"log.amdgpu-init-failed": "fail"}, said
+        assert "the report says" in found["log.amdgpu-init-failed"][0].title
+    for n, other in enumerate(("The amdgpu kernel module loads fine.", "The amdgpu kernel module is loaded.",
+                               "There is no issue loading the amdgpu module.",
+                               "The amdgpu kernel module has no issue loading.",
+                               "The amdgpu module no longer fails to load.", "The amdgpu module doesn't fail to load.",
+                               "Does the amdgpu kernel module have an issue loading?",
+                               "If the amdgpu module fails to load, read dmesg.",
+                               "The amdgpu driver fails to load the firmware vega20_sos.bin.",
+                               "The nvidia kernel module appears to have an issue loading.",
+                               "$ sudo modprobe amdgpu\n$ lsmod | grep amdgpu")):
+        assert "log.amdgpu-init-failed" not in _problems_if_read(tmp_path, head + other + "\n", f"o{n}.txt"), other
