@@ -4293,3 +4293,27 @@ def test_a_hip_error_from_another_program_is_no_torch(tmp_path: Path, text: str)
 def test_a_hip_error_in_a_torch_report_still_proves_a_rocm_torch(tmp_path: Path, text: str):
     found = judged(tmp_path, text)
     assert [f.severity for f in found["torch.not-rocm-build"]] == [Severity.OK], found["torch.not-rocm-build"]
+
+
+def test_a_report_saying_the_amdgpu_module_fails_to_load_is_an_init_failure(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#1552: 'the GPU is not detected. The amdgpu kernel module appears to have an issue
+    loading.' (an MI50; AMD read 'Fatal error during GPU init' in the attached dmesg). Derived look-alikes: the module
+    loading fine or loaded, 'no issue loading', a negation, a question, a condition, firmware as the object, another
+    module, a modprobe command give no init failure."""
+    head = "Hi there, I have a AMD Radeon Instinct Mi50 GPU which I am trying to use on a Ubuntu 20.04 server. "
+    for n, said in enumerate(("I'm seeing the GPU is not detected. The amdgpu kernel module appears to have an issue "
+                              "loading.", "The amdgpu module fails to load after the update.",
+                              "The amdgpu driver failed to initialize the GPU.")):
+        found = judged(tmp_path, head + said + "\n", f"said{n}.txt")
+        assert problems(found) == {"log.amdgpu-init-failed": "fail"}, said
+        assert "the report says" in found["log.amdgpu-init-failed"][0].title
+    for n, other in enumerate(("The amdgpu kernel module loads fine.", "The amdgpu kernel module is loaded.",
+                               "There is no issue loading the amdgpu module.",
+                               "The amdgpu kernel module has no issue loading.",
+                               "The amdgpu module no longer fails to load.", "The amdgpu module doesn't fail to load.",
+                               "Does the amdgpu kernel module have an issue loading?",
+                               "If the amdgpu module fails to load, read dmesg.",
+                               "The amdgpu driver fails to load the firmware vega20_sos.bin.",
+                               "The nvidia kernel module appears to have an issue loading.",
+                               "$ sudo modprobe amdgpu\n$ lsmod | grep amdgpu")):
+        assert "log.amdgpu-init-failed" not in _problems_if_read(tmp_path, head + other + "\n", f"o{n}.txt"), other
