@@ -4317,3 +4317,53 @@ def test_a_report_saying_the_amdgpu_module_fails_to_load_is_an_init_failure(tmp_
                                "The nvidia kernel module appears to have an issue loading.",
                                "$ sudo modprobe amdgpu\n$ lsmod | grep amdgpu")):
         assert "log.amdgpu-init-failed" not in _problems_if_read(tmp_path, head + other + "\n", f"o{n}.txt"), other
+
+
+_RX7600XT_INVALID_ISA = (
+    "### Problem Description\n\nHi, I have rx 7600 xt. I install rocm 6.1. and today i install wheel pytorch version "
+    "at venv\nhttp://repo.radeon.com/rocm/manylinux/rocm-rel-6.1/torch-2.1.2%2Brocm6.1-cp310-cp310-linux_x86_64.whl\n\n"
+    "but when i run that, \n`:0:rocdevice.cpp            :2879: 3764010792 us: [pid:10952 tid:0x75a40ebff640] "
+    "Callback: Queue 0x75a278c00000 aborting with error : HSA_STATUS_ERROR_INVALID_ISA: The instruction set "
+    "architecture is invalid. code: 0x100f`\nthe error occur\n\n### Operating System\n\n"
+    'OS: NAME="Ubuntu" VERSION="22.04.4 LTS (Jammy Jellyfish)"\n\n'
+    "### GPU\n\nAMD Radeon RX 7900 XT\n\n### ROCm Version\n\nROCm 6.0.0\n")
+
+
+def test_the_reporters_own_gpu_and_release_outrank_the_templates_dropdowns(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 27 (ROCm/ROCm#3054): ROCm's issue template picks the GPU and the release from
+    fixed lists; 'Hi, I have rx 7600 xt. I install rocm 6.1.' is the host, not the dropdowns' 'AMD Radeon RX 7900 XT'
+    and 'ROCm 6.0.0' (no second GPU, no torch.rocm-mismatch against 6.0.0). Derived look-alikes: without the
+    first-person sentence the dropdown's answer stands; prose agreeing with it changes nothing."""
+    host = load_host(_write(tmp_path, _RX7600XT_INVALID_ISA))
+    assert [g.name for g in host.gpus] == ["RX 7600 XT"]
+    assert host.rocm_version is not None and host.rocm_version.value == "6.1"
+    assert "torch.rocm-mismatch" not in problems(judged(tmp_path, _RX7600XT_INVALID_ISA))
+    no_gpu_said = load_host(_write(tmp_path, _RX7600XT_INVALID_ISA.replace("Hi, I have rx 7600 xt. ", ""), "a.txt"))
+    assert [g.name for g in no_gpu_said.gpus] == ["RX 7900 XT"]
+    same_gpu = load_host(_write(tmp_path, _RX7600XT_INVALID_ISA.replace("rx 7600 xt", "rx 7900 xt"), "b.txt"))
+    assert [g.name for g in same_gpu.gpus] == ["RX 7900 XT"]
+    unsaid = _RX7600XT_INVALID_ISA.replace("I install rocm 6.1. ", "")
+    assert problems(judged(tmp_path, unsaid, "c.txt")).get("torch.rocm-mismatch") == "warn"
+    agreeing = load_host(_write(tmp_path, _RX7600XT_INVALID_ISA.replace("rocm 6.1.", "rocm 6.0."), "d.txt"))
+    assert agreeing.rocm_version is not None and agreeing.rocm_version.value == "6.0.0"
+
+
+def test_an_invalid_isa_abort_on_a_gpu_that_runs_only_through_an_override_is_unsupported(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 27 (ROCm/ROCm#3054): an RX 7600 XT (gfx1102, on no ROCm Linux list) aborts with
+    HSA_STATUS_ERROR_INVALID_ISA under AMD's torch 2.1.2+rocm6.1 wheel; AMD: 'not supported with latest ROCm 6.1.2'.
+    Another target's code ran on it (no gfx1102 code is in the wheel) and the GPU rejected it: gpu.arch-unsupported,
+    not the override as the remedy. Derived look-alikes: the missing-code error instead is the run without the
+    override (rule 23); a supported RX 7900 XTX with the same line, and the report without the line, get no
+    gpu.arch-unsupported."""
+    found = judged(tmp_path, _RX7600XT_INVALID_ISA)
+    assert problems(found) == {"gpu.arch-unsupported": "fail", "log.invalid-isa": "fail"}
+    assert "gfx1102" in found["gpu.arch-unsupported"][0].title
+    no_code = _RX7600XT_INVALID_ISA.replace(
+        "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. code: 0x100f",
+        "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!")
+    got = problems(judged(tmp_path, no_code, "a.txt"))
+    assert got.get("gpu.override-needed") == "fail" and "gpu.arch-unsupported" not in got
+    supported = _RX7600XT_INVALID_ISA.replace("rx 7600 xt", "rx 7900 xtx")
+    assert problems(judged(tmp_path, supported, "b.txt")) == {"log.invalid-isa": "fail"}
+    quiet = _RX7600XT_INVALID_ISA.split("but when")[0] + _RX7600XT_INVALID_ISA.split("the error occur\n")[1]
+    assert problems(judged(tmp_path, quiet, "c.txt")) == {}

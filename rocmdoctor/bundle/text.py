@@ -14,6 +14,7 @@ from typing import Optional, Union
 from rocmdoctor.bundle.context_kinds import CONTEXT_KINDS
 from rocmdoctor.bundle.merge import Acc
 from rocmdoctor.bundle.text_perm import root_only
+from rocmdoctor.bundle.text_template import gpu_names, stated_over_template
 from rocmdoctor.limits import LIMITS
 from rocmdoctor.model import (
     DeviceNode,
@@ -346,7 +347,8 @@ def _system(acc: Acc, facts: TextFacts) -> None:
         if not seen:
             # a release named in prose counts when nothing better says which one ("If you installed ROCm-3.9 with
             # gfx803", ROCm/legacy-rocm-build#1269)
-            f = facts.first("rocm.core") or facts.first("rocm.version") or facts.first("rocm.named")
+            f = facts.first("rocm.core") or stated_over_template(facts) or facts.first("rocm.version") \
+                or facts.first("rocm.named")
             up = facts.first("rocm.upgraded")
             if up is not None and (f is None or f.kind != "rocm.core"):
                 # "After updating from ROCm 6.4 to 7.0" (JuliaGPU/AMDGPU.jl#841): the release installed now is the last
@@ -420,7 +422,7 @@ def _gpus(acc: Acc, facts: TextFacts) -> None:
             g.sources.append(f.source)
             gpus.append(g)
     if not gpus:
-        named = [f for f in facts.all("gpu.name") if not _not_this_host(f)]
+        named = gpu_names(facts, [f for f in facts.all("gpu.name") if not _not_this_host(f)])
         boards = [f for f in named if not CODENAME.fullmatch(f.value)]
         for f in boards or named:  # "Navi 22 ... a 6700 xt" is one board: a codename counts only alone
             name = product_name(f.value)

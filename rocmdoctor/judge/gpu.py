@@ -206,8 +206,8 @@ def _by_override(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx
             return _unsupported(matrix, ctx, gpu, gfx, status, target, under_wsl=True)
         return skip("gpu.override-needed", f"{gpu_label(gpu)}: under WSL the override does not work (AMD, "
                     "ROCm/legacy-rocm-build#3402): only the GPUs on AMD's WSL list run there")
-    if override_cannot_run(host, matrix, ctx, gpu, target):  # a hang under it, or a ROCm older than its ISA
-        return _unsupported(matrix, ctx, gpu, gfx, status, target)
+    if override_cannot_run(host, matrix, ctx, gpu, target):  # a hang or an invalid-ISA abort under it (rule 27),
+        return _unsupported(matrix, ctx, gpu, gfx, status, target)  # or a ROCm older than its ISA
     if override_tried(host, target.override or ""):
         if target.override_broken:  # the report tried the unreliable override and the error stayed
             return _unsupported(matrix, ctx, gpu, gfx, status, target)
@@ -392,6 +392,7 @@ def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, statu
                      f"no ROCm release in rocmdoctor's data ({_first_listing(matrix)} and later) supports {gfx}"),
            "unknown": f"ROCm {ctx.version} does not list {gfx}"}.get(status, status)
     broken = target.override_note if target is not None and target.override_broken else ""
+    wheels = [v.torch for v in matrix.torch_variants(gfx=gfx) if v.channel == "pytorch"]  # newest first
     if under_wsl:  # the override that runs it on Linux does not work there (AMD, ROCm/legacy-rocm-build#3402)
         broken = ("Under WSL HSA_OVERRIDE_GFX_VERSION does not work, and AMD's WSL list holds only GPUs its Linux "
                   "releases support: this GPU cannot run ROCm under WSL.")
@@ -403,6 +404,8 @@ def _unsupported(matrix: Matrix, ctx: RocmContext, gpu: GpuInfo, gfx: str, statu
         gpu_evidence(gpu),
         Fix((f"Use ROCm {first} or newer, which supports it" if status == "never" and first and ctx.version else
              f"Use a ROCm release that still supports it (last: {last[0]})" if last else
+             f"No ROCm release supports this GPU; pytorch.org's ROCm wheels carry code for {gfx} from torch "
+             f"{wheels[-1]} on: use one of those without an override, or a supported card." if wheels else
              "No prebuilt ROCm or PyTorch supports this GPU: build PyTorch from source with "
              f"PYTORCH_ROCM_ARCH={gfx}, or use a supported card.")
             + ("" if not last else f"; see `rocmdoctor matrix show --gpu {gfx}`."),

@@ -80,7 +80,7 @@ def override_cannot_run(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuIn
     override names and its runtime enumerated no GPU. FoldingAtHome/containers#36: a Radeon 780M (gfx1103, run as
     gfx1100) under the image's 'ROCm in container: 5.0.0-49', whose OpenCL platform lists 'Number of devices: 0';
     the first release listing gfx1100 is 5.7, and ROCm 5.0 predates RDNA3."""
-    if hung_under_override(host, gpu):
+    if hung_under_override(host, gpu) or isa_rejected_under_override(host, gpu):
         return True
     if not ctx.version or ctx.release is None or not target.override or len(host.gpus) != 1:
         return False
@@ -88,6 +88,19 @@ def override_cannot_run(host: Host, matrix: Matrix, ctx: RocmContext, gpu: GpuIn
     if not runs or _vtuple(ctx.version) >= _vtuple(runs[-1].version):
         return False
     return any(m.finding_id in NO_DEVICE for m in host.logs)
+
+
+def isa_rejected_under_override(host: Host, gpu: GpuInfo) -> bool:
+    """A queue aborting with HSA_STATUS_ERROR_INVALID_ISA on the only discrete GPU, and no missing-code error: on a
+    target that runs only as another ISA, the runtime loaded no code of the GPU's own (that is
+    hipErrorNoBinaryForGpu), so the code that ran was the borrowed target's, under an override or a build for another
+    target, and the GPU rejected its instructions (fixtures/README.md judging rule 27; ROCm/ROCm#3054: an RX 7600 XT,
+    gfx1102, under AMD's torch 2.1.2+rocm6.1 wheel, 'not supported with latest ROCm 6.1.2'). The override is what
+    failed, not the remedy."""
+    if not any(m.finding_id == "log.invalid-isa" for m in host.logs) or any(m.finding_id in CODE_ERRORS
+                                                                             for m in host.logs):
+        return False
+    return len(discrete_gpus(host)) == 1 and not gpu.is_apu
 
 
 def nothing_failed(host: Host) -> bool:

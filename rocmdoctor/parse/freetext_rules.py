@@ -166,9 +166,10 @@ RULES: tuple[Rule, ...] = (
     # EasyBuild's version suffix names the ROCm a program was built with and runs on: ".../GROMACS/2025.1-rocm-
     # compilers-19.0.0-ROCm-6.4.1/bin/gmx" (easybuilders/easybuild-easyconfigs#25637: the ROCm/6.4.1 module)
     _r("rocm.named", ("-ROCm-",), rf"/[\w.+-]{{1,80}}?-ROCm-(?P<v>{_VER})(?=/|$)"),
-    # the same, written together in prose: "and install rocm7.1.1" (ROCm/ROCm#5861)
+    # the same, written together in prose: "and install rocm7.1.1" (ROCm/ROCm#5861), or apart: "I install rocm 6.1."
+    # (ROCm/ROCm#3054)
     _r("rocm.named", ("install rocm", "installed rocm", "install ROCm", "installed ROCm"),
-       r"\b(?:and|then|I|i) install(?:ed)? (?:ROCm|rocm)(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b(?![-/])"),
+       r"\b(?:and|then|I|i) install(?:ed)? (?:ROCm|rocm) ?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b(?![-/])"),
     # (a parenthesis between: "with ROCm 3.5.1 (`rocm-dkms`) installed", ROCm/ROCm-OpenCL-Runtime#122)
     _r("rocm.named", (" installed", " to "),
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:\([^()\n]{{1,40}}\)\s{{1,3}})?"
