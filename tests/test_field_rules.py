@@ -3608,6 +3608,29 @@ def test_llamacpp_windows_hip_radeon_release_has_no_code_for_a_gpu_off_its_targe
         assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, other, f"other{n}.txt")
 
 
+def test_llamacpp_windows_hip_radeon_release_before_rdna4_has_no_code_for_a_gfx1201(tmp_path: Path) -> None:
+    """ggml-org/llama.cpp#15106: "I've used this build/release: llama-b6346-bin-win-hip-radeon-x64" on a 9070XT
+    (gfx1201), then 'ROCm error: invalid device function': the release's Windows HIP targets gained gfx1200, gfx1201
+    and gfx1151 only with ggml-org/llama.cpp#15972 ('releases : update ROCM, add gfx1200, gfx1201, gfx1151', opened
+    2025-09-13; b6451 was published 2025-09-12), so releases through b6451 have no code for the GPU. Derived
+    look-alikes: a release after b6451 (its list has gfx1201), a llama.cpp built locally, the release without its
+    build number, and a GPU inside the earlier list (an RX 7900 XTX, gfx1100) raise no log.no-binary-for-gpu."""
+    gpu = "I've got a 9070XT as well, Windows 11, I've also got the latest AMD HIP SDK 6.4 installed.\n"
+    asset = ("I've used this build/release: llama-b6346-bin-win-hip-radeon-x64. The gpu gets detected with "
+             "--list-devices, but when I try to load a model I get this error:\n")
+    error = "```\nggml_cuda_compute_forward: SCALE failed\nROCm error: invalid device function\n```\n"
+    found = judged(tmp_path, gpu + asset + error)
+    assert problems(found) == {"log.no-binary-for-gpu": "fail", "log.invalid-device-function": "fail"}
+    assert "b6451" in found["log.no-binary-for-gpu"][0].title and "gfx1201" in found["log.no-binary-for-gpu"][0].title
+    assert "log.no-binary-for-gpu" in problems(judged(tmp_path, gpu + asset.replace("b6346", "b6451") + error, "b.txt"))
+    for n, other in enumerate((gpu + asset.replace("b6346", "b6452") + error,
+                               gpu + asset.replace("b6346", "b6500") + error,
+                               gpu + "I built llama.cpp myself with cmake -B build -DGGML_HIP=ON and ran it.\n" + error,
+                               gpu + asset.replace("b6346-", "") + error,
+                               gpu.replace("9070XT", "RX 7900 XTX") + asset + error)):
+        assert "log.no-binary-for-gpu" not in _problems_if_read(tmp_path, other, f"other{n}.txt")
+
+
 def test_amd_alphafold_image_built_for_instinct_has_no_code_for_a_radeon(tmp_path: Path) -> None:
     """srinivamd/rocminstaller#6: 'docker run ... amddcgpuce/rocmalphafold_22_tf29:5.2.0-ub20 ...' with
     'rocminfo | grep gfx' showing gfx1030 (an RX 6900 XT); the image's maintainer: 'The docker image was built with

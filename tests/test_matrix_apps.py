@@ -64,3 +64,19 @@ def test_app_targets_without_excerpt_are_the_quoted_words(app: dict) -> None:
 def test_numbered_release_is_judged_through_its_build() -> None:
     app = load().app_gfx["llamacpp-win-hip-radeon"]
     assert app.through_build == 10107 and "gfx1152" not in app.gfx and "gfx1151" in app.gfx
+
+
+@pytest.mark.parametrize("app", [a for a in APPS if "earlier_lacks" in a],
+                         ids=[a["name"] for a in APPS if "earlier_lacks" in a])
+def test_earlier_lacks_are_the_targets_the_cited_change_added(app: dict) -> None:
+    """An entry's earlier releases lacked exactly the targets its cited change says it added ('add gfx1200, gfx1201,
+    gfx1151': ggml-org/llama.cpp#15972), all of them on the newer list, and the earlier bound is below the newer one;
+    the bound's own source is a dated citation too."""
+    url, quote = app["earlier_source"].split(" : ", 1)
+    assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+$", url)
+    added = re.search(r"\badd (gfx[0-9a-f]{3,5}(?:, gfx[0-9a-f]{3,5})*)", quote)
+    assert added and app["earlier_lacks"] == added.group(1).split(", ")
+    assert set(app["earlier_lacks"]) <= set(app["gfx"])
+    assert 0 < app["earlier_through_build"] < app.get("through_build", 10**9)
+    assert f"b{app['earlier_through_build']}" in app["earlier_through_source"]
+    assert app["earlier_through_source"].startswith("https://github.com/")

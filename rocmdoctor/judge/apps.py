@@ -41,6 +41,14 @@ def _judged_release(app: AppSupport, said: str) -> bool:
     return build is not None and int(build.group(1)) <= app.through_build
 
 
+def _earlier_release(app: AppSupport, said: str) -> bool:
+    """The named build is one of the earlier releases built without ``app.earlier_lacks`` (llama.cpp's Windows HIP
+    Radeon release through b6451 had no gfx1200/gfx1201/gfx1151: ggml-org/llama.cpp#15972 added them; an RX 9070 XT
+    under llama-b6346-bin-win-hip-radeon-x64 failed with 'invalid device function', ggml-org/llama.cpp#15106)."""
+    build = _BUILD.search(said) if app.earlier_through_build else None
+    return build is not None and int(build.group(1)) <= app.earlier_through_build
+
+
 def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing") -> list[Finding]:
     """One FAIL per GPU outside the list of an application the report runs; nothing when no such app is seen,
     the GPU is not known, or an ISA override makes it run as another target (the override's own checks judge)."""
@@ -51,10 +59,14 @@ def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing"
         used, app = host.context.get(key), matrix.app_gfx.get(name)
         if used is None or app is None or fid != finding_id or not _judged_release(app, used.value):
             continue
+        earlier = _earlier_release(app, used.value)
         for gpu in discrete_gpus(host):
             gfx = native_gfx(gpu)
-            if gfx and gfx not in app.gfx:
+            if gfx and (gfx not in app.gfx or (earlier and gfx in app.earlier_lacks)):
                 evidence = [str(used.source), *(str(s) for s in gpu.sources[:1])]
+                if earlier and gfx in app.earlier_lacks:
+                    out.append(_earlier_lacks(app, gfx, gpu_label(gpu), used.value, evidence))
+                    continue
                 out.append(_prebuilt_lacks(app, gfx, gpu_label(gpu), evidence) if fid == "log.no-binary-for-gpu"
                            else _outside(app, gfx, gpu_label(gpu), fid == "torch.arch-missing", evidence))
     return out
@@ -95,4 +107,20 @@ def _prebuilt_lacks(app: AppSupport, gfx: str, label: str, evidence: list[str]) 
         [*evidence, app.source.split(" : ", 1)[0]],
         Fix(f"Use a build of it whose targets include {gfx} (or build it with -DGPU_TARGETS={gfx}), or a backend "
             "that does not need ROCm's target list (Vulkan).", [], app.source.split(" : ", 1)[0]),
+    )
+
+
+def _earlier_lacks(app: AppSupport, gfx: str, label: str, said: str, evidence: list[str]) -> Finding:
+    """A release from before the change that added the GPU's target (``app.earlier_source``): no code object for it,
+    though the series' later releases carry one."""
+    lacks, through = ", ".join(app.earlier_lacks), f"b{app.earlier_through_build}"
+    cited, build = app.earlier_source.split(" : ", 1)[0], _BUILD.search(said)
+    return finding(
+        "log.no-binary-for-gpu", Severity.FAIL, f"{app.label} {build.group(0) if build else said} has no GPU code for "
+        f"{label}: releases through {through} were built without {lacks}",
+        f"Its GPU code is compiled for a fixed list of targets, and {gfx} joined that list only after {through} "
+        f"({cited}); so its first kernel fails with 'invalid device function' even where ROCm itself supports the GPU.",
+        [*evidence, cited],
+        Fix(f"Use a release after {through} (its targets include {gfx}), or a backend that does not need ROCm's "
+            "target list (Vulkan).", [], cited),
     )

@@ -223,7 +223,9 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
         app_gfx={a["name"]: AppSupport(a["label"], _t(a["gfx"]), a["source"], a.get("instead", ""),
                                        _t(a.get("instead_commands", [])), a.get("instead_source", ""),
-                                       int(a.get("through_build", 0)), a.get("through_source", ""))
+                                       int(a.get("through_build", 0)), a.get("through_source", ""),
+                                       int(a.get("earlier_through_build", 0)), _t(a.get("earlier_lacks", [])),
+                                       a.get("earlier_source", ""))
                  for a in raw.get("apps", {}).get("app", [])},
         app_not_on_wsl={a["name"]: (a["not_on_wsl_through"], a.get("not_on_wsl_source", ""))
                         for a in raw.get("apps", {}).get("app", []) if a.get("not_on_wsl_through")},

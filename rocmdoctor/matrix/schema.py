@@ -194,6 +194,10 @@ APP: dict[str, tuple[Spec, bool]] = {
     "note": ("str", False),
     "through_build": ("int", False),  # a numbered release series: releases after this build are not judged
     "through_source": ("str", False),
+    "earlier_through_build": ("int", False),  # releases through this build lacked earlier_lacks (a later PR added them)
+    "earlier_lacks": (STR_LIST, False),
+    "earlier_source": ("str", False),  # the change that added earlier_lacks
+    "earlier_through_source": ("str", False),  # why releases through earlier_through_build predate it
     "not_on_wsl_through": ("str", False),  # the newest release known unable to run under WSL
     "not_on_wsl_source": ("str", False),
     "instead": ("str", False),  # the fix for a GPU outside the list, where upstream names one

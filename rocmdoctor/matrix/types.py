@@ -188,6 +188,11 @@ class AppSupport:
     instead_source: str = ""
     through_build: int = 0  # a numbered release (llama.cpp's bNNNN): newer ones are not judged; 0: every one
     through_source: str = ""
+    # releases through this build were built without ``earlier_lacks`` (llama.cpp's b6451: gfx1200, gfx1201, gfx1151,
+    # added by ggml-org/llama.cpp#15972); 0: no such earlier release known
+    earlier_through_build: int = 0
+    earlier_lacks: tuple[str, ...] = ()
+    earlier_source: str = ""
 
 
 @dataclass(frozen=True)
