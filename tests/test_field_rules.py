@@ -4390,3 +4390,52 @@ def test_an_invalid_isa_abort_on_a_gpu_that_runs_only_through_an_override_is_uns
     assert problems(judged(tmp_path, supported, "b.txt")) == {"log.invalid-isa": "fail"}
     quiet = _RX7600XT_INVALID_ISA.split("but when")[0] + _RX7600XT_INVALID_ISA.split("the error occur\n")[1]
     assert problems(judged(tmp_path, quiet, "c.txt")) == {}
+
+
+_OLLAMA_7800X3D = ("When running version 0.1.20 on my computer the ollama server crashes when loading any model.\n\n"
+                   "Computer Specs:\n* GPU: RX7900XTX\n* CPU: 7800X3D\n* RAM: 32G\n* OS: Arch Linux\n"
+                   "* ROCM Version: 5.7.1\n")
+
+
+def test_a_cpu_model_that_carries_an_igpu_beside_a_dgpu_and_a_crash_warns_as_its_apu_name_does(tmp_path: Path) -> None:
+    """fixtures/README.md judging rules 5 and 25 (ollama/ollama#2054): 'CPU: 7800X3D' beside 'GPU: RX7900XTX' and a
+    crash: the Ryzen 7000's Raphael iGPU (data/cpu_igpu.toml, AMD's spec table) is likely enumerated too, a warning,
+    as 'AMD Ryzen 7 7800X3D with Radeon Graphics' gives. Derived look-alikes: a 5800X3D, a 7500F (no iGPU), the
+    7800X3D with no discrete GPU named, a working host, a crash denied; a segfault line is a failure too."""
+    found = judged(tmp_path, _OLLAMA_7800X3D)
+    assert problems(found) == {"gpu.igpu-visible": "warn"}
+    assert "7800X3D" in found["gpu.igpu-visible"][0].detail
+    named = _OLLAMA_7800X3D.replace("CPU: 7800X3D", "CPU: AMD Ryzen 7 7800X3D with Radeon Graphics")
+    assert problems(judged(tmp_path, named, "named.txt")) == {"gpu.igpu-visible": "warn"}
+    for n, cpu in enumerate(("7950X", "AMD Ryzen 9 9950X3D", "Ryzen 5 8600G", "AMD Ryzen 9 7900X 12-Core Processor")):
+        other = _OLLAMA_7800X3D.replace("7800X3D", cpu)
+        assert problems(judged(tmp_path, other, f"has{n}.txt")) == {"gpu.igpu-visible": "warn"}, cpu
+    for n, cpu in enumerate(("5800X3D", "7500F", "AMD Ryzen 5 8400F", "Ryzen 9 5950X", "Threadripper 7960X")):
+        other = _OLLAMA_7800X3D.replace("7800X3D", cpu)
+        assert "gpu.igpu-visible" not in problems(judged(tmp_path, other, f"none{n}.txt")), cpu
+    alone = _OLLAMA_7800X3D.replace("* GPU: RX7900XTX\n", "")
+    assert "gpu.igpu-visible" not in problems(judged(tmp_path, alone, "alone.txt"))
+    # a bare model number is weaker than the marketing name (a BIOS may have turned the iGPU off): it warns only
+    # beside work that failed, and a working host that names its 7800X3D gets nothing (its "with Radeon Graphics"
+    # name warns there, as before); nor does a report whose crash is denied
+    healthy = ("GPU: RX 7900 XTX\nCPU: 7800X3D\nROCm 6.1.2 on Ubuntu 22.04. llama3:8b loaded fully in vram and "
+               "everything works; just asking about speed.\n")
+    assert "gpu.igpu-visible" not in problems(judged(tmp_path, healthy, "healthy.txt"))
+    fixed = _OLLAMA_7800X3D.replace("the ollama server crashes", "the ollama server no longer crashes")
+    assert "gpu.igpu-visible" not in problems(judged(tmp_path, fixed, "fixed.txt"))
+    segv = _OLLAMA_7800X3D.replace("the ollama server crashes when loading any model", "ollama fails") + (
+        "Segmentation fault (core dumped)\n")
+    assert problems(judged(tmp_path, segv, "segv.txt")).get("gpu.igpu-visible") == "warn"
+
+
+def test_the_cpu_igpu_table_names_no_model_without_an_igpu() -> None:
+    """data/cpu_igpu.toml: every family's `not` models (the F models, Ryzen 5000 and older without G) match no
+    family, and the models its sources list with graphics do."""
+    from rocmdoctor.parse.cpu_igpu import families, igpu_of
+    assert families()
+    for fam in families():
+        for model in fam.not_models:
+            assert igpu_of(model) is None, (fam.name, model)
+    for model in ("7800X3D", "7950X3D", "7600", "7700", "Ryzen 9 PRO 7945", "9800x3d", "9600", "5600G", "5600GT",
+                  "8700G", "3400GE", "2200G"):
+        assert igpu_of(model) is not None, model

@@ -28,6 +28,7 @@ from rocmdoctor.model import (
     TorchInfo,
 )
 from rocmdoctor.parse import kernel, osrelease
+from rocmdoctor.parse.cpu_igpu import igpu_of
 from rocmdoctor.parse.freetext import (
     CODENAME,
     TextFact,
@@ -99,6 +100,10 @@ def fold(acc: Acc, facts: TextFacts) -> None:
     for f in facts.all("companion.version"):  # "torchvision:  0.24.1": the package and its version
         name, _, version = re.sub(r"(?: version)?\s*(?::|==)\s*", " ", f.value, count=1).partition(" ")
         host.context.setdefault("companion-" + name, Fact(version, f.source))
+    # "CPU: 7800X3D": a model number the data says always carries an iGPU (the judge weighs it below an APU's name)
+    apu = next((f for f in facts.all("cpu.model") if igpu_of(f.value) is not None), None)
+    if apu is not None:
+        host.context.setdefault("igpu-cpu-model", _fact(apu))
     wheels = facts.all("wheel.rocm-cp")
     if wheels:
         host.context["rocm-wheels"] = Fact(" ".join(dict.fromkeys(f.value for f in wheels[:8])), wheels[0].source)

@@ -19,7 +19,7 @@ from rocmdoctor.judge.facts import (
     reported_user_space_gfx,
     skip,
 )
-from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, RUN_FAILURES, failed_here
+from rocmdoctor.judge.gpu_evidence import CODE_ERRORS, NO_DEVICE, RUN_FAILURES, failed_here
 from rocmdoctor.judge.registry import check
 from rocmdoctor.model import Finding, Fix, GpuHealth, Severity
 from rocmdoctor.parse.kfd import gfx_from_version, version_of_gfx
@@ -144,6 +144,13 @@ def _dgpu_is_device_0(host: Host, dgpu: GpuInfo) -> Optional[str]:
     return None
 
 
+# work the runtime placed on a GPU that failed: not ollama's discovery skipping a target (nothing ran there), nor a
+# runtime that enumerated no GPU at all (HSA's out-of-resources at start-up, no HIP or OpenCL device): an iGPU
+# cannot have broken a run that never reached a device
+_WORK_FAILED = (frozenset(CODE_ERRORS) | frozenset(RUN_FAILURES)) - frozenset(NO_DEVICE) - {
+    "log.unsupported-gpu-target", "log.hsa-out-of-resources"}
+
+
 def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optional[Finding]:
     """An iGPU no enumeration shows, known from the report's words: hiding it made the program work (FAIL,
     ggml-org/llama.cpp#23152), or the CPU is an APU by its name beside a named discrete GPU (WARN, ROCm/ROCm#3401:
@@ -165,6 +172,11 @@ def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optiona
                  else "export HIP_VISIBLE_DEVICES=<index of the discrete GPU>"]),
         )
     apu_cpu = host.context.get("apu-cpu")
+    if apu_cpu is None and ("crash-said" in host.context or any(m.finding_id in _WORK_FAILED for m in host.logs)):
+        # a model number whose family always carries an iGPU ("CPU: 7800X3D", data/cpu_igpu.toml), read as the
+        # APU's name only beside work that failed on a GPU: the number says nothing of a BIOS that turned the iGPU
+        # off, and working hosts name such CPUs beside their discrete GPUs all the time (ollama/ollama#2054)
+        apu_cpu = host.context.get("igpu-cpu-model")
     if apu_cpu is None or gpu_sources_captured(host) or "app-log" in host.captured:
         return None
     if any(m.finding_id == "log.package-install-failed" for m in host.logs):
@@ -173,9 +185,9 @@ def _igpu_said(host: Host, apus: list[GpuInfo], dgpus: list[GpuInfo]) -> Optiona
         return None
     return finding(
         "gpu.igpu-visible", Severity.WARN, f"The CPU's integrated GPU is likely visible beside the {dgpu}",
-        f"{apu_cpu.value} is an APU: unless the firmware disables its iGPU, ROCm enumerates it too, and it may be "
-        "device 0 (programs then run on a GPU ROCm's libraries have no code for). Nothing in the report lists what "
-        "ROCm sees.",
+        f"{apu_cpu.value} carries an integrated Radeon GPU: unless the firmware disables it, ROCm enumerates it "
+        "too, and it may be device 0 (programs then run on a GPU ROCm's libraries have no code for). Nothing in the "
+        "report lists what ROCm sees.",
         [str(apu_cpu.source)] + [str(s) for s in dgpus[0].sources[:1]],
         Fix("List the GPUs ROCm sees; expose only the discrete one if the iGPU is among them:",
             ["rocminfo | grep -E 'Marketing Name|Name: +gfx'",

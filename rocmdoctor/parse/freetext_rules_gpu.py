@@ -104,11 +104,22 @@ GPU_RULES: tuple[Rule, ...] = (
     _r("cpu.apu", ("with Radeon",),
        r"(?P<v>\bRyzen(?: AI)?(?: [3579]| Threadripper)? [\w+-]{2,12}(?: [\w+-]{1,8})? with Radeon(?: Vega)? ",
        r"Graphics)\b"),
+    # an AMD CPU named by its model number: "* CPU: 7800X3D" (ollama/ollama#2054), "AMD Ryzen 9 7950X 16-Core
+    # Processor"; whether the model carries an iGPU is the data's word (data/cpu_igpu.toml, read by the bundle)
+    _r("cpu.model", ("Ryzen", "CPU:"),
+       r"(?:\bCPU:[ \t]{0,4}(?:AMD[ \t]{1,2})?|\b(?=Ryzen ))",
+       r"(?P<v>(?:Ryzen(?: [3579])?(?: PRO)? )?[2-9]\d{3}[A-Za-z0-9]{0,4})(?![\w-])",
+       r"(?![ \t]{0,2}(?:[MGK]Hz|MB|GB|MiB|GiB|mhz|ghz)\b)"),
     # the report telling of a crash: "demucs causes Python 3.11 and 3.9 to crash" (pytorch/pytorch#111355), "the
     # kernel crashes pretty badly" (ROCm/rocm-systems#3531); not "the kernel no longer crashes"
     _r("run.crash-said", ("to crash", "keeps crashing", "keep crashing", "kernel crashes", "kernel crashed"),
        r"(?P<v>\b(?:causes?|caused|makes?|made)\b[^\n]{0,40}?\bto crash\b|\bkeeps? crashing\b",
        r"|^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b)[^\n]){0,200}?\bkernel crash(?:es|ed)\b)"),
+    # the report telling of a crash at a step of the run: "the ollama server crashes when loading any model"
+    # (ollama/ollama#2054); not "it no longer crashes when loading", "if it crashes while running"
+    _r("run.crash-said", ("crashes when", "crashed when", "crashes while", "crashed while"),
+       r"(?P<v>^(?:(?!\bnot\b|n't\b|\bnever\b|\blonger\b|\b[Ii]f\b)[^\n]){0,200}?\bcrash(?:es|ed) (?:when|while) ",
+       r"(?:loading|running|starting|launching|generating|trying|I (?:load|run|start|launch|try))\b)"),
     # the report saying its program works: "While from what I can tell everything works I think it's failing to find
     # this file and using a fallback instead?" (mudler/LocalAI#10660), "I got it to work by adding
     # OLLAMA_IGPU_ENABLE=1" (ollama/ollama#9184), "llama3:8b loaded fully in vram" (ollama/ollama#5426), a test report's
