@@ -4274,7 +4274,7 @@ def test_dkms_not_installed_on_a_kernel_older_than_upstream_kfd_for_the_gpu_is_n
     """ROCm/legacy-rocm-build#624: `dkms status` 'amdgpu, 1.9-307: added' (never built) on Ubuntu 16.04's 4.4 with a
     Vega 10 (1002:687f): the ROCm 1.9.2 README lists upstream KFD for Vega10 from 4.18, so no amdgpu driver ROCm can
     use serves the GPU. Derived look-alikes: the module installed for the running kernel, a kernel new enough for
-    the GPU, and no `dkms status` give no driver.amdgpu-not-loaded problem."""
+    the GPU, no `dkms status`, and a RHEL-family kernel (DRM backported) give no driver.amdgpu-not-loaded problem."""
     found = judged(tmp_path, _ROCK_1_9_ADDED)
     assert problems(found).get("driver.amdgpu-not-loaded") == "fail"
     assert "Vega" in found["driver.amdgpu-not-loaded"][0].title
@@ -4282,7 +4282,9 @@ def test_dkms_not_installed_on_a_kernel_older_than_upstream_kfd_for_the_gpu_is_n
                                         "amdgpu, 1.9-307, 4.4.0-139-generic, x86_64: installed")
     new_enough = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu", "4.18.0-10-generic #11-Ubuntu")
     no_dkms = _ROCK_1_9_ADDED.replace("> dkms status\namdgpu, 1.9-307: added\n", "")
-    for n, other in enumerate((installed, new_enough, no_dkms)):
+    # CentOS 7's 3.10 backports the DRM tree: its upstream number says nothing of its amdgpu
+    centos = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu", "3.10.0-957.el7.x86_64 #1")
+    for n, other in enumerate((installed, new_enough, no_dkms, centos)):
         assert "driver.amdgpu-not-loaded" not in problems(judged(tmp_path, other, f"other{n}.txt")), n
     # a Polaris 10 (gfx803: upstream KFD from 4.17) on 16.04's HWE 4.15 with the module only added: the same
     polaris = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu", "4.15.0-45-generic #48~16.04.1-Ubuntu")

@@ -8,6 +8,7 @@ Vega 10 (gfx900; upstream KFD serves it from 4.18): no amdgpu bound the GPU and 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.facts import finding
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from rocmdoctor.model import GpuInfo, Host
 
 FID = "driver.amdgpu-not-loaded"
+# kernels whose distribution backports the DRM tree (RHEL's "3.10.0-957.el7", SUSE's "-default"): their upstream
+# number does not say which GPUs their own amdgpu serves, so they are not judged by it
+_BACKPORTING = re.compile(r"\.el\d|-default\b|\.x86_64$")
 
 
 def _too_old_for(host: Host, matrix: Matrix, release: str) -> list[tuple[GpuInfo, str, str]]:
@@ -36,7 +40,7 @@ def no_driver_for_gpu(host: Host, matrix: Matrix) -> Optional[Finding]:
     """A fail when neither amdgpu-dkms (listed by `dkms status`, not installed for the running kernel) nor the
     running kernel's own amdgpu can drive the GPU for ROCm; None when anything says otherwise or is unknown."""
     release = host.kernel.release
-    if not release or host.kernel.is_wsl or host.dkms is None:
+    if not release or host.kernel.is_wsl or host.dkms is None or _BACKPORTING.search(release):
         return None
     amdgpu = [e for e in host.dkms.entries if e.module == "amdgpu"]
     if not amdgpu or any(e.kernel == release and e.status.startswith("installed") for e in amdgpu):
