@@ -4439,3 +4439,54 @@ def test_the_cpu_igpu_table_names_no_model_without_an_igpu() -> None:
     for model in ("7800X3D", "7950X3D", "7600", "7700", "Ryzen 9 PRO 7945", "9800x3d", "9600", "5600G", "5600GT",
                   "8700G", "3400GE", "2200G"):
         assert igpu_of(model) is not None, model
+
+
+_ROCK_1_9_ADDED = (
+    "Hi, I am trying to install ROCm 1.9.2 on desktop with vega10\nCPU AMD Ryzen 7 1700 Eight-Core Processor\n\n"
+    "> uname -a\nLinux wukong 4.4.0-139-generic #165-Ubuntu SMP Wed Oct 24 10:58:50 UTC 2018 x86_64 x86_64 x86_64 "
+    "GNU/Linux\n\n> dmesg | grep amd\n[    0.000000] Linux version 4.4.0-139-generic (buildd@lcy01-amd64-006) (gcc "
+    "version 5.4.0 20160609 (Ubuntu 5.4.0-6ubuntu1~16.04.10) ) #165-Ubuntu SMP Wed Oct 24 10:58:50 UTC 2018 (Ubuntu "
+    "4.4.0-139.165-generic 4.4.160)\n[    0.566793] amd_nb: Cannot enumerate AMD northbridges\n\n"
+    "> lspci | grep -i vga\n0b:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 687f "
+    "(rev c1)\n\n> dkms status\namdgpu, 1.9-307: added\n\nThe rocminfo doesn't work, and looks the gpu driver is not "
+    "installed correctly.\n")
+
+
+def test_a_kernel_below_rocm_1_9s_kernels_on_the_ubuntu_it_was_built_for_is_not_validated(tmp_path: Path) -> None:
+    """fixtures/README.md judging rule 13 (ROCm/legacy-rocm-build#624): ROCm 1.9.2 on Ubuntu 16.04's 4.4 kernel; the
+    1.9.x README: 'Ubuntu 16.04 &. 18.04 (Version 16.04.3 and newer or kernels 4.13 and newer)', AMD's maintainer:
+    lower than 4.17. With no os-release, the Ubuntu release is the kernel's own ('~16.04' of its compiler package in
+    the `Linux version` banner, or an HWE build tag). Derived look-alikes: no banner (OS unknown), a banner of another
+    kernel, no ROCm release named, and 16.04's HWE 4.15 kernel (validated) give no warning."""
+    assert problems(judged(tmp_path, _ROCK_1_9_ADDED)).get("kernel.not-validated") == "warn"
+    no_banner = _ROCK_1_9_ADDED.replace("Ubuntu 5.4.0-6ubuntu1~16.04.10", "Ubuntu 5.3.1-14ubuntu2")
+    other_kernel = _ROCK_1_9_ADDED.replace("Linux version 4.4.0-139-generic", "Linux version 4.4.0-138-generic")
+    no_release = _ROCK_1_9_ADDED.replace("trying to install ROCm 1.9.2", "trying to install ROCm")
+    hwe = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu SMP", "4.15.0-45-generic #48~16.04.1-Ubuntu SMP")
+    hwe = hwe.replace("Linux version 4.4.0-139-generic", "Linux version 4.15.0-45-generic")
+    for n, other in enumerate((no_banner, other_kernel, no_release, hwe)):
+        assert "kernel.not-validated" not in problems(judged(tmp_path, other, f"other{n}.txt")), n
+    hwe_tag = judged(tmp_path, hwe, "hwe.txt")["kernel.not-validated"][0]
+    assert hwe_tag.severity == Severity.OK and "ubuntu 16.04" in hwe_tag.title
+
+
+def test_dkms_not_installed_on_a_kernel_older_than_upstream_kfd_for_the_gpu_is_no_amdgpu(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#624: `dkms status` 'amdgpu, 1.9-307: added' (never built) on Ubuntu 16.04's 4.4 with a
+    Vega 10 (1002:687f): the ROCm 1.9.2 README lists upstream KFD for Vega10 from 4.18, so no amdgpu driver ROCm can
+    use serves the GPU. Derived look-alikes: the module installed for the running kernel, a kernel new enough for
+    the GPU, no `dkms status`, and a RHEL-family kernel (DRM backported) give no driver.amdgpu-not-loaded problem."""
+    found = judged(tmp_path, _ROCK_1_9_ADDED)
+    assert problems(found).get("driver.amdgpu-not-loaded") == "fail"
+    assert "Vega" in found["driver.amdgpu-not-loaded"][0].title
+    installed = _ROCK_1_9_ADDED.replace("amdgpu, 1.9-307: added",
+                                        "amdgpu, 1.9-307, 4.4.0-139-generic, x86_64: installed")
+    new_enough = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu", "4.18.0-10-generic #11-Ubuntu")
+    no_dkms = _ROCK_1_9_ADDED.replace("> dkms status\namdgpu, 1.9-307: added\n", "")
+    # CentOS 7's 3.10 backports the DRM tree: its upstream number says nothing of its amdgpu
+    centos = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu", "3.10.0-957.el7.x86_64 #1")
+    for n, other in enumerate((installed, new_enough, no_dkms, centos)):
+        assert "driver.amdgpu-not-loaded" not in problems(judged(tmp_path, other, f"other{n}.txt")), n
+    # a Polaris 10 (gfx803: upstream KFD from 4.17) on 16.04's HWE 4.15 with the module only added: the same
+    polaris = _ROCK_1_9_ADDED.replace("4.4.0-139-generic #165-Ubuntu", "4.15.0-45-generic #48~16.04.1-Ubuntu")
+    polaris = polaris.replace("Device 687f (rev c1)", "Ellesmere [Radeon RX 470/480/570/570X/580/580X/590] (rev e7)")
+    assert problems(judged(tmp_path, polaris, "polaris.txt")).get("driver.amdgpu-not-loaded") == "fail"

@@ -50,4 +50,5 @@ CONTEXT_KINDS: dict[str, str] = {
     "run.python-program": "python-program", "gpu.amd-removed": "amd-removed",
     "hip.conda-rtc-abort": "conda-hiprtc-abort",
     "torchvision.ops-missing": "torchvision-ops-missing", "host.nix": "nix",
+    "kernel.ubuntu-build": "kernel-ubuntu-build",
 }

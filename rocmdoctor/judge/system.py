@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Optional
 
 from rocmdoctor.judge.context import started_without_kfd
 from rocmdoctor.judge.distro import os_label
+from rocmdoctor.judge.driver_upstream import no_driver_for_gpu
 from rocmdoctor.judge.facts import ROCM_DOCS, finding, not_captured, ok, rocm_context, skip
 from rocmdoctor.judge.gpu_evidence import KERNEL_FAILURES, RUN_FAILURES
 from rocmdoctor.judge.registry import check
+from rocmdoctor.matrix.query import _vtuple
 from rocmdoctor.model import DkmsEntry, Finding, Fix, Severity
 from rocmdoctor.sanitize import command, word
 from rocmdoctor.words import plural
@@ -36,6 +38,18 @@ def _validated_with(rocm: str, os_id: str, version: str, kernels: list[str], lis
     return f"AMD validated ROCm {rocm} on {os_id} {version} with other kernels. "
 
 
+def _ubuntu_kernel_build(host: Host, release: str) -> Optional[str]:
+    """The Ubuntu release the running kernel was built for, from its own banner ("#40~22.04.1-Ubuntu", or the
+    "~16.04" of its compiler package in the `Linux version` line: ROCm/legacy-rocm-build#624), when no OS
+    release was captured: AMD's validated kernels are listed per Ubuntu release, and an Ubuntu kernel package is
+    that release's kernel even on a derivative."""
+    fact = host.context.get("kernel-ubuntu-build")
+    if fact is None or not release:
+        return None
+    m = re.fullmatch(r"(\S{1,60}) [^\n]{1,200}~(\d{2}\.\d{2})", fact.value)
+    return m.group(2) if m and m.group(1) == release else None
+
+
 @check("kernel.not-validated", title="Kernel")
 def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
     """The running kernel against AMD's validated list; with none captured, the kernel amdgpu-dkms was seen
@@ -48,35 +62,40 @@ def kernel_validated(host: Host, matrix: Matrix) -> list[Finding]:
         return [not_captured("kernel.not-validated", "Kernel release (uname -r)")]
     if host.kernel.is_wsl:
         return [skip("kernel.not-validated", f"Kernel {release} is a WSL kernel (not judged)")]
-    if not host.os.id:
+    os_id, version, label = host.os.id, host.os.version or host.os.version_id or "", os_label(host)
+    if not os_id and (built_for := _ubuntu_kernel_build(host, release)):
+        os_id, version, label = "ubuntu", built_for, f"Ubuntu {built_for} (the kernel is built for it)"
+    if not os_id:
         return [skip("kernel.not-validated", f"Kernel {release}: OS not captured, cannot judge")]
     ctx = rocm_context(host, matrix, system_only=True)
     if not ctx.version:
         return [skip("kernel.not-validated", f"Kernel {release}: no installed ROCm version to judge against")]
-    version = host.os.version or host.os.version_id or ""
-    verdict = matrix.kernel_validated(ctx.version or "", host.os.id, version, release) if ctx.version else None
+    verdict = matrix.kernel_validated(ctx.version or "", os_id, version, release) if ctx.version else None
     ev = [str(host.kernel.source)] if host.kernel.source and not target else [release]
     if target and host.dkms is not None and host.dkms.build_failures:
         first = host.dkms.build_failures[0]
         ev = [str(first.source) if first.source else first.value]
+    banner = host.context.get("kernel-ubuntu-build") if os_id != host.os.id else None
+    if banner is not None and banner.source is not None:
+        ev.append(str(banner.source))  # where the OS was read
     if verdict is None:
-        return [skip("kernel.not-validated", f"Kernel {release}: no kernel data for {host.os.id} {version} "
+        return [skip("kernel.not-validated", f"Kernel {release}: no kernel data for {os_id} {version} "
                                              f"in ROCm {ctx.version}")]
     if verdict:
         return [ok("kernel.not-validated", f"Kernel {release} is validated for ROCm {ctx.version} on "
-                                           f"{host.os.id} {version}", ev)]
-    kernels = sorted({k for o in (ctx.release.os if ctx.release else ()) if o.os_id == host.os.id
+                                           f"{os_id} {version}", ev)]
+    kernels = sorted({k for o in (ctx.release.os if ctx.release else ()) if o.os_id == os_id
                       and (o.version.startswith(version) or version.startswith(o.version)) for k in o.kernels})
     return [finding(
         "kernel.not-validated", Severity.WARN,
         f"Kernel {release}{' (amdgpu-dkms failed to build for it)' if target else ''} is not one ROCm "
-        f"{ctx.version} was validated with on {os_label(host)}",
-        _validated_with(ctx.version or "", host.os.id, version, kernels, matrix.os_family_listed(ctx.version or "",
-                                                                                                 host.os.id))
-        + "Newer kernels often break the amdgpu-dkms build or change KFD behaviour.",
+        f"{ctx.version} was validated with on {label}",
+        _validated_with(ctx.version or "", os_id, version, kernels, matrix.os_family_listed(ctx.version or "", os_id))
+        + ("" if kernels and _vtuple(release)[:2] < min(_vtuple(k)[:2] for k in kernels)
+           else "Newer kernels often break the amdgpu-dkms build or change KFD behaviour."),
         ev,
         Fix("Boot a validated kernel (GA or HWE of your release), or use the in-tree amdgpu driver "
-            "(no amdgpu-dkms) with a new enough ROCm.", [_KERNELS_INSTALLED.get(host.os.id or "", "uname -r")],
+            "(no amdgpu-dkms) with a new enough ROCm.", [_KERNELS_INSTALLED.get(os_id or "", "uname -r")],
             ROCM_DOCS + "reference/system-requirements.html"),
     )]
 
@@ -90,7 +109,9 @@ def amdgpu_loaded(host: Host, matrix: Matrix) -> list[Finding]:
     if fact is None:
         if host.gpus and "rocminfo" in host.captured and any("rocminfo" in g.gfx_by_source for g in host.gpus):
             return [ok("driver.amdgpu-not-loaded", "amdgpu is working (rocminfo lists GPU agents)")]
-        return [not_captured("driver.amdgpu-not-loaded", "Loaded kernel modules")]
+        # no module list, but no driver that could serve the GPU (ROCm/legacy-rocm-build#624)
+        none_for_gpu = no_driver_for_gpu(host, matrix)
+        return [none_for_gpu or not_captured("driver.amdgpu-not-loaded", "Loaded kernel modules")]
     if fact.value:
         ver = f" (version {host.amdgpu_version.value})" if host.amdgpu_version else ""
         return [ok("driver.amdgpu-not-loaded", f"amdgpu kernel module loaded{ver}", [str(fact.source)])]

@@ -219,6 +219,7 @@ def build(raw: dict[str, dict[str, Any]]) -> Matrix:
         smoke_thresholds={k: float(v) for k, v in smoke.get("thresholds", {}).items()},
         pci_names=_parse_amdgpu_ids(), pci_gfx=pci_gfx, dkms_builds=dkms,
         smoke_sources={"source": smoke.get("source", ""), "rationale": smoke.get("rationale", "")},
+        upstream_kfd={u["gfx"]: (u["kernel_min"], u["source"]) for u in driver.get("upstream_kfd", [])},
         kmd_declarations=declared, kmd_rule_source=driver.get("kmd_rule", {}).get("source", ""),
         health_thresholds={t["name"]: float(t["value"]) for t in raw.get("health", {}).get("threshold", [])},
         app_gfx={a["name"]: AppSupport(a["label"], _t(a["gfx"]), a["source"], a.get("instead", ""),

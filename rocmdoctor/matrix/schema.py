@@ -167,6 +167,15 @@ KMD_DECLARED: dict[str, tuple[Spec, bool]] = {
     "source": ("str", True),
 }
 
+# the first upstream kernel whose amdgpu/amdkfd serves a gfx target for ROCm (as AMD's ROCm README lists it)
+UPSTREAM_KFD: dict[str, tuple[Spec, bool]] = {
+    "gfx": ("str", True),
+    "kernel_min": ("str", True),
+    "chips": (STR_LIST, True),
+    "quote": ("str", True),
+    "source": ("str", True),
+}
+
 KMD_RULE: dict[str, tuple[Spec, bool]] = {
     "quote": ("str", True),
     "source": ("str", True),
@@ -246,7 +255,8 @@ FILES: dict[str, dict[str, tuple[Spec, bool]]] = {
                      "nightly_epoch": (("list", NIGHTLY_EPOCH), False),
                      "therock_family": (("list", THEROCK_FAMILY), False)},
     "driver": {"schema": ("int", True), "dkms": (("list", DKMS), True), "breakage": (("list", BREAKAGE), True),
-               "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False)},
+               "kmd_rule": (KMD_RULE, False), "kmd_declared": (("list", KMD_DECLARED), False),
+               "upstream_kfd": (("list", UPSTREAM_KFD), False)},
     "smoke": {"schema": ("int", True), "smoke_thresholds": (SMOKE, True)},
     "health": {"schema": ("int", True), "threshold": (("list", HEALTH_THRESHOLD), True)},
     "channels": {"schema": ("int", True), "channel": (("map", CHANNEL), True)},

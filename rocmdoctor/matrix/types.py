@@ -224,6 +224,8 @@ class MatrixData:
     dkms_builds: tuple[DkmsBuild, ...] = ()
     smoke_sources: dict[str, str] = field(default_factory=dict)
     kmd_declarations: tuple[KmdDeclaration, ...] = ()
+    # matrices/driver.toml [[upstream_kfd]]: gfx -> (first upstream kernel whose amdgpu/kfd serves it, source)
+    upstream_kfd: dict[str, tuple[str, str]] = field(default_factory=dict)
     kmd_rule_source: str = ""
     health_thresholds: dict[str, float] = field(default_factory=dict)  # matrices/health.toml name -> value
     channels: dict[str, Channel] = field(default_factory=dict)  # matrices/channels.toml name -> Channel

@@ -174,6 +174,10 @@ RULES: tuple[Rule, ...] = (
     _r("rocm.named", (" installed", " to "),
        rf"(?<![/\w.])(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\s{{1,3}}(?:\([^()\n]{{1,40}}\)\s{{1,3}})?"
        r"(?:installed|to\s\d)"),
+    # the release a report sets out to install: "I am trying to install ROCm 1.9.2 on desktop with vega10"
+    # (ROCm/legacy-rocm-build#624; its rocminfo ran, so that release is what is installed)
+    _r("rocm.named", ("trying to install ", "tried to install ", "try to install "),
+       rf"\b(?:trying|tried|try) to install (?:the )?(?:ROCm|rocm|ROCM)[ -]v?(?P<v>{_VER})\b(?![-/]|\.\d)"),
     # "ROCM version is 5.6" (ROCm/legacy-rocm-build#3122)
     _r("rocm.named", ("version is",), rf"\b(?:ROCm|ROCM|rocm) version is v?(?P<v>{_VER})\b(?![-/])"),
     # "I am using ROCm version 6.0.0." (invoke-ai/InvokeAI#5738), "running rocm 6.2"

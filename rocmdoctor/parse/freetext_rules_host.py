@@ -26,6 +26,17 @@ HOST_RULES: tuple[Rule, ...] = (
     _r("kernel.release", ("on kernel ", "on the kernel "),
        r"\bon (?:the )?kernel\s{1,3}(?P<v>\d\.\d{1,2}\.\d{1,3}-\d{1,4}(?:\.\d{1,4})?-"
        r"(?:generic|lowlatency|amd64|cloud-amd64|azure|aws|gcp|oem))\b"),
+    # The Ubuntu release a kernel was built for, from its own banner: an HWE kernel's build tag (`uname -a`'s
+    # "6.2.0-39-generic #40~22.04.1-Ubuntu") or the series' compiler package in the `Linux version` line
+    # (dmesg, /proc/version: "(gcc version 5.4.0 20160609 (Ubuntu 5.4.0-6ubuntu1~16.04.10) ) #165-Ubuntu"):
+    # Ubuntu marks a package built for a stable release with "~<release>" (version strings, SRU uploads:
+    # https://canonical-ubuntu-project.readthedocs-hosted.com/how-ubuntu-is-made/concepts/version-strings).
+    # The value is "<kernel release> <ubuntu release>" (ROCm/legacy-rocm-build#624).
+    _r("kernel.ubuntu-build", ("-Ubuntu",),
+       r"(?<![\w.-])(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3}-\d{1,5}-[a-z]{2,12} #\d{1,5}~\d{2}\.\d{2})(?:\.\d{1,2})?-Ubuntu\b"),
+    _r("kernel.ubuntu-build", ("Linux version ",),
+       r"\bLinux version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3}-\d{1,5}-[a-z]{2,12} \([^()\n]{1,80}\) \(gcc version "
+       r"[\d.]{3,12}(?: \d{8})? \(Ubuntu [\w.+-]{1,40}?~\d{2}\.\d{2})(?:\.\d{1,3})?\)[^\n]{0,40}?-Ubuntu\b"),
     # a kernel named in parentheses after the OS: "a clean Ubuntu 18.04 installation (kernel 4.18)" (ROCm/ROCm#753)
     # or after it: "Ubuntu 18.04 with default kernel (4.18)" (ROCm/ROCm#731)
     _r("kernel.release", ("(kernel ", "(Kernel ", "kernel ("),
