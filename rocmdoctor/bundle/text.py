@@ -207,8 +207,11 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver") or facts.first("torch.cpu-installed")
     arch = facts.first("torch.arch-list")
-    named = facts.first("torch.named")  # a bare HIP error is torch's only in a report that names PyTorch
-    hip_error = (facts.first("torch.hip-error") if named else None) or facts.first("torch.rocm-lib")
+    # torch's own "HIP error: <reason>" (c10) proves a ROCm torch; a bare hipError name only in a report that names
+    # PyTorch (rccl-tests and Blender print the same names: ROCm/rccl-tests#16, ROCm/hip#3353)
+    named = facts.first("torch.named") is not None
+    hip_error = next((f for f in facts.all("torch.hip-error") if named or f.value.startswith("HIP error: ")),
+                     None) or facts.first("torch.rocm-lib")
     stayed = _failed_rocm_install(facts)
     said = facts.all("torch.installed-from")
     installed = max(said, key=lambda f: f.source.line or 0) if said else None  # the reporter's last install
