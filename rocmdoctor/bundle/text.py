@@ -185,6 +185,15 @@ def _install_failure(facts: TextFacts) -> Optional[tuple[TextFact, TextFact]]:
     return failed, max(indexes, key=lambda f: f.source.line or 0)
 
 
+
+def _rocm_torch_line(facts: TextFacts) -> Optional[TextFact]:
+    """A line only a ROCm torch prints: torch's own "HIP error: <reason>" (c10), a bare hipError name only in a report
+    that names PyTorch (rccl-tests and Blender print the same names: ROCm/rccl-tests#16, ROCm/hip#3353), a library of
+    the wheel's ROCm."""
+    named = facts.first("torch.named") is not None
+    return next((f for f in facts.all("torch.hip-error") if named or f.value.startswith("HIP error: ")),
+                None) or facts.first("torch.rocm-lib")
+
 def _torch(acc: Acc, facts: TextFacts) -> None:
     version_fact = facts.first("torch.version")
     version = version_fact.value if version_fact else None
@@ -207,11 +216,7 @@ def _torch(acc: Acc, facts: TextFacts) -> None:
     nvidia = facts.first("pip.nvidia")
     no_driver = facts.first("torch.no-nvidia-driver") or facts.first("torch.cpu-installed")
     arch = facts.first("torch.arch-list")
-    # torch's own "HIP error: <reason>" (c10) proves a ROCm torch; a bare hipError name only in a report that names
-    # PyTorch (rccl-tests and Blender print the same names: ROCm/rccl-tests#16, ROCm/hip#3353)
-    named = facts.first("torch.named") is not None
-    hip_error = next((f for f in facts.all("torch.hip-error") if named or f.value.startswith("HIP error: ")),
-                     None) or facts.first("torch.rocm-lib")
+    hip_error = _rocm_torch_line(facts)
     stayed = _failed_rocm_install(facts)
     said = facts.all("torch.installed-from")
     installed = max(said, key=lambda f: f.source.line or 0) if said else None  # the reporter's last install
