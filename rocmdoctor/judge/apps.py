@@ -35,18 +35,13 @@ _BUILD = re.compile(r"\bb(\d{3,6})\b")
 def _judged_release(app: AppSupport, said: str) -> bool:
     """A numbered release series is judged only through the build its data reaches (llama.cpp's b10107), and only
     when the report names the build: a later release may carry more targets."""
-    if not app.through_build:
-        return True
+    return not app.through_build or _build_at_most(said, app.through_build)
+
+
+def _build_at_most(said: str, bound: int) -> bool:
+    """The report names a numbered build (llama.cpp's bNNNN) no newer than ``bound``."""
     build = _BUILD.search(said)
-    return build is not None and int(build.group(1)) <= app.through_build
-
-
-def _earlier_release(app: AppSupport, said: str) -> bool:
-    """The named build is one of the earlier releases built without ``app.earlier_lacks`` (llama.cpp's Windows HIP
-    Radeon release through b6451 had no gfx1200/gfx1201/gfx1151: ggml-org/llama.cpp#15972 added them; an RX 9070 XT
-    under llama-b6346-bin-win-hip-radeon-x64 failed with 'invalid device function', ggml-org/llama.cpp#15106)."""
-    build = _BUILD.search(said) if app.earlier_through_build else None
-    return build is not None and int(build.group(1)) <= app.earlier_through_build
+    return build is not None and int(build.group(1)) <= bound
 
 
 def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing") -> list[Finding]:
@@ -59,16 +54,18 @@ def app_lacks(host: Host, matrix: Matrix, finding_id: str = "torch.arch-missing"
         used, app = host.context.get(key), matrix.app_gfx.get(name)
         if used is None or app is None or fid != finding_id or not _judged_release(app, used.value):
             continue
-        earlier = _earlier_release(app, used.value)
+        # an earlier release built without targets a later change added (llama.cpp's Windows HIP Radeon release
+        # through b6451 lacked gfx1200/gfx1201/gfx1151, ggml-org/llama.cpp#15972; an RX 9070 XT under b6346 failed
+        # with 'invalid device function', ggml-org/llama.cpp#15106)
+        earlier = app.earlier_lacks if _build_at_most(used.value, app.earlier_through_build) else ()
         for gpu in discrete_gpus(host):
             gfx = native_gfx(gpu)
-            if gfx and (gfx not in app.gfx or (earlier and gfx in app.earlier_lacks)):
-                evidence = [str(used.source), *(str(s) for s in gpu.sources[:1])]
-                if earlier and gfx in app.earlier_lacks:
-                    out.append(_earlier_lacks(app, gfx, gpu_label(gpu), used.value, evidence))
-                    continue
-                out.append(_prebuilt_lacks(app, gfx, gpu_label(gpu), evidence) if fid == "log.no-binary-for-gpu"
-                           else _outside(app, gfx, gpu_label(gpu), fid == "torch.arch-missing", evidence))
+            if not gfx or (gfx in app.gfx and gfx not in earlier):
+                continue
+            evidence = [str(used.source), *(str(s) for s in gpu.sources[:1])]
+            out.append(_earlier_lacks(app, gfx, gpu_label(gpu), used.value, evidence) if gfx in earlier
+                       else _prebuilt_lacks(app, gfx, gpu_label(gpu), evidence) if fid == "log.no-binary-for-gpu"
+                       else _outside(app, gfx, gpu_label(gpu), fid == "torch.arch-missing", evidence))
     return out
 
 

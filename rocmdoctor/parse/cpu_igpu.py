@@ -29,20 +29,11 @@ class CpuFamily:
 
 @lru_cache(maxsize=1)
 def families() -> tuple[CpuFamily, ...]:
-    """The table's families (a row without a usable regex is skipped: no family, no claim)."""
-    try:
-        data = datacache.cached_table("cpu-igpu", CPU_IGPU_FILE)
-    except (OSError, ValueError):
-        return ()
-    out = []
-    for row in data.get("family", []):
-        try:
-            models = re.compile(str(row["models"]))
-        except (KeyError, re.error):
-            continue
-        out.append(CpuFamily(str(row.get("name", "")), str(row.get("graphics", "")), models,
-                             str(row.get("source", "")), tuple(str(m) for m in row.get("not", ()))))
-    return tuple(out)
+    """The table's families. The table ships with rocmdoctor: an unreadable file or a broken row raises (an internal
+    error, exit 3) rather than quietly making no claim, which would read as "no iGPU" on every host."""
+    data = datacache.cached_table("cpu-igpu", CPU_IGPU_FILE)
+    return tuple(CpuFamily(str(row["name"]), str(row["graphics"]), re.compile(str(row["models"])), str(row["source"]),
+                           tuple(str(m) for m in row.get("not", ()))) for row in data.get("family", []))
 
 
 def igpu_of(model: str) -> Optional[CpuFamily]:
